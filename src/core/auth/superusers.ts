@@ -1,0 +1,52 @@
+import { sql } from '../../store/sql.js'
+import type { App } from '../app.js'
+import { ApiError, badRequest, notFound } from '../errors.js'
+import { internalRequest, SUPERUSERS, type RecordData, type RequestInfo } from '../request-info.js'
+
+/** A RequestInfo acting as a superuser, for trusted internal calls (CLI, setup). */
+export function systemRequest(app: App, overrides: Partial<RequestInfo> = {}): RequestInfo {
+  return internalRequest({ auth: { record: { id: '' }, collection: app.collections.get(SUPERUSERS) }, ...overrides })
+}
+
+/** The number of superusers. */
+export async function countSuperusers(app: App): Promise<number> {
+  const row = await app.db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM _superusers`)
+  return Number(row?.n ?? 0)
+}
+
+async function findByEmail(app: App, email: string): Promise<RecordData | undefined> {
+  const row = await app.db.get<{ id: string }>(sql`SELECT id FROM _superusers WHERE email = ${email} COLLATE NOCASE`)
+  return row ? app.records.findById(app.collections.get(SUPERUSERS), row.id) : undefined
+}
+
+/** Superuser management of the CLI: create, update (password), upsert, delete. */
+export async function manageSuperuser(
+  app: App,
+  action: 'create' | 'update' | 'upsert' | 'delete',
+  email: string,
+  password = '',
+): Promise<Record<string, unknown> | null> {
+  const c = app.collections.get(SUPERUSERS)
+  const info = systemRequest(app)
+  const existing = await findByEmail(app, email)
+  if (action === 'delete') {
+    if (!existing) throw notFound(`No superuser with email ${email}.`)
+    await app.records.delete(c, String(existing.id), info)
+    return null
+  }
+  if (action === 'create' && existing) throw badRequest(`A superuser with email ${email} already exists.`)
+  if (action === 'update' && !existing) throw notFound(`No superuser with email ${email}.`)
+  const body = { email, password, passwordConfirm: password, verified: true }
+  return existing
+    ? app.records.update(c, String(existing.id), body, info)
+    : app.records.create(c, body, info)
+}
+
+/** Formats an ApiError with its field errors for a terminal. */
+export function describeError(err: unknown): string {
+  if (err instanceof ApiError) {
+    const fields = Object.entries(err.data).map(([k, v]) => `  ${k}: ${'message' in v ? String(v.message) : JSON.stringify(v)}`)
+    return [err.message, ...fields].join('\n')
+  }
+  return err instanceof Error ? err.message : String(err)
+}

@@ -1,0 +1,80 @@
+import { SignJWT, decodeJwt, jwtVerify } from 'jose'
+import type { App } from '../app.js'
+import type { Collection, TokenConfig } from '../collections/model.js'
+import type { AuthInfo, RecordData } from '../request-info.js'
+
+/** The token kinds of reference §1.3, each signed with its own collection secret. */
+export type TokenType = 'auth' | 'file' | 'verification' | 'passwordReset' | 'emailChange'
+
+const configKey: Record<TokenType, 'authToken' | 'fileToken' | 'verificationToken' | 'passwordResetToken' | 'emailChangeToken'> = {
+  auth: 'authToken',
+  file: 'fileToken',
+  verification: 'verificationToken',
+  passwordReset: 'passwordResetToken',
+  emailChange: 'emailChangeToken',
+}
+
+function tokenConfig(collection: Collection, type: TokenType): TokenConfig {
+  const o = collection.authOptions
+  if (!o) throw new Error(`${collection.name} is not an auth collection`)
+  return o[configKey[type]]
+}
+
+/** The HS256 key: the record's tokenKey plus the collection secret of that token type. */
+function signingKey(collection: Collection, record: RecordData, type: TokenType): Uint8Array {
+  return new TextEncoder().encode(String(record.tokenKey ?? '') + tokenConfig(collection, type).secret)
+}
+
+/**
+ * Signs a token for an auth record: flat claims `type`, `id`, `collectionId`, extra claims, and
+ * `exp` only (reference §1.3). `duration` in seconds defaults to the collection's setting.
+ */
+export async function signToken(
+  collection: Collection,
+  record: RecordData,
+  type: TokenType,
+  extra: Record<string, unknown> = {},
+  duration?: number,
+): Promise<string> {
+  const seconds = duration && duration > 0 ? duration : tokenConfig(collection, type).duration
+  return new SignJWT({ type, id: record.id, collectionId: collection.id, ...extra })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setExpirationTime(Math.floor(Date.now() / 1000) + seconds)
+    .sign(signingKey(collection, record, type))
+}
+
+/** A new auth token; impersonation tokens are not refreshable. */
+export function authToken(collection: Collection, record: RecordData, refreshable = true, duration?: number): Promise<string> {
+  return signToken(collection, record, 'auth', { refreshable }, duration)
+}
+
+/** A verified token's owner and claims. */
+export interface VerifiedToken extends AuthInfo {
+  claims: Record<string, unknown>
+}
+
+/**
+ * Verifies a token of one of `types`: reads the unverified claims to find the record, then
+ * checks the signature with that record's key. Any failure yields null (a guest, not an error).
+ */
+export async function verifyToken(app: App, token: string, types: readonly TokenType[]): Promise<VerifiedToken | null> {
+  let claims: Record<string, unknown>
+  try {
+    claims = decodeJwt(token)
+  } catch {
+    return null
+  }
+  const { id, collectionId, type } = claims
+  if (typeof id !== 'string' || typeof collectionId !== 'string' || typeof type !== 'string') return null
+  if (!types.includes(type as TokenType)) return null
+  const collection = app.registry.find(collectionId)
+  if (!collection || collection.type !== 'auth' || collection.id !== collectionId) return null
+  const record = await app.records.findById(collection, id)
+  if (!record) return null
+  try {
+    const { payload } = await jwtVerify(token, signingKey(collection, record, type as TokenType), { algorithms: ['HS256'] })
+    return { record, collection, claims: payload as Record<string, unknown> }
+  } catch {
+    return null
+  }
+}

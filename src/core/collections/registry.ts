@@ -1,0 +1,58 @@
+import type { Collection } from './model.js'
+
+/**
+ * The in-memory cache of collections by id and by lower-cased name. A transaction works on a
+ * fork; the fork replaces the shared registry only after commit.
+ */
+export class CollectionRegistry {
+  private byId: Map<string, Collection>
+  private byName: Map<string, Collection>
+  private changed = false
+
+  constructor(items: Iterable<Collection> = []) {
+    this.byId = new Map()
+    this.byName = new Map()
+    for (const c of items) this.put(c)
+    this.changed = false
+  }
+
+  /** A collection by id or name (names are matched case-insensitively). */
+  find(idOrName: string): Collection | undefined {
+    return this.byId.get(idOrName) ?? this.byName.get(idOrName.toLowerCase())
+  }
+
+  /** Every collection, in name order. */
+  all(): Collection[] {
+    return [...this.byId.values()].sort((a, b) => a.name.localeCompare(b.name))
+  }
+
+  /** Adds or replaces a collection. */
+  put(collection: Collection): void {
+    const old = this.byId.get(collection.id)
+    if (old) this.byName.delete(old.name.toLowerCase())
+    this.byId.set(collection.id, collection)
+    this.byName.set(collection.name.toLowerCase(), collection)
+    this.changed = true
+  }
+
+  /** Removes a collection by id. */
+  remove(id: string): void {
+    const old = this.byId.get(id)
+    if (!old) return
+    this.byId.delete(id)
+    this.byName.delete(old.name.toLowerCase())
+    this.changed = true
+  }
+
+  /** A copy for a transaction. */
+  fork(): CollectionRegistry {
+    return new CollectionRegistry(this.byId.values())
+  }
+
+  /** Takes over a committed fork's contents when it changed anything. */
+  adopt(fork: CollectionRegistry): void {
+    if (!fork.changed) return
+    this.byId = new Map(fork.byId)
+    this.byName = new Map(fork.byName)
+  }
+}

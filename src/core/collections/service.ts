@@ -1,0 +1,275 @@
+import { DbError } from '../../store/db.js'
+import { ident, join, param, sql } from '../../store/sql.js'
+import { nowDate } from '../../tools/dates.js'
+import type { App } from '../app.js'
+import { badRequest, fieldError, hasErrors, notFound, type ValidationErrors } from '../errors.js'
+import type { FieldLookup } from '../fields/field-type.js'
+import { applyCollectionInput, type FieldMerge } from './codec.js'
+import { blankCollection, crc32 } from './defaults.js'
+import type { AuthOptions, Collection, CollectionType } from './model.js'
+import { dropSchema, syncSchema } from './schema-sync.js'
+import { systemCollections } from './system.js'
+import { validateCollection } from './validate.js'
+import { deriveViewFields } from './view.js'
+
+interface CollectionRow {
+  id: string
+  name: string
+  type: CollectionType
+  system: number
+  fields: string
+  indexes: string
+  listRule: string | null
+  viewRule: string | null
+  createRule: string | null
+  updateRule: string | null
+  deleteRule: string | null
+  options: string
+  created: string
+  updated: string
+}
+
+function fromRow(r: CollectionRow): Collection {
+  const options = JSON.parse(r.options) as { viewQuery?: string; authOptions?: AuthOptions }
+  return {
+    id: r.id,
+    name: r.name,
+    type: r.type,
+    system: Boolean(r.system),
+    fields: JSON.parse(r.fields) as Collection['fields'],
+    indexes: JSON.parse(r.indexes) as string[],
+    listRule: r.listRule,
+    viewRule: r.viewRule,
+    createRule: r.createRule,
+    updateRule: r.updateRule,
+    deleteRule: r.deleteRule,
+    ...(r.type === 'view' ? { viewQuery: options.viewQuery ?? '' } : {}),
+    ...(options.authOptions ? { authOptions: options.authOptions } : {}),
+    created: r.created,
+    updated: r.updated,
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * Collections: their validation, storage in `_collections`, and the schema of their tables.
+ * Every change runs in one transaction with its DDL, so a failure leaves the old schema.
+ */
+export class CollectionService {
+  constructor(private readonly app: App) {}
+
+  /** Loads every stored collection into the registry. */
+  async load(): Promise<void> {
+    const rows = await this.app.db.all<CollectionRow>(sql`SELECT * FROM _collections`)
+    for (const r of rows) this.app.registry.put(fromRow(r))
+  }
+
+  /** Creates the system collections missing from the database. */
+  async ensureSystemCollections(): Promise<void> {
+    const missing = systemCollections().filter((c) => !this.app.registry.find(c.id))
+    if (missing.length === 0) return
+    await this.app.runInTransaction(async (tx) => {
+      for (const c of missing) await tx.collections.save(c, undefined)
+    })
+  }
+
+  /** A collection by id or name, or undefined. */
+  find(idOrName: string): Collection | undefined {
+    return this.app.registry.find(idOrName)
+  }
+
+  /** A collection by id or name, or a 404. */
+  get(idOrName: string): Collection {
+    const c = this.find(idOrName)
+    if (!c) throw notFound()
+    return c
+  }
+
+  /** Every collection. */
+  all(): Collection[] {
+    return this.app.registry.all()
+  }
+
+  /** What field validation may look up. */
+  lookup(): FieldLookup & { all(): Collection[] } {
+    return {
+      findCollection: (n) => this.app.registry.find(n),
+      all: () => this.app.registry.all(),
+      missingIds: async (collection, ids) => {
+        const unique = [...new Set(ids)]
+        if (unique.length === 0) return []
+        const rows = await this.app.dbFor(collection).all<{ id: string }>(
+          sql`SELECT id FROM ${ident(collection.name)} WHERE id IN (${join(unique.map((id) => param(id)))})`,
+        )
+        const found = new Set(rows.map((r) => r.id))
+        return unique.filter((id) => !found.has(id))
+      },
+    }
+  }
+
+  /** Creates a collection from a CollectionInput. */
+  async create(input: Record<string, unknown>): Promise<Collection> {
+    const type = (input.type ?? 'base') as CollectionType
+    const errors: ValidationErrors = {}
+    if (!['base', 'auth', 'view'].includes(type)) {
+      throw badRequest('Failed to create collection.', { type: fieldError('validation_in_invalid', 'Must be a valid value.') })
+    }
+    const draft = blankCollection(type)
+    applyCollectionInput(draft, input, errors)
+    if (hasErrors(errors)) throw badRequest('Failed to create collection.', errors)
+    return this.app.runInTransaction((tx) => tx.collections.saveChecked(draft, undefined, 'Failed to create collection.'))
+  }
+
+  /** Applies a CollectionInput onto an existing collection. */
+  async update(idOrName: string, input: Record<string, unknown>, merge: FieldMerge = 'replace'): Promise<Collection> {
+    const old = this.get(idOrName)
+    const draft = structuredClone(old)
+    const errors: ValidationErrors = {}
+    if ('type' in input && input.type !== old.type) {
+      errors.type = fieldError('validation_collection_type_change', 'Collection type cannot be changed.')
+    }
+    applyCollectionInput(draft, input, errors, merge)
+    if (hasErrors(errors)) throw badRequest('Failed to update collection.', errors)
+    return this.app.runInTransaction((tx) => tx.collections.saveChecked(draft, old, 'Failed to update collection.'))
+  }
+
+  /** Validates and saves; validation or DDL failures become a 400 with `message`. */
+  async saveChecked(draft: Collection, old: Collection | undefined, message: string): Promise<Collection> {
+    if (draft.type === 'view') {
+      const problem = await deriveViewFields(this.app, draft)
+      if (problem) throw badRequest(message, { viewQuery: fieldError('validation_invalid_view_query', `Invalid query - ${problem}`) })
+    }
+    const errors = validateCollection(draft, old, this.lookup())
+    if (hasErrors(errors)) throw badRequest(message, errors)
+    try {
+      return await this.save(draft, old)
+    } catch (err) {
+      if (err instanceof DbError) throw badRequest(`${message} Raw error: ${err.message}`, {}, err)
+      throw err
+    }
+  }
+
+  /** Stores a validated collection and syncs its table; must run in a transaction. */
+  async save(draft: Collection, old: Collection | undefined): Promise<Collection> {
+    const now = nowDate()
+    const c: Collection = { ...draft, created: old?.created ?? now, updated: now }
+    if (c.id === '') c.id = this.newId(c)
+    const options = JSON.stringify({ viewQuery: c.viewQuery, authOptions: c.authOptions })
+    if (old) {
+      await this.app.db.run(sql`UPDATE _collections SET name = ${c.name}, fields = ${JSON.stringify(c.fields)},
+        indexes = ${JSON.stringify(c.indexes)}, listRule = ${c.listRule}, viewRule = ${c.viewRule},
+        createRule = ${c.createRule}, updateRule = ${c.updateRule}, deleteRule = ${c.deleteRule},
+        options = ${options}, updated = ${c.updated} WHERE id = ${c.id}`)
+    } else {
+      await this.app.db.run(sql`INSERT INTO _collections (id, name, type, system, fields, indexes, listRule,
+        viewRule, createRule, updateRule, deleteRule, options, created, updated) VALUES (${c.id}, ${c.name},
+        ${c.type}, ${c.system}, ${JSON.stringify(c.fields)}, ${JSON.stringify(c.indexes)}, ${c.listRule},
+        ${c.viewRule}, ${c.createRule}, ${c.updateRule}, ${c.deleteRule}, ${options}, ${c.created}, ${c.updated})`)
+    }
+    await syncSchema(this.app.schema, this.app.dbFor(c), c, old)
+    this.app.registry.put(c)
+    if (old) await this.revalidateViews(c)
+    this.app.onAfterCommit(() => {
+      this.app.db.resetStatements()
+      this.app.events.publish({ kind: 'collection', action: old ? 'update' : 'create', collection: c })
+    })
+    return c
+  }
+
+  private newId(c: Collection): string {
+    const base = `pbc_${crc32(c.type + c.name)}`
+    let id = base
+    for (let i = 2; this.app.registry.find(id); i++) id = `${base}${i}`
+    return id
+  }
+
+  /** Deletes a collection with its records; refuses system and referenced collections. */
+  async delete(idOrName: string): Promise<void> {
+    const c = this.get(idOrName)
+    if (c.system) throw badRequest('Failed to delete collection.', { system: fieldError('validation_collection_system', 'System collections cannot be deleted.') })
+    const refs = this.all()
+      .filter((o) => o.id !== c.id && o.fields.some((f) => f.type === 'relation' && f.options.collectionId === c.id))
+      .map((o) => o.name)
+    if (refs.length > 0) throw badRequest(`Failed to delete collection probably due to existing reference in ${refs.join(', ')}.`)
+    await this.app.runInTransaction(async (tx) => {
+      await dropSchema(tx.schema, tx.dbFor(c), c)
+      await tx.db.run(sql`DELETE FROM _collections WHERE id = ${c.id}`)
+      tx.registry.remove(c.id)
+      await tx.collections.revalidateViews(c)
+      tx.onAfterCommit(() => {
+        tx.db.resetStatements()
+        tx.events.publish({ kind: 'collection', action: 'delete', collection: c })
+      })
+    })
+  }
+
+  /** Fails when a view no longer compiles after `changed` was altered or dropped. */
+  private async revalidateViews(changed: Collection): Promise<void> {
+    for (const v of this.all()) {
+      if (v.type !== 'view' || v.id === changed.id) continue
+      try {
+        await this.app.schema.describeQuery(this.app.db, v.viewQuery ?? '')
+      } catch (err) {
+        throw badRequest(`Failed to change collection probably due to existing reference in ${v.name}.`, {}, err)
+      }
+    }
+  }
+
+  /** Deletes every record of a collection and keeps its schema and rules. */
+  async truncate(idOrName: string): Promise<void> {
+    const c = this.get(idOrName)
+    if (c.type === 'view') throw badRequest("View collections cannot be truncated since they don't store their own records.")
+    await this.app.records.truncate(c)
+  }
+
+  /**
+   * Imports collections in one transaction: matched by id then name and merged, views last;
+   * with `deleteMissing` every other non-system collection and every unlisted field is dropped.
+   */
+  async import(items: unknown, deleteMissing: boolean): Promise<void> {
+    if (!Array.isArray(items) || items.length === 0) {
+      throw badRequest('Failed to import collections.', { collections: fieldError('validation_required', 'Cannot be blank.') })
+    }
+    const inputs = items.map((i) => (isObject(i) ? i : {}))
+    const ordered = [...inputs].sort((a, b) => Number(a.type === 'view') - Number(b.type === 'view'))
+    await this.app.runInTransaction(async (tx) => {
+      const kept = new Set<string>()
+      for (const input of ordered) {
+        const label = typeof input.name === 'string' ? input.name : '?'
+        try {
+          const existing =
+            (typeof input.id === 'string' ? tx.collections.find(input.id) : undefined) ??
+            (typeof input.name === 'string' ? tx.collections.find(input.name) : undefined)
+          const saved = existing
+            ? await tx.collections.update(existing.id, input, deleteMissing ? 'replace' : 'keep-missing')
+            : await tx.collections.create(input)
+          kept.add(saved.id)
+        } catch (err) {
+          throw importFailure(label, err)
+        }
+      }
+      if (!deleteMissing) return
+      for (const c of tx.collections.all()) {
+        if (c.system || kept.has(c.id)) continue
+        try {
+          await tx.collections.delete(c.id)
+        } catch (err) {
+          throw importFailure(c.name, err)
+        }
+      }
+    })
+  }
+}
+
+function importFailure(name: string, err: unknown): Error {
+  if (!(err instanceof Error) || !('status' in err)) return err instanceof Error ? err : new Error(String(err))
+  const detail = JSON.stringify((err as { data?: unknown }).data ?? {})
+  return badRequest('Failed to import collections.', {
+    collections: fieldError(
+      'validation_collections_import_failure',
+      `Data validations failed for collection "${name}": ${err.message} ${detail}`,
+    ),
+  })
+}

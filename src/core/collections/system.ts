@@ -1,0 +1,150 @@
+import { getFieldType } from '../fields/registry.js'
+import { blankCollection, defaultAuthOptions, makeField } from './defaults.js'
+import type { Collection, Field } from './model.js'
+
+type Spec = Partial<Field> & Pick<Field, 'name' | 'type'>
+
+const text = (name: string, extra: Partial<Field> = {}): Spec => ({ name, type: 'text', ...extra })
+const bool = (name: string): Spec => ({ name, type: 'bool' })
+const date = (name: string): Spec => ({ name, type: 'date' })
+const json = (name: string): Spec => ({ name, type: 'json' })
+const select = (name: string, values: string[]): Spec => ({ name, type: 'select', options: { values, maxSelect: 1 } })
+const relation = (name: string, collectionId: string, cascadeDelete = true): Spec => ({
+  name,
+  type: 'relation',
+  required: true,
+  options: { collectionId, cascadeDelete, minSelect: 0, maxSelect: 1 },
+})
+
+const owner = 'recordRef = @request.auth.id && collectionRef = @request.auth.collectionId'
+
+interface SystemSpec {
+  id: string
+  name: string
+  type: 'base' | 'auth'
+  fields: Spec[]
+  rules?: Partial<Pick<Collection, 'listRule' | 'viewRule' | 'createRule' | 'updateRule' | 'deleteRule'>>
+  indexes?: string[]
+  system?: boolean
+}
+
+/** The users collection PocketBase creates at first start (not a system collection). */
+export const USERS_ID = '_pb_users_auth_'
+
+/** Definitions of the collections created at first start (SPEC §2.6 and PocketBase's own). */
+const specs: SystemSpec[] = [
+  { id: 'pbc_3142635823', name: '_superusers', type: 'auth', fields: [] },
+  {
+    id: USERS_ID,
+    name: 'users',
+    type: 'auth',
+    system: false,
+    fields: [text('name', { options: { max: 255 } }), { name: 'avatar', type: 'file', options: { maxSelect: 1, mimeTypes: ['image/jpeg', 'image/png', 'image/svg+xml', 'image/gif', 'image/webp'] } }],
+    rules: {
+      listRule: 'id = @request.auth.id',
+      viewRule: 'id = @request.auth.id',
+      createRule: '',
+      updateRule: 'id = @request.auth.id',
+      deleteRule: 'id = @request.auth.id',
+    },
+  },
+  {
+    id: 'pbc_2281828961',
+    name: '_externalAuths',
+    type: 'base',
+    fields: [text('collectionRef', { required: true }), text('recordRef', { required: true }), text('provider', { required: true }), text('providerId', { required: true })],
+    rules: { listRule: owner, viewRule: owner, deleteRule: owner },
+  },
+  {
+    id: 'pbc_2279338944',
+    name: '_mfas',
+    type: 'base',
+    fields: [text('collectionRef', { required: true }), text('recordRef', { required: true }), text('method', { required: true })],
+    rules: { listRule: owner, viewRule: owner },
+  },
+  {
+    id: 'pbc_1638494021',
+    name: '_otps',
+    type: 'base',
+    fields: [text('collectionRef', { required: true }), text('recordRef', { required: true }), { name: 'password', type: 'password', required: true, hidden: true, options: { min: 1, max: 71, cost: 8 } }, text('sentTo', { hidden: true })],
+    rules: { listRule: owner, viewRule: owner },
+  },
+  {
+    id: 'pbc_4275539003',
+    name: '_authOrigins',
+    type: 'base',
+    fields: [text('collectionRef', { required: true }), text('recordRef', { required: true }), text('fingerprint', { required: true })],
+    rules: { listRule: owner, viewRule: owner, deleteRule: owner },
+  },
+  {
+    id: 'svc_webhooks',
+    name: '_webhooks',
+    type: 'base',
+    fields: [text('name', { required: true }), { name: 'url', type: 'url', required: true }, text('collection', { required: true }), text('events'), text('secret', { hidden: true }), bool('enabled'), text('lastStatus'), text('lastError'), date('lastDelivery')],
+  },
+  { id: 'svc_teams', name: '_teams', type: 'base', fields: [text('name', { required: true }), { name: 'owner', type: 'relation', options: { collectionId: USERS_ID, cascadeDelete: false, maxSelect: 1 } }] },
+  {
+    id: 'svc_team_members',
+    name: '_team_members',
+    type: 'base',
+    fields: [relation('team', 'svc_teams'), relation('user', USERS_ID), select('role', ['owner', 'admin', 'member'])],
+  },
+  {
+    id: 'svc_audit_log',
+    name: '_audit_log',
+    type: 'base',
+    fields: [text('action', { required: true }), text('collection'), text('recordId'), text('actorCollection'), text('actorId'), text('ip')],
+  },
+  {
+    id: 'svc_push_subscriptions',
+    name: '_push_subscriptions',
+    type: 'base',
+    fields: [{ ...select('platform', ['web', 'android', 'ios']), required: true }, text('recordRef'), bool('enabled'), text('endpoint'), json('keys'), text('token', { hidden: true })],
+    rules: {
+      listRule: 'recordRef = @request.auth.id',
+      viewRule: 'recordRef = @request.auth.id',
+      createRule: '@request.auth.id != "" && recordRef = @request.auth.id',
+      updateRule: 'recordRef = @request.auth.id',
+      deleteRule: 'recordRef = @request.auth.id',
+    },
+  },
+  {
+    id: 'svc_cron_jobs',
+    name: '_cron_jobs',
+    type: 'base',
+    fields: [text('jobId', { required: true, unique: true }), text('expression'), select('source', ['system', 'hooks']), date('lastRun'), text('lastStatus'), text('lastError')],
+  },
+  {
+    id: 'svc_api_keys',
+    name: '_api_keys',
+    type: 'base',
+    fields: [text('name', { required: true }), text('keyHash', { required: true, hidden: true, unique: true }), text('recordRef', { required: true }), text('collectionRef', { required: true }), date('expires'), date('lastUsed')],
+    rules: { listRule: owner, viewRule: owner, deleteRule: owner },
+  },
+  { id: 'svc_logs', name: '_logs', type: 'base', fields: [{ name: 'level', type: 'number' }, text('message'), json('data')] },
+  {
+    id: 'svc_payment_events',
+    name: '_payment_events',
+    type: 'base',
+    fields: [text('eventId', { required: true, unique: true }), text('type'), json('payload')],
+  },
+]
+
+/** The collections to create at first start, in dependency order. */
+export function systemCollections(): Collection[] {
+  return specs.map((spec) => {
+    const c = blankCollection(spec.type, spec.name)
+    c.id = spec.id
+    c.system = spec.system ?? true
+    const extra = spec.fields.map((f) =>
+      makeField({ ...f, options: { ...getFieldType(f.type)?.defaultOptions(), ...f.options } }),
+    )
+    // Keep created/updated last, like PocketBase's default layout.
+    const stamps = c.fields.filter((f) => f.type === 'autodate')
+    c.fields = [...c.fields.filter((f) => f.type !== 'autodate'), ...extra, ...stamps]
+    Object.assign(c, { listRule: null, viewRule: null, createRule: null, updateRule: null, deleteRule: null }, spec.rules)
+    c.indexes = spec.indexes ?? []
+    if (spec.name === '_superusers') c.authOptions = defaultAuthOptions(true)
+    return c
+  })
+}

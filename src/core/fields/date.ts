@@ -1,0 +1,64 @@
+/** The `date` field: a UTC datetime string (`YYYY-MM-DD HH:MM:SS.sssZ`), `''` when unset. */
+
+import type { Field } from '../collections/model.js'
+import { fieldError, type FieldError } from '../errors.js'
+import { normalizeDate, parseDate } from '../../tools/dates.js'
+import type { FieldType } from './field-type.js'
+import { maxThreshold, minThreshold, required, unsupportedType } from './generic-errors.js'
+import { lastScalar } from './cast.js'
+import { collectErrors, stringOption } from './options.js'
+
+/** Casts any accepted date input (canonical, RFC 3339, `YYYY-MM-DD`, unix seconds) or `''`. */
+export function toDateValue(raw: unknown): string {
+  return normalizeDate(lastScalar(raw))
+}
+
+/** Reads a stored date column: canonical text passes through, other values are normalised. */
+export function dateFromDb(raw: unknown): string {
+  if (raw === null || raw === undefined) return ''
+  return typeof raw === 'string' ? raw : normalizeDate(raw)
+}
+
+function checkBound(field: Field, key: 'min' | 'max'): FieldError | null {
+  const v = field.options[key]
+  if (v === undefined || v === null || v === '') return null
+  if (typeof v !== 'string' || parseDate(v) === null) {
+    return fieldError('validation_date_invalid', 'Must be a valid date.')
+  }
+  if (key === 'max') {
+    const min = parseDate(stringOption(field, 'min'))
+    if (min && parseDate(v)! < min) {
+      return fieldError('validation_date_out_of_range', 'The date is out of range.')
+    }
+  }
+  return null
+}
+
+function validateDate(value: string, field: Field): FieldError | null {
+  if (value === '') return field.required ? required() : null
+  const d = parseDate(value)
+  if (d === null) return unsupportedType()
+  const min = parseDate(stringOption(field, 'min'))
+  if (min && d < min) return minThreshold(normalizeDate(min))
+  const max = parseDate(stringOption(field, 'max'))
+  if (max && d > max) return maxThreshold(normalizeDate(max))
+  return null
+}
+
+/** The `date` field type. */
+export const dateField: FieldType = {
+  type: 'date',
+  column: () => 'text',
+  defaultOptions: () => ({ min: '', max: '' }),
+  validateOptions: (field) =>
+    collectErrors({ min: checkBound(field, 'min'), max: checkBound(field, 'max') }),
+  isMulti: () => false,
+  zero: () => '',
+  normalize: (raw) => toDateValue(raw),
+  validate(value, field) {
+    if (typeof value !== 'string') return Promise.resolve(unsupportedType())
+    return Promise.resolve(validateDate(value, field))
+  },
+  toDb: (value) => toDateValue(value),
+  fromDb: (raw) => dateFromDb(raw),
+}

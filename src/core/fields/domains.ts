@@ -1,0 +1,52 @@
+/** The `onlyDomains`/`exceptDomains` options shared by email and url fields. */
+
+import type { Field } from '../collections/model.js'
+import { fieldError, type FieldError } from '../errors.js'
+import { mustBeBlank } from './generic-errors.js'
+import { checkStringList, collectErrors, stringListOption } from './options.js'
+
+/** Options a new email or url field starts with. */
+export function defaultDomainOptions(): Record<string, unknown> {
+  return { exceptDomains: [], onlyDomains: [] }
+}
+
+const domainRe =
+  /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/i
+const hostRe = /^(?:localhost|[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?)(?::\d{1,5})?$/i
+
+/** True for a syntactically valid domain name (`example.com`). */
+export function isDomain(value: string): boolean {
+  return domainRe.test(value)
+}
+
+function checkList(field: Field, key: string, other: string, withPort: boolean): FieldError | null {
+  const typeErr = checkStringList(field, key)
+  if (typeErr) return typeErr
+  const list = stringListOption(field, key)
+  if (list.length === 0) return null
+  if (stringListOption(field, other).length > 0) return mustBeBlank()
+  const bad = list.find((d) => !(withPort ? hostRe.test(d) : isDomain(d)))
+  return bad === undefined
+    ? null
+    : fieldError('validation_is_domain', 'Must be a valid domain ({value}).', { value: bad })
+}
+
+/**
+ * Validates the two mutually exclusive domain lists; url fields may list `host:port` entries,
+ * since they compare against the URL host including its port.
+ */
+export function validateDomainOptions(field: Field, withPort: boolean): Record<string, FieldError> {
+  return collectErrors({
+    exceptDomains: checkList(field, 'exceptDomains', 'onlyDomains', withPort),
+    onlyDomains: checkList(field, 'onlyDomains', 'exceptDomains', withPort),
+  })
+}
+
+/** True when `domain` passes the field's `onlyDomains`/`exceptDomains` (case-insensitive). */
+export function domainAllowed(field: Field, domain: string): boolean {
+  const d = domain.toLowerCase()
+  const only = stringListOption(field, 'onlyDomains').map((s) => s.toLowerCase())
+  if (only.length > 0 && !only.includes(d)) return false
+  const except = stringListOption(field, 'exceptDomains').map((s) => s.toLowerCase())
+  return !except.includes(d)
+}

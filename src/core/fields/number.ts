@@ -1,0 +1,84 @@
+/**
+ * The `number` field: a float64 where `required` means non-zero; zero skips every other check.
+ * Setters `name+`/`name-` add and subtract.
+ */
+
+import { fieldError } from '../errors.js'
+import type { FieldType } from './field-type.js'
+import { minThreshold, required, unsupportedType } from './generic-errors.js'
+import { toNumber } from './cast.js'
+import {
+  boolOption,
+  checkBool,
+  checkNumber,
+  collectErrors,
+  nullableNumberOption,
+} from './options.js'
+import type { Field } from '../collections/model.js'
+
+/** `onlyInt`, with v0.22's `noDecimal` accepted as an alias. */
+function onlyInt(field: Field): boolean {
+  return boolOption(field, 'onlyInt') || boolOption(field, 'noDecimal')
+}
+
+function checkBound(field: Field, key: 'min' | 'max') {
+  const typeErr = checkNumber(field, key)
+  if (typeErr) return typeErr
+  const v = nullableNumberOption(field, key)
+  if (v !== null && onlyInt(field) && !Number.isInteger(v)) {
+    return fieldError('validation_only_int_constraint', 'Decimal numbers are not allowed.')
+  }
+  const min = nullableNumberOption(field, 'min')
+  if (key === 'max' && v !== null && min !== null && v < min) return minThreshold(min)
+  return null
+}
+
+/** The `number` field type. */
+export const numberField: FieldType = {
+  type: 'number',
+  column: () => 'number',
+  defaultOptions: () => ({ min: null, max: null, onlyInt: false }),
+  validateOptions: (field) =>
+    collectErrors({
+      min: checkBound(field, 'min'),
+      max: checkBound(field, 'max'),
+      onlyInt: checkBool(field, 'onlyInt'),
+    }),
+  isMulti: () => false,
+  zero: () => 0,
+  normalize: (raw) => toNumber(raw),
+  applyModifier(current, modifier, raw) {
+    // NB: PocketBase has no `+name` setter for numbers; we read it as `name+` (add).
+    const delta = toNumber(raw)
+    return modifier === 'remove' ? toNumber(current) - delta : toNumber(current) + delta
+  },
+  validate(value, field) {
+    if (typeof value !== 'number') return Promise.resolve(unsupportedType())
+    return Promise.resolve(validateNumber(value, field))
+  },
+  toDb: (value) => toNumber(value),
+  fromDb: (raw) => (raw === null || raw === undefined ? 0 : toNumber(raw)),
+}
+
+function validateNumber(value: number, field: Field) {
+  if (!Number.isFinite(value)) {
+    return fieldError('validation_not_a_number', 'The submitted number is not properly formatted.')
+  }
+  if (value === 0) return field.required ? required() : null
+  if (onlyInt(field) && !Number.isInteger(value)) {
+    return fieldError('validation_only_int_constraint', 'Decimal numbers are not allowed.')
+  }
+  const min = nullableNumberOption(field, 'min')
+  if (min !== null && value < min) {
+    return fieldError('validation_min_number_constraint', 'Must be greater or equal than {min}.', {
+      min,
+    })
+  }
+  const max = nullableNumberOption(field, 'max')
+  if (max !== null && value > max) {
+    return fieldError('validation_max_number_constraint', 'Must be less or equal than {max}.', {
+      max,
+    })
+  }
+  return null
+}

@@ -1,0 +1,136 @@
+/**
+ * The `relation` field: ids of records of the collection `collectionId`; one id (`maxSelect` ≤ 1)
+ * or a list. Setters `+name`, `name+`, `name-`. Only existence is checked on write, never the
+ * related collection's rules.
+ */
+
+import type { Collection, Field } from '../collections/model.js'
+import { fieldError, type FieldError } from '../errors.js'
+import type { FieldLookup, FieldType } from './field-type.js'
+import { minThreshold, required, unsupportedType } from './generic-errors.js'
+import {
+  applyListModifier,
+  isMultiList,
+  listColumn,
+  listFromDb,
+  listToDb,
+  listZero,
+  normalizeList,
+  toUniqueStrings,
+} from './list-values.js'
+import {
+  checkBool,
+  checkInt,
+  collectErrors,
+  maxSelectOption,
+  numberOption,
+  stringOption,
+} from './options.js'
+import { tooManyValues } from './select.js'
+
+function checkCollectionId(
+  field: Field,
+  lookup: FieldLookup,
+  owner?: Collection,
+): FieldError | null {
+  const v = field.options.collectionId
+  if (v === undefined || v === null || v === '') return required()
+  if (typeof v !== 'string') return unsupportedType()
+  if (owner) {
+    const old = lookup.findCollection(owner.id)?.fields.find((f) => f.id === field.id)
+    if (old?.type === 'relation' && stringOption(old, 'collectionId') !== v) {
+      return fieldError(
+        'validation_field_old_collection_id_change',
+        'Cannot change the relation collectionId.',
+      )
+    }
+  }
+  // A self-relation of a collection being created points at the collection itself.
+  const target = owner?.id === v ? owner : lookup.findCollection(v)
+  if (!target || target.id !== v) {
+    return fieldError('validation_field_invalid_relation', "The relation collection doesn't exist.")
+  }
+  if ((owner?.type ?? 'base') !== 'view' && target.type === 'view') {
+    return fieldError(
+      'validation_relation_field_non_view_base_collection',
+      'Non view collections are not allowed to have a view relation.',
+    )
+  }
+  return null
+}
+
+function checkMaxSelect(field: Field): FieldError | null {
+  const err = checkInt(field, 'maxSelect', { min: 0 })
+  if (err) return err
+  const minSelect = numberOption(field, 'minSelect', 0)
+  if (minSelect <= 0) return null
+  const maxSelect = numberOption(field, 'maxSelect', 0)
+  if (maxSelect === 0) return required()
+  return maxSelect < minSelect ? minThreshold(minSelect) : null
+}
+
+/**
+ * Validates a relation field's options. `owner` is the collection the field belongs to, when
+ * known: then a changed `collectionId` of an existing field is rejected (the stored version of the
+ * owner comes from `lookup`), a self-relation of a new collection is allowed, and a view owner may
+ * point at views. Without it the owner is taken to be a base or auth collection.
+ */
+export function validateRelationOptions(
+  field: Field,
+  lookup: FieldLookup,
+  owner?: Collection,
+): Record<string, FieldError> {
+  return collectErrors({
+    collectionId: checkCollectionId(field, lookup, owner),
+    cascadeDelete: checkBool(field, 'cascadeDelete'),
+    minSelect: checkInt(field, 'minSelect', { min: 0 }),
+    maxSelect: checkMaxSelect(field),
+  })
+}
+
+async function validateRelation(
+  value: unknown,
+  field: Field,
+  lookup: FieldLookup,
+): Promise<FieldError | null> {
+  const ids = toUniqueStrings(value)
+  if (ids.length === 0) return field.required ? required() : null
+  const minSelect = numberOption(field, 'minSelect', 0)
+  if (minSelect > 0 && ids.length < minSelect) {
+    return fieldError('validation_not_enough_values', 'Select at least {minSelect}.', { minSelect })
+  }
+  const maxSelect = maxSelectOption(field)
+  if (ids.length > maxSelect) return tooManyValues(maxSelect)
+  const target = lookup.findCollection(stringOption(field, 'collectionId'))
+  if (!target) {
+    return fieldError(
+      'validation_missing_rel_collection',
+      'Relation connection is missing or cannot be accessed.',
+    )
+  }
+  const missing = await lookup.missingIds(target, ids)
+  return missing.length === 0
+    ? null
+    : fieldError(
+        'validation_missing_rel_records',
+        'Failed to find all relation records with the provided ids.',
+      )
+}
+
+/** The `relation` field type. */
+export const relationField: FieldType = {
+  type: 'relation',
+  column: listColumn,
+  defaultOptions: () => ({ collectionId: '', cascadeDelete: false, minSelect: 0, maxSelect: 0 }),
+  validateOptions: (field, lookup) => validateRelationOptions(field, lookup),
+  isMulti: isMultiList,
+  zero: listZero,
+  normalize: normalizeList,
+  applyModifier: applyListModifier,
+  validate(value, field, ctx) {
+    const ok = isMultiList(field) ? Array.isArray(value) : typeof value === 'string'
+    return ok ? validateRelation(value, field, ctx.lookup) : Promise.resolve(unsupportedType())
+  },
+  toDb: listToDb,
+  fromDb: listFromDb,
+}

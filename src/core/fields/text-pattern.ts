@@ -1,0 +1,252 @@
+/**
+ * Regex options of text and password fields: compiling PocketBase's (Go RE2) patterns as JS
+ * RegExps, and generating random strings that match an `autogeneratePattern`.
+ */
+
+import { randomInt } from 'node:crypto'
+
+const compiled = new Map<string, RegExp>()
+const CACHE_LIMIT = 500
+
+/**
+ * Compiles a Go (RE2) pattern as a JS RegExp: leading `(?flags)` become RegExp flags,
+ * `(?P<name>` becomes `(?<name>`, `\A`/`\z` become anchors, `\pL` becomes `\p{L}`.
+ * Throws a SyntaxError when the pattern is invalid.
+ */
+export function compilePattern(pattern: string): RegExp {
+  const hit = compiled.get(pattern)
+  if (hit) return hit
+  let src = pattern
+  let flags = ''
+  const lead = /^\(\?([imsU]+)\)/.exec(src)
+  if (lead) {
+    const goFlags = lead[1] ?? ''
+    if (goFlags.includes('U')) throw new SyntaxError('the U flag is not supported')
+    flags = [...new Set(goFlags)].join('')
+    src = src.slice(lead[0].length)
+  }
+  src = src
+    .replace(/\(\?P</g, '(?<')
+    .replace(/\\A/g, '^')
+    .replace(/\\z/g, '$')
+    .replace(/\\([pP])([A-Za-z])/g, '\\$1{$2}')
+  let re: RegExp
+  try {
+    re = new RegExp(src, flags + 'u')
+  } catch {
+    // NB: unicode mode rejects some escapes RE2 accepts (e.g. `\_`); retry without it.
+    re = new RegExp(src, flags)
+  }
+  if (compiled.size >= CACHE_LIMIT) compiled.clear()
+  compiled.set(pattern, re)
+  return re
+}
+
+/** The compile error of a pattern as a short reason, or `null` when it compiles. */
+export function patternError(pattern: string): string | null {
+  try {
+    compilePattern(pattern)
+    return null
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e)
+  }
+}
+
+/** Tests a value against a Go pattern (unanchored, as `regexp.MatchString`). */
+export function matchesPattern(pattern: string, value: string): boolean {
+  const re = compilePattern(pattern)
+  re.lastIndex = 0
+  return re.test(value)
+}
+
+type Node =
+  | { kind: 'set'; chars: string[] }
+  | { kind: 'seq'; items: Node[] }
+  | { kind: 'alt'; options: Node[] }
+  | { kind: 'rep'; node: Node; min: number; max: number }
+
+/** How many times `*`, `+` and `{n,}` may repeat at most when generating. */
+const UNBOUNDED_REPEAT = 10
+
+const range = (from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => String.fromCharCode(from + i))
+const DIGITS = range(48, 57)
+const WORD = [...range(65, 90), ...range(97, 122), ...DIGITS, '_']
+const PRINTABLE = range(32, 126)
+const complement = (chars: string[]): string[] => PRINTABLE.filter((c) => !chars.includes(c))
+
+const escapes: Record<string, string[]> = {
+  d: DIGITS,
+  D: complement(DIGITS),
+  w: WORD,
+  W: complement(WORD),
+  s: [' '],
+  S: complement([' ', '\t']),
+  n: ['\n'],
+  t: ['\t'],
+}
+
+/** Parses the subset of RE2 syntax that random generation supports. */
+class PatternParser {
+  private pos = 0
+
+  constructor(private readonly src: string) {}
+
+  parse(): Node {
+    const flags = /^\(\?[imsU]+\)/.exec(this.src)
+    if (flags) this.pos = flags[0].length
+    const node = this.alternation()
+    if (this.pos < this.src.length) this.fail(`unexpected "${this.src[this.pos]}"`)
+    return node
+  }
+
+  private fail(reason: string): never {
+    throw new SyntaxError(`${reason} at position ${this.pos}`)
+  }
+
+  private peek(): string | undefined {
+    return this.src[this.pos]
+  }
+
+  private alternation(): Node {
+    const options = [this.sequence()]
+    while (this.peek() === '|') {
+      this.pos++
+      options.push(this.sequence())
+    }
+    return options.length === 1 ? options[0]! : { kind: 'alt', options }
+  }
+
+  private sequence(): Node {
+    const items: Node[] = []
+    for (let c = this.peek(); c !== undefined && c !== '|' && c !== ')'; c = this.peek()) {
+      const atom = this.atom()
+      if (atom) items.push(this.quantified(atom))
+    }
+    return { kind: 'seq', items }
+  }
+
+  private atom(): Node | null {
+    const c = this.src[this.pos++]!
+    switch (c) {
+      case '^':
+      case '$':
+        return null
+      case '(':
+        return this.group()
+      case '[':
+        return { kind: 'set', chars: this.charClass() }
+      case '.':
+        return { kind: 'set', chars: PRINTABLE }
+      case '\\':
+        return { kind: 'set', chars: this.escape() }
+      case '*':
+      case '+':
+      case '?':
+        return this.fail(`missing repeat argument "${c}"`)
+      case '{':
+        if (/^\d+(,\d*)?\}/.test(this.src.slice(this.pos))) this.fail('missing repeat argument "{"')
+        return { kind: 'set', chars: [c] }
+      default:
+        return { kind: 'set', chars: [c] }
+    }
+  }
+
+  private group(): Node {
+    if (this.src.startsWith('?:', this.pos)) this.pos += 2
+    else if (this.src.startsWith('?P<', this.pos) || this.src.startsWith('?<', this.pos)) {
+      const end = this.src.indexOf('>', this.pos)
+      if (end < 0) this.fail('unterminated group name')
+      this.pos = end + 1
+    } else if (this.peek() === '?') this.fail('unsupported group')
+    const node = this.alternation()
+    if (this.src[this.pos++] !== ')') this.fail('missing closing )')
+    return node
+  }
+
+  private escape(): string[] {
+    const c = this.src[this.pos++]
+    if (c === undefined) this.fail('trailing backslash')
+    if (/[0-9]/.test(c) || c === 'b' || c === 'B') this.fail(`unsupported escape \\${c}`)
+    return escapes[c] ?? [c]
+  }
+
+  private charClass(): string[] {
+    const negate = this.peek() === '^'
+    if (negate) this.pos++
+    const chars = new Set<string>()
+    let first = true
+    for (;;) {
+      const c = this.src[this.pos++]
+      if (c === undefined) this.fail('missing closing ]')
+      if (c === ']' && !first) break
+      first = false
+      let items: string[]
+      if (c === '\\') items = this.escape()
+      else items = [c]
+      if (items.length === 1 && this.peek() === '-' && this.src[this.pos + 1] !== ']') {
+        this.pos++
+        let to = this.src[this.pos++]
+        if (to === '\\') to = this.escape()[0]
+        if (to === undefined) this.fail('missing closing ]')
+        const lo = items[0]!.charCodeAt(0)
+        const hi = to.charCodeAt(0)
+        if (hi < lo) this.fail('invalid character class range')
+        items = range(lo, hi)
+      }
+      for (const item of items) chars.add(item)
+    }
+    const list = negate ? complement([...chars]) : [...chars]
+    if (list.length === 0) this.fail('empty character class')
+    return list
+  }
+
+  private quantified(node: Node): Node {
+    let min: number
+    let max: number
+    const c = this.peek()
+    if (c === '*' || c === '+' || c === '?') {
+      this.pos++
+      min = c === '+' ? 1 : 0
+      max = c === '?' ? 1 : UNBOUNDED_REPEAT
+    } else if (c === '{') {
+      const m = /^\{(\d+)(,(\d*))?\}/.exec(this.src.slice(this.pos))
+      if (!m) return node // a literal `{`, as RE2 reads it
+      this.pos += m[0].length
+      min = Number(m[1])
+      max = m[2] === undefined ? min : m[3] ? Number(m[3]) : Math.max(min, UNBOUNDED_REPEAT)
+      if (max < min || max > 1000) this.fail('invalid repeat count')
+    } else {
+      return node
+    }
+    if (this.peek() === '?') this.pos++ // lazy quantifiers generate alike
+    return { kind: 'rep', node, min, max }
+  }
+}
+
+function emit(node: Node): string {
+  switch (node.kind) {
+    case 'set':
+      return node.chars[randomInt(node.chars.length)]!
+    case 'seq':
+      return node.items.map(emit).join('')
+    case 'alt':
+      return emit(node.options[randomInt(node.options.length)]!)
+    case 'rep': {
+      const n = node.min + randomInt(node.max - node.min + 1)
+      let out = ''
+      for (let i = 0; i < n; i++) out += emit(node.node)
+      return out
+    }
+  }
+}
+
+/**
+ * A random string matching `pattern` (CSPRNG). Supports literals, escapes (`\d`, `\w`, …), `.`,
+ * character classes with ranges and negation, groups, alternation and the quantifiers `?`, `*`,
+ * `+`, `{n}`, `{n,m}` (unbounded ones repeat at most 10 times), e.g. `[a-z0-9]{15}`.
+ * Throws a SyntaxError on anything else (backreferences, lookarounds, word boundaries).
+ */
+export function generateFromPattern(pattern: string): string {
+  return emit(new PatternParser(pattern).parse())
+}

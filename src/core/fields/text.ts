@@ -1,0 +1,177 @@
+/**
+ * The `text` field: a string of at most `max` runes (0 → 5000), optionally matching `pattern`,
+ * optionally generated from `autogeneratePattern`; the `id` field is a text field with
+ * `primaryKey`.
+ */
+
+import type { Field } from '../collections/model.js'
+import { fieldError, type FieldError } from '../errors.js'
+import type { FieldType, ValidateContext } from './field-type.js'
+import { invalidRegex, required, unsupportedType } from './generic-errors.js'
+import { runeLength, toText } from './cast.js'
+import {
+  checkBool,
+  checkInt,
+  checkString,
+  collectErrors,
+  numberOption,
+  stringOption,
+} from './options.js'
+import { generateFromPattern, matchesPattern, patternError } from './text-pattern.js'
+
+/** The effective `max` when the option is 0. */
+export const DEFAULT_TEXT_MAX = 5000
+
+/** The `pattern` of the default `id` field. */
+export const DEFAULT_ID_PATTERN = '^[a-z0-9]+$'
+
+/** The `autogeneratePattern` of the default `id` field. */
+export const DEFAULT_ID_AUTOGENERATE = '[a-z0-9]{15}'
+
+const forbiddenPkChar = /[./\\|"'`<>:?*%$\s\0]/u
+const reservedPk = /^(?:CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])$/i
+
+/** Checks a plain value against `required`, `min`, `max` and `pattern`. */
+export function validateTextValue(value: string, field: Field): FieldError | null {
+  const primaryKey = field.options.primaryKey === true
+  if (value === '') return field.required || primaryKey ? required() : null
+  const length = runeLength(value)
+  const min = numberOption(field, 'min', 0)
+  if (min > 0 && length < min) {
+    return fieldError('validation_min_text_constraint', 'Must be at least {min} character(s).', {
+      min,
+    })
+  }
+  const max = numberOption(field, 'max', 0) || DEFAULT_TEXT_MAX
+  if (length > max) {
+    return fieldError(
+      'validation_max_text_constraint',
+      'Must be no more than {max} character(s).',
+      {
+        max,
+      },
+    )
+  }
+  const pattern = stringOption(field, 'pattern')
+  if (pattern !== '' && !matchesPattern(pattern, value)) {
+    return fieldError('validation_invalid_format', 'Invalid value format.')
+  }
+  return null
+}
+
+/**
+ * A generated value for a text field with an `autogeneratePattern`, appended to `prefix` (the
+ * `name:autogenerate` setter); `undefined` when the field has no pattern. The record service
+ * calls it on create for an empty value.
+ */
+export function autogenerateText(field: Field, prefix = ''): string | undefined {
+  const pattern = stringOption(field, 'autogeneratePattern')
+  return pattern === '' ? undefined : prefix + generateFromPattern(pattern)
+}
+
+function checkPattern(field: Field, key: string): FieldError | null {
+  const typeErr = checkString(field, key)
+  if (typeErr) return typeErr
+  const pattern = stringOption(field, key)
+  const reason = pattern === '' ? null : patternError(pattern)
+  return reason === null ? null : invalidRegex(reason)
+}
+
+function checkAutogenerate(field: Field): FieldError | null {
+  const err = checkPattern(field, 'autogeneratePattern')
+  if (err || stringOption(field, 'autogeneratePattern') === '') return err
+  // Several samples, since a pattern may only sometimes produce invalid values.
+  for (let i = 0; i < 10; i++) {
+    let sample: string
+    try {
+      sample = autogenerateText(field) ?? ''
+    } catch (e) {
+      return fieldError(
+        'validation_invalid_autogenerate_pattern',
+        'Unsupported pattern: {reason}.',
+        {
+          reason: e instanceof Error ? e.message : String(e),
+        },
+      )
+    }
+    if (validateTextValue(sample, field)) {
+      return fieldError(
+        'validation_invalid_autogenerate_pattern_value',
+        'The provided autogenerate pattern could produce invalid field values, ex.: {sample}.',
+        { sample: JSON.stringify(sample) },
+      )
+    }
+  }
+  return null
+}
+
+async function validatePrimaryKey(
+  value: string,
+  field: Field,
+  ctx: ValidateContext,
+): Promise<FieldError | null> {
+  if (!ctx.isNew && ctx.original !== undefined) {
+    return value === ctx.original
+      ? null
+      : fieldError('validation_pk_change', 'The record primary key cannot be changed.')
+  }
+  const err = validateTextValue(value, field)
+  if (err) return err
+  const bad = forbiddenPkChar.exec(value)
+  if (bad) {
+    return fieldError(
+      'validation_forbidden_pk_character',
+      '{char} is not a valid primary key character.',
+      {
+        char: JSON.stringify(bad[0]),
+      },
+    )
+  }
+  if (reservedPk.test(value)) {
+    return fieldError('validation_reserved_pk', 'The primary key {value} is reserved.', { value })
+  }
+  // The default pattern allows only lower-case ids, so the unique index already covers them.
+  if (stringOption(field, 'pattern') !== DEFAULT_ID_PATTERN) {
+    const missing = await ctx.lookup.missingIds(ctx.collection, [value])
+    if (missing.length === 0) {
+      return fieldError(
+        'validation_pk_invalid',
+        'The record primary key is invalid or already exists.',
+      )
+    }
+  }
+  return null
+}
+
+/** The `text` field type. */
+export const textField: FieldType = {
+  type: 'text',
+  column: () => 'text',
+  defaultOptions: () => ({
+    min: 0,
+    max: 0,
+    pattern: '',
+    autogeneratePattern: '',
+    primaryKey: false,
+  }),
+  validateOptions(field) {
+    const min = numberOption(field, 'min', 0)
+    return collectErrors({
+      min: checkInt(field, 'min', { min: 0 }),
+      max: checkInt(field, 'max', { min: Math.max(min, 0) }),
+      pattern: checkPattern(field, 'pattern'),
+      autogeneratePattern: checkAutogenerate(field),
+      primaryKey: checkBool(field, 'primaryKey'),
+    })
+  },
+  isMulti: () => false,
+  zero: () => '',
+  normalize: (raw) => toText(raw),
+  validate(value, field, ctx) {
+    if (typeof value !== 'string') return Promise.resolve(unsupportedType())
+    if (field.options.primaryKey === true) return validatePrimaryKey(value, field, ctx)
+    return Promise.resolve(validateTextValue(value, field))
+  },
+  toDb: (value) => toText(value),
+  fromDb: (raw) => toText(raw),
+}

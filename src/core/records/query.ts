@@ -1,0 +1,95 @@
+import { column, ident, join, sql, type Sql } from '../../store/sql.js'
+import type { App } from '../app.js'
+import { badRequest, forbidden } from '../errors.js'
+import type { Collection, RuleKey } from '../collections/model.js'
+import { compileFilter, compileSort, type RuleContext } from '../rules/index.js'
+import { isSuperuser, type RequestInfo } from '../request-info.js'
+
+/** The alias of the main table in record queries. */
+export const MAIN = '__r'
+
+/** A rule context for a collection and requester. */
+export function ruleContext(app: App, collection: Collection, info: RequestInfo | null, restricted: boolean): RuleContext {
+  return {
+    dialect: app.dbFor(collection).dialect,
+    collection,
+    alias: MAIN,
+    findCollection: (n) => app.registry.find(n),
+    request: info,
+    restricted,
+  }
+}
+
+/**
+ * The access condition of `rule` for a requester: `null` when there is no restriction
+ * (superuser or public rule). A `null` rule answers non-superusers 403.
+ */
+export function ruleCondition(
+  app: App,
+  collection: Collection,
+  key: RuleKey | 'manageRule' | 'authRule',
+  info: RequestInfo,
+): Sql | null {
+  if (isSuperuser(info)) return null
+  const rule = key === 'manageRule' || key === 'authRule' ? (collection.authOptions?.[key] ?? null) : collection[key]
+  if (rule === null) throw forbidden('Only superusers can perform this action.')
+  if (rule.trim() === '') return null
+  return compileFilter(rule, ruleContext(app, collection, info, false))
+}
+
+/** `SELECT * FROM <table> AS __r WHERE <conditions>`. */
+export function selectFrom(collection: Collection, conditions: (Sql | null)[], what: Sql = sql`${ident(MAIN)}.*`): Sql {
+  const where = conditions.filter((c): c is Sql => c !== null)
+  const base = sql`SELECT ${what} FROM ${ident(collection.name)} AS ${ident(MAIN)}`
+  return where.length === 0 ? base : sql`${base} WHERE ${join(where.map((w) => sql`(${w})`), ' AND ')}`
+}
+
+/** `__r.id = ?`. */
+export function byId(id: string): Sql {
+  return sql`${column(MAIN, 'id')} = ${id}`
+}
+
+/** Parsed list parameters. */
+export interface ListParams {
+  page: number
+  perPage: number
+  skipTotal: boolean
+  filter: string
+  sort: string
+}
+
+const intParam = (v: unknown, name: string): number | undefined => {
+  if (v === undefined || v === '') return undefined
+  const s = String(v)
+  if (!/^-?\d+$/.test(s)) throw badRequest(`Invalid "${name}" value: expected an integer.`)
+  return Number(s)
+}
+
+const boolParam = (v: unknown): boolean => {
+  if (v === undefined || v === '') return false
+  const s = String(v).toLowerCase()
+  if (['1', 't', 'true'].includes(s)) return true
+  if (['0', 'f', 'false'].includes(s)) return false
+  throw badRequest('Invalid "skipTotal" value: expected a boolean.')
+}
+
+/** Parses `page`, `perPage`, `skipTotal`, `filter`, `sort` of a list query. */
+export function parseListParams(query: Record<string, unknown>, maxPerPage: number, defaultSort: string): ListParams {
+  const page = intParam(query.page, 'page') ?? 1
+  const perPage = intParam(query.perPage, 'perPage') ?? 30
+  return {
+    page: page <= 0 ? 1 : page,
+    perPage: perPage <= 0 ? 30 : Math.min(perPage, maxPerPage),
+    skipTotal: boolParam(query.skipTotal),
+    filter: typeof query.filter === 'string' ? query.filter : '',
+    sort: typeof query.sort === 'string' && query.sort !== '' ? query.sort : defaultSort,
+  }
+}
+
+/** Compiles the client filter and sort of a list request. */
+export function clientFilterAndSort(app: App, collection: Collection, params: ListParams, info: RequestInfo): { where: Sql | null; order: Sql[] } {
+  const ctx = ruleContext(app, collection, info, !isSuperuser(info))
+  const where = params.filter.trim() === '' ? null : compileFilter(params.filter, ctx)
+  const order = params.sort.trim() === '' ? [] : compileSort(params.sort, ctx)
+  return { where, order }
+}

@@ -1,0 +1,39 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, badRequest, internal, notFound, tooLarge } from '../core/errors.js'
+import type { Logger } from '../core/logger.js'
+
+/** Maps Fastify's own errors (body parsing, limits) to client errors with precise messages. */
+function fromFastify(err: FastifyError): ApiError | null {
+  const status = err.statusCode ?? 0
+  if (status === 413 || err.code === 'FST_REQ_FILE_TOO_LARGE' || err.code === 'FST_PARTS_LIMIT' || err.code === 'FST_FILES_LIMIT') return tooLarge()
+  if (status === 415 || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return badRequest('Unsupported Content-Type.')
+  if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return null
+  if (status >= 400 && status < 500) return badRequest(`Failed to read the submitted data: ${err.message}`)
+  return null
+}
+
+/**
+ * The one error mapper at the HTTP edge: every failure leaves as `{code, message, data}`;
+ * unknown faults are logged with their cause and answered 500 with a generic message.
+ */
+export function errorHandler(logger: Logger) {
+  return (err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): void => {
+    let api: ApiError
+    if (err instanceof ApiError) api = err
+    else api = fromFastify(err as FastifyError) ?? internal(err)
+    if (api.status >= 500) {
+      const cause = api.cause ?? err
+      logger.error('request failed', {
+        method: req.method,
+        url: req.url,
+        error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause),
+      })
+    }
+    void reply.code(api.status).type('application/json').send(api.toJSON())
+  }
+}
+
+/** Unknown routes and wrong methods answer 404 (reference §0.1). */
+export function notFoundHandler(_req: FastifyRequest, reply: FastifyReply): void {
+  void reply.code(404).send(notFound().toJSON())
+}

@@ -1,0 +1,23 @@
+import type { FastifyRequest } from 'fastify'
+import { headerKey, type AuthInfo, type RequestContext, type RequestInfo } from '../core/request-info.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller resolved from `Authorization` (null for guests). */
+    svcAuth: AuthInfo | null
+  }
+}
+
+/** Builds the RequestInfo of a request once its body is read. */
+export function requestInfo(req: FastifyRequest, body: Record<string, unknown> = {}, context: RequestContext = 'default'): RequestInfo {
+  const query: Record<string, string> = {}
+  for (const [k, v] of Object.entries((req.query ?? {}) as Record<string, unknown>)) {
+    query[k] = Array.isArray(v) ? String(v[0] ?? '') : String(v ?? '')
+  }
+  const headers: Record<string, string> = {}
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined) continue
+    headers[headerKey(k)] = Array.isArray(v) ? (v[0] ?? '') : v
+  }
+  return { auth: req.svcAuth, query, body, headers, method: req.method, context, ip: req.ip }
+}

@@ -1,0 +1,73 @@
+import cors from '@fastify/cors'
+import multipart from '@fastify/multipart'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { App } from '../core/app.js'
+import { verifyToken } from '../core/auth/tokens.js'
+import { badRequest } from '../core/errors.js'
+import { parseUrlEncoded } from './body.js'
+import { errorHandler, notFoundHandler } from './errors.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Rate-limit tags of a route (`auth`, `create`, `list`, …), matched by `<collection>:<tag>` rules. */
+    rateLimitTags?: string[]
+  }
+}
+
+/** The default body limit per request (reference §0.6). */
+export const BODY_LIMIT = 32 * 1024 * 1024
+
+/** Options of the HTTP instance. */
+export interface HttpOptions {
+  bodyLimit?: number
+  /** Fastify's own request logging (off by default; svcbase logs requests itself). */
+  logger?: boolean
+}
+
+/** Reads the token of an `Authorization` header: `Bearer <token>` or the bare token. */
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null
+  const t = header.replace(/^bearer\s+/i, '').trim()
+  return t === '' ? null : t
+}
+
+/**
+ * Builds the Fastify instance every feature registers on: body parsers and limits, CORS,
+ * security headers, auth resolution (an invalid token means guest), and the error mapper.
+ */
+export async function createHttp(app: App, options: HttpOptions = {}): Promise<FastifyInstance> {
+  const bodyLimit = options.bodyLimit ?? BODY_LIMIT
+  const http = Fastify({ logger: options.logger ?? false, bodyLimit, trustProxy: false, routerOptions: { ignoreTrailingSlash: false } })
+  http.setErrorHandler(errorHandler(app.logger))
+  http.setNotFoundHandler(notFoundHandler)
+  await http.register(cors, { origin: '*', methods: ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE'] })
+  await http.register(multipart, { limits: { fileSize: bodyLimit, fieldSize: bodyLimit, parts: 10_000 } })
+
+  http.removeContentTypeParser(['application/json', 'text/plain'])
+  http.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
+    const s = String(text)
+    if (s.trim() === '') return done(null, {})
+    try {
+      done(null, JSON.parse(s))
+    } catch (err) {
+      done(badRequest(`Failed to read the submitted data: invalid JSON (${(err as Error).message}).`))
+    }
+  })
+  http.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, text, done) => {
+    done(null, parseUrlEncoded(String(text)))
+  })
+  http.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, buf, done) => {
+    if ((buf as Buffer).length === 0) return done(null, undefined)
+    done(badRequest('Unsupported Content-Type.'))
+  })
+
+  http.decorateRequest('svcAuth', null)
+  http.addHook('onRequest', async (req, reply) => {
+    void reply.header('X-XSS-Protection', '1; mode=block')
+    void reply.header('X-Content-Type-Options', 'nosniff')
+    void reply.header('X-Frame-Options', 'SAMEORIGIN')
+    const token = bearerToken(req.headers.authorization)
+    req.svcAuth = token ? await verifyToken(app, token, ['auth']) : null
+  })
+  return http
+}

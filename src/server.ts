@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify'
+import { createApp, type App, type AppConfig } from './core/app.js'
+import { randomString } from './tools/ids.js'
+import { createHttp, type HttpOptions } from './http/server.js'
+import * as auth from './features/auth/index.js'
+import * as collections from './features/collections/index.js'
+import * as health from './features/health/index.js'
+import * as records from './features/records/index.js'
+import * as setup from './features/setup/index.js'
+
+/** A composed server: the app and its HTTP instance. */
+export interface Server {
+  app: App
+  http: FastifyInstance
+  /** The one-time setup token, valid while no superuser exists. */
+  setupToken: string
+  close(): Promise<void>
+}
+
+/** The composition root: builds the app, the HTTP instance, and registers every feature. */
+export async function createServer(config: AppConfig, httpOptions: HttpOptions = {}): Promise<Server> {
+  const app = await createApp(config)
+  const http = await createHttp(app, httpOptions)
+  const setupToken = randomString(32)
+  health.register(app, http)
+  setup.register(app, http, { setupToken })
+  collections.register(app, http)
+  records.register(app, http)
+  auth.register(app, http)
+  await http.ready()
+  return {
+    app,
+    http,
+    setupToken,
+    async close() {
+      await http.close()
+      await app.close()
+    },
+  }
+}

@@ -1,0 +1,62 @@
+import type { Dialect } from './dialect.js'
+import type { Sql } from './sql.js'
+
+/** One result row, column name → value. */
+export type Row = Record<string, unknown>
+
+/**
+ * A database handle. Outside a transaction reads may go to a reader connection and each write
+ * is serialised with every transaction; inside `transaction` everything runs on the writer.
+ */
+export interface Db {
+  readonly dialect: Dialect
+  /** True for a handle bound to an open transaction. */
+  readonly inTransaction: boolean
+  /** Runs a query and returns every row. */
+  all<T = Row>(query: Sql): Promise<T[]>
+  /** Runs a query and returns its first row. */
+  get<T = Row>(query: Sql): Promise<T | undefined>
+  /** Runs a statement that returns no rows. */
+  run(query: Sql): Promise<{ changes: number }>
+  /**
+   * Runs `fn` inside one transaction; nested calls join the outer one. Transactions never
+   * interleave: they are serialised by an async mutex.
+   */
+  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>
+  /** Checks a single read-only statement and describes its result columns without running it. */
+  describe(query: Sql): Promise<QueryColumn[]>
+  /** Forgets cached prepared statements (after DDL). */
+  resetStatements(): void
+  /** Closes every connection. */
+  close(): Promise<void>
+}
+
+/** A column of a query's result, as the engine describes it. */
+export interface QueryColumn {
+  name: string
+  /** The source table and column when the column is a plain reference to one. */
+  table: string | null
+  column: string | null
+  /** The declared type of the source column, if known. */
+  declaredType: string | null
+}
+
+/** A unique constraint violation, translated from the driver's error. */
+export class UniqueViolation extends Error {
+  constructor(
+    readonly table: string,
+    readonly columns: string[],
+    cause: unknown,
+  ) {
+    super(`unique constraint failed on ${table}(${columns.join(', ')})`, { cause })
+    this.name = 'UniqueViolation'
+  }
+}
+
+/** Any other driver failure, with the driver's message kept for logs and the SQL console. */
+export class DbError extends Error {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause })
+    this.name = 'DbError'
+  }
+}

@@ -1,0 +1,44 @@
+import type { CompiledQuery, Sql } from './sql.js'
+
+/** The storage classes a field type can ask for; each dialect maps them to a column type. */
+export type ColumnKind = 'text' | 'number' | 'bool' | 'json'
+
+/**
+ * Everything that differs between SQL engines, behind one contract. Code outside `store/` asks
+ * the dialect for a capability and never branches on its name. *(Kysely's DialectAdapter.)*
+ */
+export interface Dialect {
+  /** A short name for logs and tests only (`sqlite`, `postgres`). */
+  readonly name: string
+  /** Turns a fragment into SQL text with this dialect's placeholders and quoting. */
+  compile(fragment: Sql): CompiledQuery
+  /** Quotes one identifier. */
+  quoteIdent(name: string): string
+  /** The column type for a storage class, with its NOT NULL/default clause. */
+  columnDefinition(kind: ColumnKind): string
+  /** A JSON value at `path` inside a JSON text expression, as a scalar SQL value. */
+  jsonExtract(expr: Sql, path: readonly (string | number)[]): Sql
+  /** The length of a JSON array expression (0 for non-arrays and NULL). */
+  jsonArrayLength(expr: Sql): Sql
+  /**
+   * A table source expanding a JSON array into rows, for "every"/"any" semantics over
+   * multi-valued fields: `from` goes into a FROM clause, `value` names each item.
+   */
+  jsonEach(expr: Sql, alias: string): { from: Sql; value: Sql }
+  /** Case-insensitive LIKE with `\` as the escape character. */
+  like(left: Sql, right: Sql, negate: boolean): Sql
+  /** Null-safe equality (`IS` / `IS NOT DISTINCT FROM`) or its negation. */
+  isSame(left: Sql, right: Sql, negate: boolean): Sql
+  /** Lower-cases a text expression. */
+  lower(expr: Sql): Sql
+  /** A random ordering key. */
+  random(): Sql
+  /** The physical row order column of a table alias, if the engine has one. */
+  rowid(tableAlias: string): Sql | null
+  /** Casts an expression to a number for numeric comparison. */
+  castNumber(expr: Sql): Sql
+  /** Casts an expression to text. */
+  castText(expr: Sql): Sql
+  /** Calls the engine's strftime-like formatting on a date text value. */
+  strftime(format: Sql, value: Sql, modifiers: readonly Sql[]): Sql
+}

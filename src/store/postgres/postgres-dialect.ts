@@ -1,0 +1,103 @@
+/**
+ * The PostgreSQL dialect: `$n` placeholders, JSONB operators, ILIKE and `IS [NOT] DISTINCT FROM`.
+ * JSON columns are JSONB, so JSON values are read with `#>>` (as text).
+ */
+import type { ColumnKind, Dialect } from '../dialect.js'
+import { compileFragment, ident, param, quoteDoubled, sql, type Sql } from '../sql.js'
+
+const columnTypes: Readonly<Record<ColumnKind, string>> = {
+  text: "TEXT DEFAULT '' NOT NULL",
+  number: 'DOUBLE PRECISION DEFAULT 0 NOT NULL',
+  bool: 'BOOLEAN DEFAULT FALSE NOT NULL',
+  json: 'JSONB DEFAULT NULL',
+}
+
+/** `expr` when it holds a JSON array, else an empty one (jsonb array functions reject others). */
+function arrayOrEmpty(expr: Sql): Sql {
+  return sql`CASE WHEN jsonb_typeof(${expr}) = 'array' THEN ${expr} ELSE '[]'::jsonb END`
+}
+
+/** SQLite strftime codes and their `to_char` equivalents; others are rejected. */
+const strftimeCodes: Readonly<Record<string, string>> = {
+  d: 'DD',
+  f: 'SS.MS',
+  H: 'HH24',
+  j: 'DDD',
+  m: 'MM',
+  M: 'MI',
+  S: 'SS',
+  Y: 'YYYY',
+}
+
+/**
+ * Translates a SQLite strftime format into a `to_char` pattern; literal text is double-quoted
+ * so `to_char` copies it. Throws on codes that have no equivalent (`%s`, `%w`, `%W`, `%J`).
+ */
+export function toCharPattern(format: string): string {
+  let out = ''
+  let literal = ''
+  const flush = () => {
+    if (literal !== '') out += `"${literal.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
+    literal = ''
+  }
+  for (let i = 0; i < format.length; i++) {
+    const c = format[i]!
+    if (c !== '%') {
+      literal += c
+      continue
+    }
+    const code = format[++i] ?? ''
+    if (code === '%') {
+      literal += '%'
+      continue
+    }
+    const mapped = strftimeCodes[code]
+    if (mapped === undefined)
+      throw new Error(`strftime code %${code} is not supported on PostgreSQL`)
+    flush()
+    out += mapped
+  }
+  flush()
+  return out
+}
+
+/** The PostgreSQL implementation of `Dialect`. */
+export const postgresDialect: Dialect = {
+  name: 'postgres',
+  compile: (fragment) =>
+    compileFragment(
+      fragment,
+      (n) => `$${n}`,
+      quoteDoubled,
+      (v) => (v === undefined ? null : v),
+    ),
+  quoteIdent: quoteDoubled,
+  columnDefinition: (kind) => columnTypes[kind],
+  // NB: the path is always a bound text[] parameter, never spliced into the SQL text.
+  jsonExtract: (expr, path) => sql`(${expr} #>> ${param(path.map(String))}::text[])`,
+  jsonArrayLength: (expr) => sql`jsonb_array_length(${arrayOrEmpty(expr)})`,
+  jsonEach: (expr, alias) => ({
+    from: sql`jsonb_array_elements_text(${arrayOrEmpty(expr)}) AS ${ident(alias)}(${ident('value')})`,
+    value: sql`${ident(alias)}.${ident('value')}`,
+  }),
+  like: (left, right, negate) =>
+    negate
+      ? sql`CAST(${left} AS TEXT) NOT ILIKE ${right} ESCAPE '\\'`
+      : sql`CAST(${left} AS TEXT) ILIKE ${right} ESCAPE '\\'`,
+  isSame: (left, right, negate) =>
+    negate ? sql`${left} IS DISTINCT FROM ${right}` : sql`${left} IS NOT DISTINCT FROM ${right}`,
+  lower: (expr) => sql`LOWER(${expr})`,
+  random: () => sql`RANDOM()`,
+  rowid: () => null,
+  castNumber: (expr) => sql`CAST(${expr} AS DOUBLE PRECISION)`,
+  castText: (expr) => sql`CAST(${expr} AS TEXT)`,
+  strftime: (format, value, modifiers) => {
+    const only = format.parts.length === 1 ? format.parts[0] : undefined
+    if (!only || !('param' in only) || typeof only.param !== 'string') {
+      throw new Error('strftime needs a literal format on PostgreSQL')
+    }
+    if (modifiers.length > 0) throw new Error('strftime modifiers are not supported on PostgreSQL')
+    const time = sql`CAST(NULLIF(CAST(${value} AS TEXT), '') AS TIMESTAMPTZ) AT TIME ZONE 'UTC'`
+    return sql`to_char(${time}, ${param(toCharPattern(only.param))})`
+  },
+}
