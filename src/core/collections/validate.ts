@@ -1,5 +1,6 @@
 import { fieldError, type FieldError, type ValidationErrors } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
+import { validateRelationOptions } from '../fields/relation.js'
 import type { FieldLookup } from '../fields/field-type.js'
 import { validateRule } from '../rules/index.js'
 import { formatIndex, parseIndex } from './indexes.js'
@@ -118,11 +119,8 @@ function validateFields(c: Collection, old: Collection | undefined, lookup: Fiel
     const ft = getFieldType(f.type)
     if (!ft) e.type = fieldError('validation_in_invalid', 'Must be a valid value.')
     else if (c.type !== 'view') {
-      const optErrors = ft.validateOptions(f, lookup)
+      const optErrors = f.type === 'relation' ? validateRelationOptions(f, lookup, c) : ft.validateOptions(f, lookup)
       if (Object.keys(optErrors).length > 0) e.options = optErrors
-      if (f.type === 'relation' && !e.options && prev && prev.options.collectionId !== f.options.collectionId) {
-        e.options = { collectionId: fieldError('validation_field_relation_change', 'The relation collection cannot be changed.') }
-      }
     }
     if (Object.keys(e).length > 0) errors[String(i)] = e
   })

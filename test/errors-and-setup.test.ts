@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { silentLogger } from '../src/core/logger.js'
+import { createServer, type Server } from '../src/server.js'
+import { startServer, type TestServer } from './helpers/server.js'
+
+describe('health, routing and errors', () => {
+  let t: TestServer
+  beforeAll(async () => {
+    t = await startServer()
+  })
+  afterAll(() => t.close())
+
+  it('answers health publicly and with diagnostics for superusers', async () => {
+    const guest = await t.api('GET', '/api/health')
+    expect(guest.status).toBe(200)
+    expect(guest.body).toEqual({ code: 200, message: 'API is healthy.', data: {} })
+    const su = await t.api('GET', '/api/health', { token: t.suToken })
+    expect(su.body.data).toMatchObject({ canBackup: true, realIP: '127.0.0.1' })
+    expect(guest.headers.get('x-content-type-options')).toBe('nosniff')
+  })
+
+  it('answers unknown routes, trailing slashes and wrong methods with 404 in the error envelope', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/nope'],
+      ['GET', '/api/health/'],
+      ['DELETE', '/api/health'],
+      ['PUT', '/api/collections/users/records'],
+    ] as const) {
+      const res = await t.api(method, path)
+      expect(res.status, `${method} ${path}`).toBe(404)
+      expect(res.body).toEqual({ code: 404, message: "The requested resource wasn't found.", data: {} })
+    }
+  })
+
+  it('rejects malformed JSON with 400', async () => {
+    const res = await t.api('POST', '/api/collections/users/records', { raw: '{"a":', headers: { 'content-type': 'application/json' } })
+    expect(res.status).toBe(400)
+    expect(res.body.code).toBe(400)
+    expect(res.body.message).toMatch(/invalid JSON/)
+  })
+
+  it('rejects an unsupported content type with 400', async () => {
+    const res = await t.api('POST', '/api/collections/users/records', { raw: '<x/>', headers: { 'content-type': 'application/xml' } })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toBe('Unsupported Content-Type.')
+  })
+
+  it('rejects a body over the limit with 413', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(33 * 1024 * 1024) })
+    const res = await t.api('POST', '/api/collections/users/records', { raw: big, headers: { 'content-type': 'application/json' } })
+    expect(res.status).toBe(413)
+    expect(res.body).toEqual({ code: 413, message: 'Request entity too large.', data: {} })
+  })
+
+  it('treats an invalid token as a guest, not 401', async () => {
+    const res = await t.api('GET', '/api/health', { token: 'not-a-jwt' })
+    expect(res.status).toBe(200)
+    const list = await t.api('GET', '/api/collections', { token: 'bad' })
+    expect(list.status).toBe(401)
+  })
+
+  it('guards superuser-only endpoints: 401 without token, 403 for other auth records', async () => {
+    const user = await t.api('POST', '/api/collections/users/records', {
+      body: { email: 'u1@example.com', password: 'password123', passwordConfirm: 'password123' },
+    })
+    expect(user.status).toBe(200)
+    const login = await t.api('POST', '/api/collections/users/auth-with-password', { body: { identity: 'u1@example.com', password: 'password123' } })
+    expect(login.status).toBe(200)
+    const res = await t.api('GET', '/api/collections', { token: login.body.token })
+    expect(res.status).toBe(403)
+    expect(res.body.message).toBe('The authorized record is not allowed to perform this action.')
+  })
+})
+
+describe('setup', () => {
+  let server: Server
+  let url: string
+  let dir: string
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svcbase-setup-'))
+    server = await createServer({ dataDir: dir, logger: silentLogger })
+    url = await server.http.listen({ host: '127.0.0.1', port: 0 })
+  })
+  afterAll(async () => {
+    await server.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  const post = (body: unknown) =>
+    fetch(`${url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+  it('creates the first superuser once, then refuses', async () => {
+    expect(await (await fetch(`${url}/api/setup/status`)).json()).toEqual({ needsSetup: true })
+    const bad = await post({ email: 'root@example.com', password: 'longpassword1', passwordConfirm: 'other' })
+    expect(bad.status).toBe(400)
+    expect((await bad.json()).data.passwordConfirm.code).toBe('validation_values_mismatch')
+    const ok = await post({ email: 'root@example.com', password: 'longpassword1', passwordConfirm: 'longpassword1' })
+    expect(ok.status).toBe(200)
+    const body = await ok.json()
+    expect(typeof body.token).toBe('string')
+    expect(body.record.email).toBe('root@example.com')
+    expect(body.record.password).toBeUndefined()
+    expect(await (await fetch(`${url}/api/setup/status`)).json()).toEqual({ needsSetup: false })
+    const again = await post({ email: 'two@example.com', password: 'longpassword1', passwordConfirm: 'longpassword1' })
+    expect(again.status).toBe(400)
+    const cols = await fetch(`${url}/api/collections`, { headers: { authorization: `Bearer ${body.token}` } })
+    expect(cols.status).toBe(200)
+  })
+})

@@ -1,0 +1,61 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { manageSuperuser } from '../../src/core/auth/superusers.js'
+import { silentLogger } from '../../src/core/logger.js'
+import { createServer, type Server } from '../../src/server.js'
+
+/** A running server on a random loopback port with a signed-in superuser. */
+export interface TestServer {
+  server: Server
+  url: string
+  dir: string
+  suToken: string
+  /** Sends a JSON request; returns status and parsed body. */
+  api(method: string, path: string, opts?: { body?: unknown; token?: string | null; headers?: Record<string, string>; raw?: string | Buffer | FormData }): Promise<{ status: number; body: any; headers: Headers }>
+  close(): Promise<void>
+}
+
+export const SU_EMAIL = 'admin@example.com'
+export const SU_PASSWORD = 'supersecret123'
+
+/** Starts a fresh server with its own data directory. */
+export async function startServer(): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'svcbase-test-'))
+  const server = await createServer({ dataDir: dir, logger: silentLogger })
+  const address = await server.http.listen({ host: '127.0.0.1', port: 0 })
+  await manageSuperuser(server.app, 'create', SU_EMAIL, SU_PASSWORD)
+  const api: TestServer['api'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers }
+    const token = opts.token === undefined ? undefined : opts.token
+    if (token) headers.authorization = `Bearer ${token}`
+    let body: string | Buffer | FormData | undefined
+    if (opts.raw !== undefined) body = opts.raw
+    else if (opts.body !== undefined) {
+      headers['content-type'] = 'application/json'
+      body = JSON.stringify(opts.body)
+    }
+    const res = await fetch(`${address}${path}`, { method, headers, body })
+    const text = await res.text()
+    let parsed: unknown = text
+    try {
+      parsed = text === '' ? null : JSON.parse(text)
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, body: parsed, headers: res.headers }
+  }
+  const login = await api('POST', '/api/collections/_superusers/auth-with-password', { body: { identity: SU_EMAIL, password: SU_PASSWORD } })
+  if (login.status !== 200) throw new Error(`superuser login failed: ${JSON.stringify(login.body)}`)
+  return {
+    server,
+    url: address,
+    dir,
+    suToken: login.body.token as string,
+    api,
+    async close() {
+      await server.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
