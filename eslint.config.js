@@ -27,9 +27,12 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
+      // Fastify handlers are async by contract, whether or not they await.
+      '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
     },
   },
+  { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
   ...layers.slice(0, -1).map((layer) => ({
     files: [`src/${layer}/**/*.ts`],
     rules: { 'no-restricted-imports': ['error', { patterns: forbiddenFor(layer) }] },
@@ -42,6 +45,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
 )

@@ -96,10 +96,10 @@ describe('setup', () => {
     expect(await (await fetch(`${url}/api/setup/status`)).json()).toEqual({ needsSetup: true })
     const bad = await post({ email: 'root@example.com', password: 'longpassword1', passwordConfirm: 'other' })
     expect(bad.status).toBe(400)
-    expect((await bad.json()).data.passwordConfirm.code).toBe('validation_values_mismatch')
+    expect(((await bad.json()) as any).data.passwordConfirm.code).toBe('validation_values_mismatch')
     const ok = await post({ email: 'root@example.com', password: 'longpassword1', passwordConfirm: 'longpassword1' })
     expect(ok.status).toBe(200)
-    const body = await ok.json()
+    const body = (await ok.json()) as any
     expect(typeof body.token).toBe('string')
     expect(body.record.email).toBe('root@example.com')
     expect(body.record.password).toBeUndefined()

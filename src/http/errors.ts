@@ -26,7 +26,7 @@ export function errorHandler(logger: Logger) {
       logger.error('request failed', {
         method: req.method,
         url: req.url,
-        error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause),
+        error: cause instanceof Error ? (cause.stack ?? cause.message) : JSON.stringify(cause),
       })
     }
     void reply.code(api.status).type('application/json').send(api.toJSON())

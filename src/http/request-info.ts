@@ -12,7 +12,8 @@ declare module 'fastify' {
 export function requestInfo(req: FastifyRequest, body: Record<string, unknown> = {}, context: RequestContext = 'default'): RequestInfo {
   const query: Record<string, string> = {}
   for (const [k, v] of Object.entries((req.query ?? {}) as Record<string, unknown>)) {
-    query[k] = Array.isArray(v) ? String(v[0] ?? '') : String(v ?? '')
+    const first: unknown = Array.isArray(v) ? v[0] : v
+    query[k] = typeof first === 'string' ? first : first === undefined || first === null ? '' : JSON.stringify(first)
   }
   const headers: Record<string, string> = {}
   for (const [k, v] of Object.entries(req.headers)) {

@@ -17,7 +17,7 @@ export class Sql {
 }
 
 /** Anything the `sql` tag accepts as an interpolation: a fragment, or a value to bind. */
-export type SqlValue = Sql | unknown
+export type SqlValue = unknown
 
 /**
  * Builds a fragment: template text is trusted, interpolated `Sql` fragments are inlined, and any

@@ -14,7 +14,10 @@ const isEmail = (s: string): boolean => /^[^@\s]+@[^@\s]+$/.test(s)
 /** Validates the auth-with-password body (reference §1.4). */
 export function checkPasswordBody(c: Collection, body: Record<string, unknown>): { identity: string; password: string; identityField: string } {
   const errors: ValidationErrors = {}
-  const str = (k: string): string => (typeof body[k] === 'string' ? (body[k] as string) : '')
+  const str = (k: string): string => {
+    const v = body[k]
+    return typeof v === 'string' ? v : ''
+  }
   const [identity, password, identityField] = [str('identity'), str('password'), str('identityField')]
   if (identity === '') errors.identity = fieldError('validation_required', 'Cannot be blank.')
   else if (identity.length > 255) errors.identity = fieldError('validation_length_out_of_range', 'The length must be between {min} and {max}.', { min: 1, max: 255 })

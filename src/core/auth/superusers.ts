@@ -45,7 +45,7 @@ export async function manageSuperuser(
 /** Formats an ApiError with its field errors for a terminal. */
 export function describeError(err: unknown): string {
   if (err instanceof ApiError) {
-    const fields = Object.entries(err.data).map(([k, v]) => `  ${k}: ${'message' in v ? String(v.message) : JSON.stringify(v)}`)
+    const fields = Object.entries(err.data).map(([k, v]) => `  ${k}: ${typeof v.message === 'string' ? v.message : JSON.stringify(v)}`)
     return [err.message, ...fields].join('\n')
   }
   return err instanceof Error ? err.message : String(err)

@@ -22,7 +22,7 @@ function tokenConfig(collection: Collection, type: TokenType): TokenConfig {
 
 /** The HS256 key: the record's tokenKey plus the collection secret of that token type. */
 function signingKey(collection: Collection, record: RecordData, type: TokenType): Uint8Array {
-  return new TextEncoder().encode(String(record.tokenKey ?? '') + tokenConfig(collection, type).secret)
+  return new TextEncoder().encode((typeof record.tokenKey === 'string' ? record.tokenKey : '') + tokenConfig(collection, type).secret)
 }
 
 /**
@@ -73,7 +73,7 @@ export async function verifyToken(app: App, token: string, types: readonly Token
   if (!record) return null
   try {
     const { payload } = await jwtVerify(token, signingKey(collection, record, type as TokenType), { algorithms: ['HS256'] })
-    return { record, collection, claims: payload as Record<string, unknown> }
+    return { record, collection, claims: payload }
   } catch {
     return null
   }

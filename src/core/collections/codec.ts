@@ -128,7 +128,7 @@ function parseField(raw: unknown, existing: Field | undefined, errors: Validatio
     for (const [k, v] of Object.entries(raw)) if (!commonFieldKeys.has(k)) options[k] = v
   }
   const base = existing && existing.type === type ? existing.options : ft.defaultOptions()
-  const bool = (k: string, d: boolean): boolean => (typeof raw[k] === 'boolean' ? (raw[k] as boolean) : d)
+  const bool = (k: string, d: boolean): boolean => (typeof raw[k] === 'boolean' ? raw[k] : d)
   return makeField({
     id: typeof raw.id === 'string' && raw.id !== '' ? raw.id : existing?.id,
     name,
@@ -219,8 +219,10 @@ function mergeFields(
   if (merge === 'keep-missing') {
     for (const f of current) if (!used.has(f.id) && !out.some((o) => o.id === f.id)) out.push(f)
   } else {
-    // System fields are never dropped by omission; validation reports renames of them.
-    for (const f of current) if (f.system && !out.some((o) => o.id === f.id)) out.push(f)
+    // System fields are never dropped by omission: the leading ones (id, auth fields) go
+    // first and the autodate ones last, as in a fresh collection.
+    const missing = current.filter((f) => f.system && !out.some((o) => o.id === f.id))
+    return [...missing.filter((f) => f.type !== 'autodate'), ...out, ...missing.filter((f) => f.type === 'autodate')]
   }
   return out
 }

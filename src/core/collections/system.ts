@@ -82,12 +82,13 @@ const specs: SystemSpec[] = [
     type: 'base',
     fields: [text('name', { required: true }), { name: 'url', type: 'url', required: true }, text('collection', { required: true }), text('events'), text('secret', { hidden: true }), bool('enabled'), text('lastStatus'), text('lastError'), date('lastDelivery')],
   },
-  { id: 'svc_teams', name: '_teams', type: 'base', fields: [text('name', { required: true }), { name: 'owner', type: 'relation', options: { collectionId: USERS_ID, cascadeDelete: false, maxSelect: 1 } }] },
+  // Members point at any auth record by reference, so no user collection is pinned by them.
+  { id: 'svc_teams', name: '_teams', type: 'base', fields: [text('name', { required: true }), text('ownerRef'), text('ownerCollection')] },
   {
     id: 'svc_team_members',
     name: '_team_members',
     type: 'base',
-    fields: [relation('team', 'svc_teams'), relation('user', USERS_ID), select('role', ['owner', 'admin', 'member'])],
+    fields: [relation('team', 'svc_teams'), text('recordRef', { required: true }), text('collectionRef', { required: true }), select('role', ['owner', 'admin', 'member'])],
   },
   {
     id: 'svc_audit_log',

@@ -58,16 +58,18 @@ export interface ListParams {
   sort: string
 }
 
+const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '\u0000')
+
 const intParam = (v: unknown, name: string): number | undefined => {
   if (v === undefined || v === '') return undefined
-  const s = String(v)
+  const s = text(v)
   if (!/^-?\d+$/.test(s)) throw badRequest(`Invalid "${name}" value: expected an integer.`)
   return Number(s)
 }
 
 const boolParam = (v: unknown): boolean => {
   if (v === undefined || v === '') return false
-  const s = String(v).toLowerCase()
+  const s = text(v).toLowerCase()
   if (['1', 't', 'true'].includes(s)) return true
   if (['0', 'f', 'false'].includes(s)) return false
   throw badRequest('Invalid "skipTotal" value: expected a boolean.')

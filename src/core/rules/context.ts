@@ -58,9 +58,12 @@ export class RuleError extends Error {
 /** Collects the `LEFT JOIN`s an expression needs, each built once per key. */
 export class JoinSink {
   private readonly aliases = new Map<string, string>()
-  readonly clauses: Sql[] = []
 
-  constructor(private readonly state: CompileState) {}
+  /** `clauses` may be shared with another sink: same FROM, independent keys. */
+  constructor(
+    private readonly state: CompileState,
+    readonly clauses: Sql[] = [],
+  ) {}
 
   /** Adds the join `make(alias)` under `key` unless it is already there; returns its alias. */
   join(key: string, prefix: string, make: (alias: string) => Sql): string {
@@ -106,7 +109,10 @@ export function isJsonField(field: { type: string }): boolean {
 }
 
 /** The value class of a field's column. */
-export function fieldValueType(field: { type: string; options: Record<string, unknown> }): ValueType {
+export function fieldValueType(field: {
+  type: string
+  options: Record<string, unknown>
+}): ValueType {
   if (field.type === 'number') return 'number'
   if (field.type === 'bool') return 'bool'
   if (isJsonField(field)) return 'json'

@@ -5,12 +5,7 @@
 import { FilterSyntaxError, type FilterNode } from '../../tools/filter/index.js'
 import { column, ident, param, raw, sql, type Sql } from '../../store/sql.js'
 import type { Collection, Field } from '../collections/model.js'
-import {
-  JoinSink,
-  RuleError,
-  isMultiField,
-  type CompileState,
-} from './context.js'
+import { JoinSink, RuleError, isMultiField, type CompileState } from './context.js'
 import { parseCached } from './ast-cache.js'
 
 /** Where a path walk stands: the collection, its alias, and whether rows may repeat. */
@@ -29,7 +24,12 @@ const on = (alias: string, table: string, cond: Sql): Sql =>
  * In a client filter of a non-superuser, joined collections must be listable: a null listRule
  * refuses the path, a non-empty one is ANDed into the join so hidden rows read as NULL.
  */
-function listRuleCondition(state: CompileState, target: Collection, alias: string, path: string): Sql | null {
+function listRuleCondition(
+  state: CompileState,
+  target: Collection,
+  alias: string,
+  path: string,
+): Sql | null {
   if (!state.ctx.restricted) return null
   if (target.listRule === null) {
     throw new RuleError(`cannot filter by "${path}": only superusers can list "${target.name}"`)
@@ -49,7 +49,13 @@ function listRuleCondition(state: CompileState, target: Collection, alias: strin
 }
 
 /** `ON <cond>` plus the target's listRule when one applies. */
-function withRule(state: CompileState, target: Collection, alias: string, path: string, cond: Sql): Sql {
+function withRule(
+  state: CompileState,
+  target: Collection,
+  alias: string,
+  path: string,
+  cond: Sql,
+): Sql {
   const rule = listRuleCondition(state, target, alias, path)
   return rule ? sql`${cond} AND (${rule})` : cond
 }
@@ -95,7 +101,11 @@ export function joinIds(
 /** `LEFT JOIN json_each(expr) ON 1 = 1`; returns the item value expression. */
 export function joinEach(state: CompileState, sink: JoinSink, key: string, expr: Sql): Sql {
   const { dialect } = state.ctx
-  const alias = sink.join(key, 'j', (a) => sql`LEFT JOIN ${dialect.jsonEach(expr, a).from} ON 1 = 1`)
+  const alias = sink.join(
+    key,
+    'j',
+    (a) => sql`LEFT JOIN ${dialect.jsonEach(expr, a).from} ON 1 = 1`,
+  )
   return dialect.jsonEach(expr, alias).value
 }
 
@@ -117,7 +127,9 @@ export function joinBackRelation(
   if (!source || !field) return null
   const target = field.type === 'relation' ? relationTarget(state, field) : undefined
   if (target?.id !== base.collection.id) {
-    throw new RuleError(`invalid back-relation "${name}": "${m[2]}" does not point to "${base.collection.name}"`)
+    throw new RuleError(
+      `invalid back-relation "${name}": "${m[2]}" does not point to "${base.collection.name}"`,
+    )
   }
   const key = `${base.key}.${name}`
   const id = column(base.alias, 'id')
@@ -135,7 +147,12 @@ export function joinBackRelation(
 }
 
 /** Joins `@collection.<name>[:alias]` with no condition: every row of it, multi-valued. */
-export function joinCollection(state: CompileState, sink: JoinSink, name: string, tag: string): PathBase {
+export function joinCollection(
+  state: CompileState,
+  sink: JoinSink,
+  name: string,
+  tag: string,
+): PathBase {
   const target = state.ctx.findCollection(name)
   if (!target) throw new RuleError(`unknown collection "${name}" in "@collection.${name}"`)
   const key = `@collection.${target.id}:${tag}`
@@ -144,8 +161,15 @@ export function joinCollection(state: CompileState, sink: JoinSink, name: string
 }
 
 /** Joins the authenticated record's own row (for `@request.auth.<relation>.…`). */
-export function joinAuth(state: CompileState, sink: JoinSink, auth: Collection, id: unknown): PathBase {
-  const alias = sink.join('@request.auth', 'a', (a) => on(a, auth.name, sql`${column(a, 'id')} = ${param(id)}`))
+export function joinAuth(
+  state: CompileState,
+  sink: JoinSink,
+  auth: Collection,
+  id: unknown,
+): PathBase {
+  const alias = sink.join('@request.auth', 'a', (a) =>
+    on(a, auth.name, sql`${column(a, 'id')} = ${param(id)}`),
+  )
   return { collection: auth, alias, multi: false, key: '@request.auth' }
 }
 
@@ -165,7 +189,10 @@ function hasUniqueIndex(collection: Collection, field: Field): boolean {
     const m = /^\s*CREATE\s+UNIQUE\s+INDEX\b[^(]*\(([^()]*)\)\s*;?\s*$/i.exec(text)
     if (!m) return false
     const cols = m[1]!.split(',')
-    const col = cols[0]!.trim().split(/\s+/)[0]!.replace(/^[`"[]|[`"\]]$/g, '')
+    const col = cols[0]!
+      .trim()
+      .split(/\s+/)[0]!
+      .replace(/^[`"[]|[`"\]]$/g, '')
     return cols.length === 1 && col.toLowerCase() === name
   })
 }

@@ -1,4 +1,3 @@
-import type { Db } from '../db.js'
 import type { ColumnSpec, IndexSpec, SchemaManager } from '../schema.js'
 import { ident, join, raw, sql, type Sql } from '../sql.js'
 import { sqliteDialect } from './sqlite-dialect.js'

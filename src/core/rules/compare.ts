@@ -1,0 +1,135 @@
+/**
+ * Compiles one comparison: NULL/empty semantics of `=`/`!=` (reference §9.2), LIKE wrapping for
+ * `~`, and multi-valued operands ("every item" for plain operators, "any" for `?` ones).
+ */
+import type { ComparisonNode } from '../../tools/filter/index.js'
+import type { Dialect } from '../../store/dialect.js'
+import { join, param, raw, sql, type Sql } from '../../store/sql.js'
+import { JoinSink, type CompileState, type Operand } from './context.js'
+import { isEmptyConstant, isKnownConstant } from './constants.js'
+import { resolveOperand } from './resolve.js'
+
+type BaseOperator = '=' | '!=' | '>' | '>=' | '<' | '<=' | '~' | '!~'
+
+/**
+ * `left op right` as a boolean SQL expression over the filter's join scope. With a plain
+ * operator and a multi-valued side, no item may violate the condition either.
+ */
+export function compileComparison(node: ComparisonNode, state: CompileState): Sql {
+  const left = resolveOperand(node.left, state, state.sink)
+  const right = resolveOperand(node.right, state, state.sink)
+  const anyOf = node.operator.startsWith('?')
+  const op = (anyOf ? node.operator.slice(1) : node.operator) as BaseOperator
+  const expr = condition(left, op, right, state.ctx.dialect)
+  if (anyOf || (!left.multi && !right.multi)) return expr
+  return sql`(${expr} AND ${noViolation(left, op, right, state)})`
+}
+
+/** `NOT EXISTS` an item (from fresh joins of the multi-valued sides) failing the condition. */
+function noViolation(left: Operand, op: BaseOperator, right: Operand, state: CompileState): Sql {
+  const sink = new JoinSink(state)
+  const l = left.rebuild ? left.rebuild(sink) : left
+  // NB: the right side gets its own keys, so `a.x = a.y` pairs items independently.
+  const r = right.rebuild ? right.rebuild(new JoinSink(state, sink.clauses)) : right
+  const cond = condition(l, op, r, state.ctx.dialect)
+  return sql`NOT EXISTS (SELECT 1 FROM ${sink.from()} WHERE NOT (${cond}))`
+}
+
+/** The row-level condition for one pair of operands. */
+function condition(left: Operand, op: BaseOperator, right: Operand, dialect: Dialect): Sql {
+  let expr: Sql
+  switch (op) {
+    case '=':
+    case '!=':
+      expr = equality(left, right, op === '!=', dialect)
+      break
+    case '~':
+    case '!~':
+      expr = dialect.like(left.sql, likePattern(right, dialect), op === '!~')
+      break
+    default:
+      expr = sql`${left.sql} ${raw(op)} ${right.sql}`
+  }
+  const guards = [left.guard, right.guard].filter((g): g is Sql => g !== undefined)
+  return guards.length === 0 ? expr : sql`(${expr} AND ${join(guards, ' AND ')})`
+}
+
+const EMPTY = raw("''")
+
+/**
+ * `=` / `!=` where NULL and `''` are the same "empty": `a = ''` ⇔ `a = '' OR a IS NULL`,
+ * `!=` uses `IS NOT` so NULLs compare sanely, column vs column is COALESCE'd, JSON is not.
+ */
+function equality(left: Operand, right: Operand, negate: boolean, dialect: Dialect): Sql {
+  if (left.noCoalesce || right.noCoalesce) return dialect.isSame(left.sql, right.sql, negate)
+  const leftEmpty = isEmptyConstant(left)
+  const rightEmpty = isEmptyConstant(right)
+  if (leftEmpty && rightEmpty) return negate ? raw("'' <> ''") : raw("'' = ''")
+  if (isKnownConstant(left) || isKnownConstant(right)) {
+    const l = leftEmpty ? EMPTY : left.sql
+    const r = rightEmpty ? EMPTY : right.sql
+    return negate ? dialect.isSame(l, r, true) : sql`${l} = ${r}`
+  }
+  if (leftEmpty) return isEmpty(right, negate, dialect)
+  if (rightEmpty) return isEmpty(left, negate, dialect)
+  if (isTextual(left) && isTextual(right)) {
+    const l = sql`COALESCE(${left.sql}, '')`
+    const r = sql`COALESCE(${right.sql}, '')`
+    return negate ? dialect.isSame(l, r, true) : sql`${l} = ${r}`
+  }
+  return dialect.isSame(left.sql, right.sql, negate)
+}
+
+function isTextual(op: Operand): boolean {
+  return op.type === 'text' || op.type === 'any'
+}
+
+/** `x = '' OR x IS NULL` (numbers and booleans are never `''`: just the NULL test). */
+function isEmpty(op: Operand, negate: boolean, dialect: Dialect): Sql {
+  if (op.type === 'number' || op.type === 'bool') {
+    return negate ? sql`${op.sql} IS NOT NULL` : sql`${op.sql} IS NULL`
+  }
+  return negate
+    ? sql`(${dialect.isSame(op.sql, EMPTY, true)} AND ${op.sql} IS NOT NULL)`
+    : sql`(${op.sql} = '' OR ${op.sql} IS NULL)`
+}
+
+/**
+ * The right side of `~`: a text constant becomes `%text%` with `\`, `%`, `_` escaped unless it
+ * holds an unescaped `%` (then it is a pattern as is); a column is wrapped as `'%' || c || '%'`.
+ */
+function likePattern(right: Operand, dialect: Dialect): Sql {
+  const value = right.constant?.value
+  if (right.constant && typeof value === 'string') {
+    const pattern = hasUnescapedPercent(value) ? value : `%${escapeLike(value)}%`
+    return right.constant.lower ? dialect.lower(param(pattern)) : param(pattern)
+  }
+  if (right.constant) return right.sql
+  return sql`('%' || ${right.sql} || '%')`
+}
+
+function hasUnescapedPercent(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '\\') i++
+    else if (text[i] === '%') return true
+  }
+  return false
+}
+
+/** Escapes LIKE specials; a backslash already escaping a special is kept as is. */
+export function escapeLike(text: string): string {
+  let out = ''
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    const next = text[i + 1]
+    if (c === '\\' && next !== undefined && '\\%_'.includes(next)) {
+      out += c + next
+      i++
+    } else if ('\\%_'.includes(c)) {
+      out += `\\${c}`
+    } else {
+      out += c
+    }
+  }
+  return out
+}

@@ -1,0 +1,137 @@
+/**
+ * Filter, sort and rule compilation: text → cached AST → one parameterised boolean expression
+ * (or ORDER BY items) over the collection's alias in the outer query.
+ */
+import {
+  FilterSyntaxError,
+  identifierNode,
+  parseSort,
+  visitFilter,
+  type FilterNode,
+  type SortItem,
+} from '../../tools/filter/index.js'
+import type { Dialect } from '../../store/dialect.js'
+import { join, raw, sql, type Sql } from '../../store/sql.js'
+import { sqliteDialect } from '../../store/sqlite/sqlite-dialect.js'
+import type { Collection } from '../collections/model.js'
+import { badRequest } from '../errors.js'
+import { parseCached } from './ast-cache.js'
+import { compileComparison } from './compare.js'
+import { JoinSink, RuleError, type CompileState, type RuleContext } from './context.js'
+import { resolveOperand } from './resolve.js'
+
+class State implements CompileState {
+  readonly sink: JoinSink = new JoinSink(this)
+
+  constructor(
+    readonly ctx: RuleContext,
+    readonly now: Date = ctx.now ?? new Date(),
+    private readonly counter = { n: 0 },
+  ) {}
+
+  nextAlias(prefix: string): string {
+    return `_${prefix}${++this.counter.n}`
+  }
+
+  compileNode(node: FilterNode): Sql {
+    return visitFilter(node, {
+      comparison: (n) => compileComparison(n, this),
+      and: (terms) => sql`(${join(terms, ' AND ')})`,
+      or: (terms) => sql`(${join(terms, ' OR ')})`,
+    })
+  }
+
+  finish(expr: Sql): Sql {
+    if (this.sink.clauses.length === 0) return expr
+    return sql`EXISTS (SELECT 1 FROM ${this.sink.from()} WHERE ${expr})`
+  }
+
+  nested(collection: Collection, alias: string): CompileState {
+    return new State({ ...this.ctx, collection, alias, restricted: false }, this.now, this.counter)
+  }
+}
+
+/** Runs `fn`, turning syntax and resolution errors into a 400 with a precise message. */
+function reported<T>(what: 'filter' | 'sort', fn: () => T): T {
+  try {
+    return fn()
+  } catch (e) {
+    if (e instanceof FilterSyntaxError || e instanceof RuleError) {
+      throw badRequest(`Invalid ${what}: ${e.message}`, {}, e)
+    }
+    throw e
+  }
+}
+
+/**
+ * Compiles a filter or rule into one boolean SQL expression over `ctx.alias`, to be used as
+ * `SELECT … FROM "<table>" AS <alias> WHERE <expr>`. Relations, back-relations, `:each` and
+ * `@collection` become correlated subqueries; every user value is a bound parameter. Throws
+ * ApiError 400 (`Invalid filter: …`) on bad input, 403 for `@request`/`@collection` when
+ * `ctx.restricted`.
+ */
+export function compileFilter(text: string, ctx: RuleContext): Sql {
+  return reported('filter', () => {
+    const state = new State(ctx)
+    return state.finish(state.compileNode(parseCached(text)))
+  })
+}
+
+/**
+ * Compiles a sort list into ORDER BY items (expression plus `ASC`/`DESC`). Fields resolve like
+ * filter paths; a joined value is read by a scalar subquery (MIN/MAX of multi-valued ones).
+ * `@random` and `@rowid` are the special keys. Throws ApiError 400 (`Invalid sort: …`) / 403.
+ */
+export function compileSort(text: string, ctx: RuleContext): Sql[] {
+  return reported('sort', () => {
+    const state = new State(ctx)
+    return parseSort(text).map((item) => sortExpression(item, state))
+  })
+}
+
+function sortExpression(item: SortItem, state: State): Sql {
+  const { dialect, collection, alias } = state.ctx
+  const direction = raw(item.direction)
+  if (item.field === '@random') return sql`${dialect.random()} ${direction}`
+  if (item.field === '@rowid') {
+    const rowid = collection.type === 'view' ? null : dialect.rowid(alias)
+    if (!rowid) throw new RuleError('@rowid is not available for this collection')
+    return sql`${rowid} ${direction}`
+  }
+  const sink = new JoinSink(state)
+  const op = resolveOperand(identifierNode(item.field, 0), state, sink)
+  if (!op.fromColumn) throw new RuleError(`cannot sort by "${item.field}", it is not a field`)
+  if (sink.clauses.length === 0) return sql`${op.sql} ${direction}`
+  const value = op.multi ? sql`${raw(item.direction === 'ASC' ? 'MIN' : 'MAX')}(${op.sql})` : op.sql
+  return sql`(SELECT ${value} FROM ${sink.from()}) ${direction}`
+}
+
+/**
+ * Checks a rule when a collection is saved: syntax, fields, relations and modifiers, with no
+ * request (`@request.*` values read as NULL). Returns the reason it is invalid (no trailing
+ * period, e.g. `unknown field "foo"`) or `null` when it is valid or empty.
+ */
+export function validateRule(
+  text: string,
+  collection: Collection,
+  findCollection: (idOrName: string) => Collection | undefined,
+  dialect: Dialect = sqliteDialect,
+): string | null {
+  if (text.trim() === '') return null
+  const ctx: RuleContext = {
+    dialect,
+    collection,
+    alias: collection.name,
+    findCollection,
+    request: null,
+    restricted: false,
+  }
+  try {
+    const state = new State(ctx)
+    state.finish(state.compileNode(parseCached(text)))
+    return null
+  } catch (e) {
+    if (e instanceof FilterSyntaxError || e instanceof RuleError) return e.message
+    throw e
+  }
+}

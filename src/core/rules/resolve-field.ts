@@ -1,0 +1,155 @@
+/**
+ * Resolves collection field paths (`title`, `data.a.0`, `author.name:lower`,
+ * `comments_via_post.message`, `tags:each`) to operands over the filter's join scope.
+ */
+import { column, sql } from '../../store/sql.js'
+import type { Field } from '../collections/model.js'
+import {
+  RuleError,
+  fieldValueType,
+  isJsonField,
+  isMultiField,
+  type CompileState,
+  type JoinSink,
+  type Operand,
+} from './context.js'
+import { joinBackRelation, joinEach, joinRelation, type PathBase } from './joins.js'
+
+/** The modifiers a path may end with. */
+export const modifiers = ['lower', 'length', 'each', 'isset', 'changed'] as const
+
+/** One modifier (`:lower`, …). */
+export type Modifier = (typeof modifiers)[number]
+
+/** Splits an identifier into path segments and the modifier of its last segment. */
+export function splitPath(name: string): { segments: string[]; modifier: Modifier | null } {
+  const segments = name.split('.')
+  const last = segments[segments.length - 1]!
+  const colon = last.indexOf(':')
+  let modifier: Modifier | null = null
+  if (colon !== -1) {
+    const text = last.slice(colon + 1)
+    if (!(modifiers as readonly string[]).includes(text)) {
+      throw new RuleError(`unknown modifier ":${text}" in "${name}"`)
+    }
+    modifier = text as Modifier
+    segments[segments.length - 1] = last.slice(0, colon)
+  }
+  if (segments.some((s) => s === '')) throw new RuleError(`invalid field path "${name}"`)
+  return { segments, modifier }
+}
+
+/**
+ * Walks `segments` from `start`: relations and back-relations join, a JSON field takes the
+ * rest as a JSON path, the last segment is a column with its modifier applied. `name` is the
+ * whole identifier; its part before `segments` prefixes paths in messages.
+ */
+export function resolveFieldPath(
+  state: CompileState,
+  sink: JoinSink,
+  start: PathBase,
+  segments: readonly string[],
+  modifier: Modifier | null,
+  name: string,
+): Operand {
+  const { ctx } = state
+  const bare = modifier ? name.slice(0, name.length - modifier.length - 1) : name
+  const prefix = bare.slice(0, bare.length - segments.join('.').length)
+  let base = start
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i]!
+    const path = prefix + segments.slice(0, i + 1).join('.')
+    const last = i === segments.length - 1
+    const field = base.collection.fields.find((f) => f.name === seg)
+    if (!field) {
+      const back = last ? null : joinBackRelation(state, sink, base, seg, path)
+      if (!back) throw new RuleError(`unknown field "${path}"`)
+      base = back
+      continue
+    }
+    if (field.hidden && ctx.restricted) throw new RuleError(`the field "${path}" is hidden`)
+    if (isJsonField(field)) return jsonPath(state, base, field, segments.slice(i + 1), modifier)
+    if (last) return lastField(state, sink, base, field, modifier, name)
+    if (field.type !== 'relation') {
+      throw new RuleError(`unknown field "${prefix}${segments.slice(0, i + 2).join('.')}"`)
+    }
+    // NB: `rel.id` of a single relation is the stored id; skip the join (unless a listRule applies).
+    if (
+      !isMultiField(field) &&
+      !ctx.restricted &&
+      i === segments.length - 2 &&
+      segments[i + 1] === 'id'
+    ) {
+      return lastField(state, sink, base, field, modifier, name)
+    }
+    base = joinRelation(state, sink, base, field, path)
+  }
+  throw new RuleError(`invalid field path "${name}"`)
+}
+
+function lastField(
+  state: CompileState,
+  sink: JoinSink,
+  base: PathBase,
+  field: Field,
+  modifier: Modifier | null,
+  name: string,
+): Operand {
+  const { dialect, restricted } = state.ctx
+  const col = column(base.alias, field.name)
+  const common = { fromColumn: true, multi: base.multi } as const
+  // NB: non-superusers may only match e-mails their owners made visible.
+  const guard =
+    restricted && field.name === 'email' && base.collection.type === 'auth'
+      ? sql`${column(base.alias, 'emailVisibility')} = TRUE`
+      : undefined
+  const guarded = guard ? { ...common, guard } : common
+  switch (modifier) {
+    case null:
+      return { ...guarded, sql: col, type: isMultiField(field) ? 'text' : fieldValueType(field) }
+    case 'lower':
+      return { ...guarded, sql: dialect.lower(col), type: 'text' }
+    case 'length':
+      if (isMultiField(field))
+        return { ...common, sql: dialect.jsonArrayLength(col), type: 'number' }
+      if (field.type === 'select' || field.type === 'relation' || field.type === 'file') {
+        const len = sql`(CASE WHEN COALESCE(${col}, '') = '' THEN 0 ELSE 1 END)`
+        return { ...common, sql: len, type: 'number' }
+      }
+      throw new RuleError(`the :length modifier needs a select, relation or file field ("${name}")`)
+    case 'each': {
+      if (!isMultiField(field)) {
+        throw new RuleError(`the :each modifier needs a multi-valued field ("${name}")`)
+      }
+      const value = joinEach(state, sink, `${base.key}.${field.name}:each`, col)
+      return { ...guarded, sql: value, type: 'any', multi: true }
+    }
+    default:
+      throw new RuleError(`the :${modifier} modifier applies only to @request.* fields ("${name}")`)
+  }
+}
+
+/** A JSON field with an optional path (`data.a.0.b`, `geo.lat`); digit segments are indexes. */
+function jsonPath(
+  state: CompileState,
+  base: PathBase,
+  field: Field,
+  rest: readonly string[],
+  modifier: Modifier | null,
+): Operand {
+  const { dialect } = state.ctx
+  const col = column(base.alias, field.name)
+  const path = rest.map((s) => (/^[0-9]+$/.test(s) ? Number(s) : s))
+  const value = path.length === 0 ? col : dialect.jsonExtract(col, path)
+  const common = { fromColumn: true, multi: base.multi, noCoalesce: true } as const
+  switch (modifier) {
+    case null:
+      return { ...common, sql: value, type: 'json' }
+    case 'lower':
+      return { ...common, sql: dialect.lower(value), type: 'json' }
+    default:
+      throw new RuleError(
+        `the :${modifier} modifier is not supported on JSON field "${field.name}"`,
+      )
+  }
+}
