@@ -110,3 +110,40 @@ describe('setup', () => {
     expect(cols.status).toBe(200)
   })
 })
+
+describe('unknown faults', () => {
+  let t: TestServer
+  beforeAll(async () => {
+    t = await startServer()
+  })
+  afterAll(() => t.close())
+
+  it('answers 500 with a generic message and logs the cause', async () => {
+    const logged: string[] = []
+    const logger = t.server.app.logger as { error: (m: string, d?: Record<string, unknown>) => void }
+    const original = logger.error
+    logger.error = (m, d) => logged.push(`${m} ${JSON.stringify(d)}`)
+    const id = t.server.app.hooks.onRecordCreate.bind(() => {
+      throw new Error('disk on fire')
+    })
+    const res = await t.api('POST', '/api/collections/users/records', { body: { email: 'x@example.com', password: 'password123', passwordConfirm: 'password123' } })
+    t.server.app.hooks.onRecordCreate.unbind(id)
+    logger.error = original
+    expect(res.status).toBe(500)
+    expect(res.body).toEqual({ code: 500, message: 'Something went wrong while processing your request.', data: {} })
+    expect(JSON.stringify(res.body)).not.toContain('disk on fire')
+    expect(logged.join('\n')).toContain('disk on fire')
+  })
+
+  it('rejects wrong superuser credentials with 400 and bad input with field errors', async () => {
+    const wrong = await t.api('POST', '/api/collections/_superusers/auth-with-password', { body: { identity: 'admin@example.com', password: 'nope' } })
+    expect(wrong.status).toBe(400)
+    expect(wrong.body).toEqual({ code: 400, message: 'Failed to authenticate.', data: {} })
+    const unknown = await t.api('POST', '/api/collections/_superusers/auth-with-password', { body: { identity: 'ghost@example.com', password: 'whatever1' } })
+    expect(unknown.body.message).toBe('Failed to authenticate.')
+    const blank = await t.api('POST', '/api/collections/_superusers/auth-with-password', { body: {} })
+    expect(blank.body.data.identity.code).toBe('validation_required')
+    const notAuth = await t.api('POST', '/api/collections/_logs/auth-with-password', { body: { identity: 'a', password: 'b' } })
+    expect(notAuth.status).toBe(404)
+  })
+})

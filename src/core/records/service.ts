@@ -105,7 +105,7 @@ export class RecordService {
     await this.preparePasswords(collection, record, applied.passwords, true, errors)
     const resolved = { ...info, body: applied.resolvedBody }
     const saved = await this.app.runInTransaction(async (tx) => {
-      Object.assign(errors, await validateRecord(collection, record, { isNew: true, lookup: tx.collections.lookup(), skip: new Set(applied.passwords.keys()) }))
+      Object.assign(errors, await validateRecord(collection, record, { isNew: true, lookup: tx.collections.lookup(), skip: passwordFields(collection) }))
       if (hasErrors(errors)) throw badRequest('Failed to create record.', errors)
       await tx.hooks.onRecordCreate.trigger(
         { app: tx, collection, record, request: resolved },
@@ -155,7 +155,7 @@ export class RecordService {
       }
       const now = nowDate()
       for (const f of collection.fields) if (f.type === 'autodate') record[f.name] = autodateValue(f, false, now) ?? record[f.name]
-      Object.assign(errors, await validateRecord(collection, record, { isNew: false, original, lookup: tx.collections.lookup(), skip: new Set(['password']) }))
+      Object.assign(errors, await validateRecord(collection, record, { isNew: false, original, lookup: tx.collections.lookup(), skip: passwordFields(collection) }))
       if (hasErrors(errors)) throw badRequest('Failed to update record.', errors)
       await tx.hooks.onRecordUpdate.trigger(
         { app: tx, collection, record, original, request: { ...info, body: applied.resolvedBody } },
@@ -241,6 +241,11 @@ export class RecordService {
   ruleContext(collection: Collection, info: RequestInfo | null) {
     return ruleContext(this.app, collection, info, false)
   }
+}
+
+/** Password fields are validated in plain text before hashing, not with the record. */
+function passwordFields(collection: Collection): Set<string> {
+  return new Set(collection.fields.filter((f) => f.type === 'password').map((f) => f.name))
 }
 
 function internalInfo(): RequestInfo {
