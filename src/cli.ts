@@ -11,7 +11,15 @@ const USAGE = `Usage:
   svcbase superuser delete EMAIL [--dir=./svc_data]`
 
 /** PocketBase flags accepted for script compatibility and ignored (DECISIONS "CLI"). */
-const IGNORED = ['automigrate', 'migrationsDir', 'publicDir', 'encryptionEnv', 'queryTimeout', 'origins', 'https']
+const IGNORED = [
+  'automigrate',
+  'migrationsDir',
+  'publicDir',
+  'encryptionEnv',
+  'queryTimeout',
+  'origins',
+  'https',
+]
 
 function parse(argv: string[]) {
   return parseArgs({
@@ -33,19 +41,28 @@ function splitAddress(addr: string): { host: string; port: number } {
   const i = addr.lastIndexOf(':')
   const host = i > 0 ? addr.slice(0, i).replace(/^\[|\]$/g, '') : '127.0.0.1'
   const port = Number(i >= 0 ? addr.slice(i + 1) : addr)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --http address "${addr}"`)
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`invalid --http address "${addr}"`)
   return { host, port }
 }
 
 async function serve(values: ReturnType<typeof parse>['values']): Promise<void> {
-  for (const k of IGNORED) if (values[k as keyof typeof values] !== undefined) console.warn(`warning: --${k} is accepted for PocketBase compatibility and ignored`)
+  for (const k of IGNORED)
+    if (values[k as keyof typeof values] !== undefined)
+      console.warn(`warning: --${k} is accepted for PocketBase compatibility and ignored`)
   const { host, port } = splitAddress(String(values.http))
-  const server = await createServer({ dataDir: resolve(String(values.dir)), hooksDir: resolve(String(values.hooksDir)), dev: Boolean(values.dev) })
+  const server = await createServer({
+    dataDir: resolve(String(values.dir)),
+    hooksDir: resolve(String(values.hooksDir)),
+    dev: Boolean(values.dev),
+  })
   const address = await server.http.listen({ host, port })
   console.log(`svcbase serving ${address}/api/ with data in ${resolve(String(values.dir))}`)
   if ((await countSuperusers(server.app)) === 0) {
     console.log(`No superuser yet. Create one with "svcbase superuser create EMAIL PASSWORD",`)
-    console.log(`or POST ${address}/api/setup {email, password, passwordConfirm, token} with the one-time setup token:`)
+    console.log(
+      `or POST ${address}/api/setup {email, password, passwordConfirm, token} with the one-time setup token:`,
+    )
     console.log(`  ${server.setupToken}`)
   }
   const stop = () => {
@@ -60,10 +77,18 @@ async function serve(values: ReturnType<typeof parse>['values']): Promise<void> 
 
 async function superuser(positionals: string[], dir: string): Promise<void> {
   const [action, email, password] = positionals
-  if (!action || !['create', 'upsert', 'update', 'delete'].includes(action) || !email || (action !== 'delete' && !password)) {
+  if (
+    !action ||
+    !['create', 'upsert', 'update', 'delete'].includes(action) ||
+    !email ||
+    (action !== 'delete' && !password)
+  ) {
     throw new Error(USAGE)
   }
-  const app = await createApp({ dataDir: resolve(dir), logger: { debug() {}, info() {}, warn: console.warn, error: console.error } })
+  const app = await createApp({
+    dataDir: resolve(dir),
+    logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
+  })
   try {
     await manageSuperuser(app, action as 'create', email, password)
     console.log(`superuser ${email}: ${action} done`)

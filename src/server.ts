@@ -18,7 +18,10 @@ export interface Server {
 }
 
 /** The composition root: builds the app, the HTTP instance, and registers every feature. */
-export async function createServer(config: AppConfig, httpOptions: HttpOptions = {}): Promise<Server> {
+export async function createServer(
+  config: AppConfig,
+  httpOptions: HttpOptions = {},
+): Promise<Server> {
   const app = await createApp(config)
   const http = await createHttp(app, httpOptions)
   const setupToken = randomString(32)

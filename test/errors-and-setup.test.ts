@@ -31,26 +31,39 @@ describe('health, routing and errors', () => {
     ] as const) {
       const res = await t.api(method, path)
       expect(res.status, `${method} ${path}`).toBe(404)
-      expect(res.body).toEqual({ code: 404, message: "The requested resource wasn't found.", data: {} })
+      expect(res.body).toEqual({
+        code: 404,
+        message: "The requested resource wasn't found.",
+        data: {},
+      })
     }
   })
 
   it('rejects malformed JSON with 400', async () => {
-    const res = await t.api('POST', '/api/collections/users/records', { raw: '{"a":', headers: { 'content-type': 'application/json' } })
+    const res = await t.api('POST', '/api/collections/users/records', {
+      raw: '{"a":',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(400)
     expect(res.body.code).toBe(400)
     expect(res.body.message).toMatch(/invalid JSON/)
   })
 
   it('rejects an unsupported content type with 400', async () => {
-    const res = await t.api('POST', '/api/collections/users/records', { raw: '<x/>', headers: { 'content-type': 'application/xml' } })
+    const res = await t.api('POST', '/api/collections/users/records', {
+      raw: '<x/>',
+      headers: { 'content-type': 'application/xml' },
+    })
     expect(res.status).toBe(400)
     expect(res.body.message).toBe('Unsupported Content-Type.')
   })
 
   it('rejects a body over the limit with 413', async () => {
     const big = JSON.stringify({ name: 'x'.repeat(33 * 1024 * 1024) })
-    const res = await t.api('POST', '/api/collections/users/records', { raw: big, headers: { 'content-type': 'application/json' } })
+    const res = await t.api('POST', '/api/collections/users/records', {
+      raw: big,
+      headers: { 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(413)
     expect(res.body).toEqual({ code: 413, message: 'Request entity too large.', data: {} })
   })
@@ -67,7 +80,9 @@ describe('health, routing and errors', () => {
       body: { email: 'u1@example.com', password: 'password123', passwordConfirm: 'password123' },
     })
     expect(user.status).toBe(200)
-    const login = await t.api('POST', '/api/collections/users/auth-with-password', { body: { identity: 'u1@example.com', password: 'password123' } })
+    const login = await t.api('POST', '/api/collections/users/auth-with-password', {
+      body: { identity: 'u1@example.com', password: 'password123' },
+    })
     expect(login.status).toBe(200)
     const res = await t.api('GET', '/api/collections', { token: login.body.token })
     expect(res.status).toBe(403)
@@ -90,23 +105,41 @@ describe('setup', () => {
   })
 
   const post = (body: unknown) =>
-    fetch(`${url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    fetch(`${url}/api/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
 
   it('creates the first superuser once, then refuses', async () => {
     expect(await (await fetch(`${url}/api/setup/status`)).json()).toEqual({ needsSetup: true })
-    const bad = await post({ email: 'root@example.com', password: 'longpassword1', passwordConfirm: 'other' })
+    const bad = await post({
+      email: 'root@example.com',
+      password: 'longpassword1',
+      passwordConfirm: 'other',
+    })
     expect(bad.status).toBe(400)
     expect(((await bad.json()) as any).data.passwordConfirm.code).toBe('validation_values_mismatch')
-    const ok = await post({ email: 'root@example.com', password: 'longpassword1', passwordConfirm: 'longpassword1' })
+    const ok = await post({
+      email: 'root@example.com',
+      password: 'longpassword1',
+      passwordConfirm: 'longpassword1',
+    })
     expect(ok.status).toBe(200)
     const body = (await ok.json()) as any
     expect(typeof body.token).toBe('string')
     expect(body.record.email).toBe('root@example.com')
     expect(body.record.password).toBeUndefined()
     expect(await (await fetch(`${url}/api/setup/status`)).json()).toEqual({ needsSetup: false })
-    const again = await post({ email: 'two@example.com', password: 'longpassword1', passwordConfirm: 'longpassword1' })
+    const again = await post({
+      email: 'two@example.com',
+      password: 'longpassword1',
+      passwordConfirm: 'longpassword1',
+    })
     expect(again.status).toBe(400)
-    const cols = await fetch(`${url}/api/collections`, { headers: { authorization: `Bearer ${body.token}` } })
+    const cols = await fetch(`${url}/api/collections`, {
+      headers: { authorization: `Bearer ${body.token}` },
+    })
     expect(cols.status).toBe(200)
   })
 })
@@ -120,30 +153,46 @@ describe('unknown faults', () => {
 
   it('answers 500 with a generic message and logs the cause', async () => {
     const logged: string[] = []
-    const logger = t.server.app.logger as { error: (m: string, d?: Record<string, unknown>) => void }
+    const logger = t.server.app.logger as {
+      error: (m: string, d?: Record<string, unknown>) => void
+    }
     const original = logger.error
     logger.error = (m, d) => logged.push(`${m} ${JSON.stringify(d)}`)
     const id = t.server.app.hooks.onRecordCreate.bind(() => {
       throw new Error('disk on fire')
     })
-    const res = await t.api('POST', '/api/collections/users/records', { body: { email: 'x@example.com', password: 'password123', passwordConfirm: 'password123' } })
+    const res = await t.api('POST', '/api/collections/users/records', {
+      body: { email: 'x@example.com', password: 'password123', passwordConfirm: 'password123' },
+    })
     t.server.app.hooks.onRecordCreate.unbind(id)
     logger.error = original
     expect(res.status).toBe(500)
-    expect(res.body).toEqual({ code: 500, message: 'Something went wrong while processing your request.', data: {} })
+    expect(res.body).toEqual({
+      code: 500,
+      message: 'Something went wrong while processing your request.',
+      data: {},
+    })
     expect(JSON.stringify(res.body)).not.toContain('disk on fire')
     expect(logged.join('\n')).toContain('disk on fire')
   })
 
   it('rejects wrong superuser credentials with 400 and bad input with field errors', async () => {
-    const wrong = await t.api('POST', '/api/collections/_superusers/auth-with-password', { body: { identity: 'admin@example.com', password: 'nope' } })
+    const wrong = await t.api('POST', '/api/collections/_superusers/auth-with-password', {
+      body: { identity: 'admin@example.com', password: 'nope' },
+    })
     expect(wrong.status).toBe(400)
     expect(wrong.body).toEqual({ code: 400, message: 'Failed to authenticate.', data: {} })
-    const unknown = await t.api('POST', '/api/collections/_superusers/auth-with-password', { body: { identity: 'ghost@example.com', password: 'whatever1' } })
+    const unknown = await t.api('POST', '/api/collections/_superusers/auth-with-password', {
+      body: { identity: 'ghost@example.com', password: 'whatever1' },
+    })
     expect(unknown.body.message).toBe('Failed to authenticate.')
-    const blank = await t.api('POST', '/api/collections/_superusers/auth-with-password', { body: {} })
+    const blank = await t.api('POST', '/api/collections/_superusers/auth-with-password', {
+      body: {},
+    })
     expect(blank.body.data.identity.code).toBe('validation_required')
-    const notAuth = await t.api('POST', '/api/collections/_logs/auth-with-password', { body: { identity: 'a', password: 'b' } })
+    const notAuth = await t.api('POST', '/api/collections/_logs/auth-with-password', {
+      body: { identity: 'a', password: 'b' },
+    })
     expect(notAuth.status).toBe(404)
   })
 })

@@ -16,7 +16,15 @@ describe('record hooks and events', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svcbase-hooks-'))
     app = await createApp({ dataDir: dir, logger: silentLogger })
-    await app.collections.create({ name: 'notes', listRule: '', viewRule: '', createRule: '', updateRule: '', deleteRule: '', schema: [{ name: 'text', type: 'text' }] })
+    await app.collections.create({
+      name: 'notes',
+      listRule: '',
+      viewRule: '',
+      createRule: '',
+      updateRule: '',
+      deleteRule: '',
+      schema: [{ name: 'text', type: 'text' }],
+    })
     app.events.subscribe((e) => {
       events.push(e)
     })
@@ -31,12 +39,15 @@ describe('record hooks and events', () => {
 
   it('runs create hooks inside the transaction around the write', async () => {
     const seen: string[] = []
-    const id = app.hooks.onRecordCreate.bind(async (e) => {
-      e.record.text = `${String(e.record.text)}!`
-      seen.push('before')
-      await e.next()
-      seen.push('after')
-    }, ['notes'])
+    const id = app.hooks.onRecordCreate.bind(
+      async (e) => {
+        e.record.text = `${String(e.record.text)}!`
+        seen.push('before')
+        await e.next()
+        seen.push('after')
+      },
+      ['notes'],
+    )
     const rec = await app.records.create(notes(), { text: 'hi' }, internalRequest())
     app.hooks.onRecordCreate.unbind(id)
     expect(seen).toEqual(['before', 'after'])
@@ -50,7 +61,9 @@ describe('record hooks and events', () => {
       await e.next()
       throw badRequest('Rejected by hook.')
     })
-    await expect(app.records.create(notes(), { text: 'nope' }, internalRequest())).rejects.toMatchObject({ status: 400 })
+    await expect(
+      app.records.create(notes(), { text: 'nope' }, internalRequest()),
+    ).rejects.toMatchObject({ status: 400 })
     app.hooks.onRecordCreate.unbind(id)
     expect(await count()).toBe(before)
     await new Promise((r) => setTimeout(r, 20))

@@ -19,7 +19,14 @@ describe('official pocketbase JS SDK', () => {
     expect(pb.authStore.isValid).toBe(true)
     expect(pb.authStore.isSuperuser).toBe(true)
 
-    await pb.collections.create({ name: 'notes', type: 'base', fields: [{ name: 'text', type: 'text', required: true }, { name: 'n', type: 'number' }] })
+    await pb.collections.create({
+      name: 'notes',
+      type: 'base',
+      fields: [
+        { name: 'text', type: 'text', required: true },
+        { name: 'n', type: 'number' },
+      ],
+    })
     const created = await pb.collection('notes').create({ text: 'first', n: 1 })
     expect(created.id).toMatch(/^[a-z0-9]{15}$/)
     await pb.collection('notes').create({ text: 'second', n: 2 })
@@ -38,7 +45,10 @@ describe('official pocketbase JS SDK', () => {
     expect(updated.text).toBe('changed')
     expect(await pb.collection('notes').delete(created.id)).toBe(true)
     await expect(pb.collection('notes').getOne(created.id)).rejects.toMatchObject({ status: 404 })
-    await expect(pb.collection('notes').create({})).rejects.toMatchObject({ status: 400, response: { data: { text: { code: 'validation_required' } } } })
+    await expect(pb.collection('notes').create({})).rejects.toMatchObject({
+      status: 400,
+      response: { data: { text: { code: 'validation_required' } } },
+    })
   })
 
   it('refreshes the superuser token', async () => {

@@ -111,7 +111,9 @@ class AppImpl implements App {
     if (this.isTransactional) return fn(this)
     const callbacks: (() => void | Promise<void>)[] = []
     const fork = this.registry.fork()
-    const result = await this.db.transaction((tx) => fn(new AppImpl(this.shared, tx, fork, callbacks)))
+    const result = await this.db.transaction((tx) =>
+      fn(new AppImpl(this.shared, tx, fork, callbacks)),
+    )
     this.registry.adopt(fork)
     for (const cb of callbacks) {
       try {
@@ -130,7 +132,9 @@ class AppImpl implements App {
     }
     Promise.resolve()
       .then(fn)
-      .catch((err: unknown) => this.logger.error('after-commit callback failed', { error: String(err) }))
+      .catch((err: unknown) =>
+        this.logger.error('after-commit callback failed', { error: String(err) }),
+      )
   }
 
   async close(): Promise<void> {
@@ -142,7 +146,10 @@ class AppImpl implements App {
 export async function createApp(config: AppConfig): Promise<App> {
   mkdirSync(config.dataDir, { recursive: true })
   const logger = config.logger ?? createLogger(config.dev ? 'debug' : 'info')
-  const store = await openStore(join(config.dataDir, 'data.db'), join(config.dataDir, 'auxiliary.db'))
+  const store = await openStore(
+    join(config.dataDir, 'data.db'),
+    join(config.dataDir, 'auxiliary.db'),
+  )
   const events = new EventBus(
     config.transport ??
       new LocalTransport((err) => logger.error('event subscriber failed', { error: String(err) })),

@@ -2,14 +2,7 @@ import type { Collection } from './collections/model.js'
 
 /** The value of `@request.context`. */
 export type RequestContext =
-  | 'default'
-  | 'expand'
-  | 'realtime'
-  | 'protectedFile'
-  | 'batch'
-  | 'oauth2'
-  | 'otp'
-  | 'password'
+  'default' | 'expand' | 'realtime' | 'protectedFile' | 'batch' | 'oauth2' | 'otp' | 'password'
 
 /** A stored record as plain values: system fields plus the collection's own fields. */
 export type RecordData = Record<string, unknown>

@@ -18,14 +18,27 @@ export interface Settings {
   batch: { enabled: boolean; maxRequests: number; timeout: number; maxBodySize: number }
   rateLimits: Record<string, unknown>
   trustedProxy: { headers: string[]; useLeftmostIP: boolean }
-  logs: { maxDays: number; minLevel: number; logIP: boolean; logAuthId: boolean; maxDataSize: number }
+  logs: {
+    maxDays: number
+    minLevel: number
+    logIP: boolean
+    logAuthId: boolean
+    maxDataSize: number
+  }
   superuserIPs: string[]
   [group: string]: unknown
 }
 
 /** The defaults of every group. */
 export function defaultSettings(): Settings {
-  const s3 = { enabled: false, bucket: '', region: '', endpoint: '', accessKey: '', forcePathStyle: false }
+  const s3 = {
+    enabled: false,
+    bucket: '',
+    region: '',
+    endpoint: '',
+    accessKey: '',
+    forcePathStyle: false,
+  }
   return {
     meta: {
       appName: 'svcbase',
@@ -35,7 +48,15 @@ export function defaultSettings(): Settings {
       hideControls: false,
       accentColor: '#1055c9',
     },
-    smtp: { enabled: false, host: 'smtp.example.com', port: 587, username: '', authMethod: '', tls: false, localName: '' },
+    smtp: {
+      enabled: false,
+      host: 'smtp.example.com',
+      port: 587,
+      username: '',
+      authMethod: '',
+      tls: false,
+      localName: '',
+    },
     s3: { ...s3 },
     backups: { cron: '', cronMaxKeep: 3, s3: { ...s3 } },
     batch: { enabled: false, maxRequests: 50, timeout: 3, maxBodySize: 0 },
@@ -59,7 +80,10 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Deep-merges `patch` onto `base` (objects merge, everything else replaces). */
-export function deepMerge<T extends Record<string, unknown>>(base: T, patch: Record<string, unknown>): T {
+export function deepMerge<T extends Record<string, unknown>>(
+  base: T,
+  patch: Record<string, unknown>,
+): T {
   const out: Record<string, unknown> = { ...base }
   for (const [k, v] of Object.entries(patch)) {
     out[k] = isObject(v) && isObject(out[k]) ? deepMerge(out[k], v) : v
@@ -78,7 +102,9 @@ export class SettingsService {
 
   /** Loads the stored settings over the defaults. */
   async load(): Promise<void> {
-    const row = await this.db.get<{ value: string | null }>(sql`SELECT value FROM _params WHERE id = 'settings'`)
+    const row = await this.db.get<{ value: string | null }>(
+      sql`SELECT value FROM _params WHERE id = 'settings'`,
+    )
     const stored = row?.value ? (JSON.parse(row.value) as Record<string, unknown>) : {}
     this.current = deepMerge(defaultSettings(), stored)
   }

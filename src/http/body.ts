@@ -22,7 +22,8 @@ export interface ParsedBody {
 export function inferFormValue(value: string): unknown {
   if (value === 'true') return true
   if (value === 'false') return false
-  if (/^-?(0|[1-9]\d*)(\.\d*[1-9])?$/.test(value) && Number.isFinite(Number(value))) return Number(value)
+  if (/^-?(0|[1-9]\d*)(\.\d*[1-9])?$/.test(value) && Number.isFinite(Number(value)))
+    return Number(value)
   return value
 }
 
@@ -70,9 +71,20 @@ export async function readBody(req: FastifyRequest): Promise<ParsedBody> {
     const files: UploadedFile[] = []
     for await (const part of req.parts()) {
       if (part.type === 'file') {
-        files.push({ field: part.fieldname, filename: part.filename, mimetype: part.mimetype, data: await part.toBuffer() })
+        files.push({
+          field: part.fieldname,
+          filename: part.filename,
+          mimetype: part.mimetype,
+          data: await part.toBuffer(),
+        })
       } else {
-        addValue(values, part.fieldname, part.fieldname === '@jsonPayload' ? String(part.value) : inferFormValue(String(part.value)))
+        addValue(
+          values,
+          part.fieldname,
+          part.fieldname === '@jsonPayload'
+            ? String(part.value)
+            : inferFormValue(String(part.value)),
+        )
       }
     }
     return { values: applyJsonPayload(values), files }

@@ -5,10 +5,18 @@ import type { Logger } from '../core/logger.js'
 /** Maps Fastify's own errors (body parsing, limits) to client errors with precise messages. */
 function fromFastify(err: FastifyError): ApiError | null {
   const status = err.statusCode ?? 0
-  if (status === 413 || err.code === 'FST_REQ_FILE_TOO_LARGE' || err.code === 'FST_PARTS_LIMIT' || err.code === 'FST_FILES_LIMIT') return tooLarge()
-  if (status === 415 || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return badRequest('Unsupported Content-Type.')
+  if (
+    status === 413 ||
+    err.code === 'FST_REQ_FILE_TOO_LARGE' ||
+    err.code === 'FST_PARTS_LIMIT' ||
+    err.code === 'FST_FILES_LIMIT'
+  )
+    return tooLarge()
+  if (status === 415 || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return badRequest('Unsupported Content-Type.')
   if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return null
-  if (status >= 400 && status < 500) return badRequest(`Failed to read the submitted data: ${err.message}`)
+  if (status >= 400 && status < 500)
+    return badRequest(`Failed to read the submitted data: ${err.message}`)
   return null
 }
 

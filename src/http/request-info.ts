@@ -1,5 +1,10 @@
 import type { FastifyRequest } from 'fastify'
-import { headerKey, type AuthInfo, type RequestContext, type RequestInfo } from '../core/request-info.js'
+import {
+  headerKey,
+  type AuthInfo,
+  type RequestContext,
+  type RequestInfo,
+} from '../core/request-info.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -9,11 +14,20 @@ declare module 'fastify' {
 }
 
 /** Builds the RequestInfo of a request once its body is read. */
-export function requestInfo(req: FastifyRequest, body: Record<string, unknown> = {}, context: RequestContext = 'default'): RequestInfo {
+export function requestInfo(
+  req: FastifyRequest,
+  body: Record<string, unknown> = {},
+  context: RequestContext = 'default',
+): RequestInfo {
   const query: Record<string, string> = {}
   for (const [k, v] of Object.entries((req.query ?? {}) as Record<string, unknown>)) {
     const first: unknown = Array.isArray(v) ? v[0] : v
-    query[k] = typeof first === 'string' ? first : first === undefined || first === null ? '' : JSON.stringify(first)
+    query[k] =
+      typeof first === 'string'
+        ? first
+        : first === undefined || first === null
+          ? ''
+          : JSON.stringify(first)
   }
   const headers: Record<string, string> = {}
   for (const [k, v] of Object.entries(req.headers)) {

@@ -37,11 +37,21 @@ export function bearerToken(header: string | undefined): string | null {
  */
 export async function createHttp(app: App, options: HttpOptions = {}): Promise<FastifyInstance> {
   const bodyLimit = options.bodyLimit ?? BODY_LIMIT
-  const http = Fastify({ logger: options.logger ?? false, bodyLimit, trustProxy: false, routerOptions: { ignoreTrailingSlash: false } })
+  const http = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit,
+    trustProxy: false,
+    routerOptions: { ignoreTrailingSlash: false },
+  })
   http.setErrorHandler(errorHandler(app.logger))
   http.setNotFoundHandler(notFoundHandler)
-  await http.register(cors, { origin: '*', methods: ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE'] })
-  await http.register(multipart, { limits: { fileSize: bodyLimit, fieldSize: bodyLimit, parts: 10_000 } })
+  await http.register(cors, {
+    origin: '*',
+    methods: ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE'],
+  })
+  await http.register(multipart, {
+    limits: { fileSize: bodyLimit, fieldSize: bodyLimit, parts: 10_000 },
+  })
 
   http.removeContentTypeParser(['application/json', 'text/plain'])
   http.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
@@ -50,12 +60,18 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
     try {
       done(null, JSON.parse(s))
     } catch (err) {
-      done(badRequest(`Failed to read the submitted data: invalid JSON (${(err as Error).message}).`))
+      done(
+        badRequest(`Failed to read the submitted data: invalid JSON (${(err as Error).message}).`),
+      )
     }
   })
-  http.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, text, done) => {
-    done(null, parseUrlEncoded(String(text)))
-  })
+  http.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_req, text, done) => {
+      done(null, parseUrlEncoded(String(text)))
+    },
+  )
   http.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, buf, done) => {
     if ((buf as Buffer).length === 0) return done(null, undefined)
     done(badRequest('Unsupported Content-Type.'))

@@ -19,7 +19,8 @@ export function nowDate(): string {
   return formatDate(new Date())
 }
 
-const canonical = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/
+const canonical =
+  /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/
 const dateOnly = /^(\d{4})-(\d{2})-(\d{2})$/
 
 /**

@@ -39,10 +39,13 @@ describe('Hook', () => {
 
   it('fires tagged handlers only for their tags, and unbinds', async () => {
     const h = new Hook<E>()
-    h.bind(async (e) => {
-      e.log.push('posts')
-      await e.next()
-    }, ['posts'])
+    h.bind(
+      async (e) => {
+        e.log.push('posts')
+        await e.next()
+      },
+      ['posts'],
+    )
     const id = h.bind(async (e) => {
       e.log.push('all')
       await e.next()

@@ -44,7 +44,11 @@ export class Hook<E extends HookEvent> {
    * Runs the handlers that match `tags` in bind order, then `last` (the built-in action).
    * `event` is the payload without `next`; the same object is passed to every handler.
    */
-  async trigger(event: Omit<E, 'next'>, last: (e: E) => Promise<void> | void, tags: readonly string[] = []): Promise<void> {
+  async trigger(
+    event: Omit<E, 'next'>,
+    last: (e: E) => Promise<void> | void,
+    tags: readonly string[] = [],
+  ): Promise<void> {
     const chain = this.entries.filter((en) => !en.tags || tags.some((t) => en.tags!.has(t)))
     const e = event as E
     let index = 0

@@ -12,7 +12,16 @@ export interface TestServer {
   dir: string
   suToken: string
   /** Sends a JSON request; returns status and parsed body. */
-  api(method: string, path: string, opts?: { body?: unknown; token?: string | null; headers?: Record<string, string>; raw?: string | Buffer | FormData }): Promise<{ status: number; body: any; headers: Headers }>
+  api(
+    method: string,
+    path: string,
+    opts?: {
+      body?: unknown
+      token?: string | null
+      headers?: Record<string, string>
+      raw?: string | Buffer | FormData
+    },
+  ): Promise<{ status: number; body: any; headers: Headers }>
   close(): Promise<void>
 }
 
@@ -45,7 +54,9 @@ export async function startServer(): Promise<TestServer> {
     }
     return { status: res.status, body: parsed, headers: res.headers }
   }
-  const login = await api('POST', '/api/collections/_superusers/auth-with-password', { body: { identity: SU_EMAIL, password: SU_PASSWORD } })
+  const login = await api('POST', '/api/collections/_superusers/auth-with-password', {
+    body: { identity: SU_EMAIL, password: SU_PASSWORD },
+  })
   if (login.status !== 200) throw new Error(`superuser login failed: ${JSON.stringify(login.body)}`)
   return {
     server,

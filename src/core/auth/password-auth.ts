@@ -12,52 +12,87 @@ const DUMMY_HASH = bcrypt.hashSync('svcbase-timing-guard', 10)
 const isEmail = (s: string): boolean => /^[^@\s]+@[^@\s]+$/.test(s)
 
 /** Validates the auth-with-password body (reference §1.4). */
-export function checkPasswordBody(c: Collection, body: Record<string, unknown>): { identity: string; password: string; identityField: string } {
+export function checkPasswordBody(
+  c: Collection,
+  body: Record<string, unknown>,
+): { identity: string; password: string; identityField: string } {
   const errors: ValidationErrors = {}
   const str = (k: string): string => {
     const v = body[k]
     return typeof v === 'string' ? v : ''
   }
-  const [identity, password, identityField] = [str('identity'), str('password'), str('identityField')]
+  const [identity, password, identityField] = [
+    str('identity'),
+    str('password'),
+    str('identityField'),
+  ]
   if (identity === '') errors.identity = fieldError('validation_required', 'Cannot be blank.')
-  else if (identity.length > 255) errors.identity = fieldError('validation_length_out_of_range', 'The length must be between {min} and {max}.', { min: 1, max: 255 })
+  else if (identity.length > 255)
+    errors.identity = fieldError(
+      'validation_length_out_of_range',
+      'The length must be between {min} and {max}.',
+      { min: 1, max: 255 },
+    )
   if (password === '') errors.password = fieldError('validation_required', 'Cannot be blank.')
-  else if (password.length > 255) errors.password = fieldError('validation_length_out_of_range', 'The length must be between {min} and {max}.', { min: 1, max: 255 })
+  else if (password.length > 255)
+    errors.password = fieldError(
+      'validation_length_out_of_range',
+      'The length must be between {min} and {max}.',
+      { min: 1, max: 255 },
+    )
   if (identityField !== '' && !c.authOptions?.passwordAuth.identityFields.includes(identityField)) {
     errors.identityField = fieldError('validation_in_invalid', 'Must be a valid value.')
   }
-  if (Object.keys(errors).length > 0) throw badRequest('An error occurred while validating the submitted data.', errors)
+  if (Object.keys(errors).length > 0)
+    throw badRequest('An error occurred while validating the submitted data.', errors)
   return { identity, password, identityField }
 }
 
 /** Finds the auth record for an identity and password, in constant-ish time; throws 400 on failure. */
-export async function authenticateWithPassword(app: App, c: Collection, body: Record<string, unknown>): Promise<RecordData> {
-  if (!c.authOptions?.passwordAuth.enabled) throw forbidden('The collection is not configured to allow password authentication.')
+export async function authenticateWithPassword(
+  app: App,
+  c: Collection,
+  body: Record<string, unknown>,
+): Promise<RecordData> {
+  if (!c.authOptions?.passwordAuth.enabled)
+    throw forbidden('The collection is not configured to allow password authentication.')
   const { identity, password, identityField } = checkPasswordBody(c, body)
-  const fields = identityField ? [identityField] : [...c.authOptions.passwordAuth.identityFields].sort((a) => (a === 'email' ? -1 : 1))
+  const fields = identityField
+    ? [identityField]
+    : [...c.authOptions.passwordAuth.identityFields].sort((a) => (a === 'email' ? -1 : 1))
   let record: RecordData | undefined
   for (const name of fields) {
     if (name === 'email' && !isEmail(identity)) continue
     const nocase = name === 'email' ? sql` COLLATE NOCASE` : sql``
-    const row = await app.db.get<{ id: string }>(sql`SELECT id FROM ${ident(c.name)} WHERE ${ident(name)} = ${identity}${nocase} LIMIT 1`)
+    const row = await app.db.get<{ id: string }>(
+      sql`SELECT id FROM ${ident(c.name)} WHERE ${ident(name)} = ${identity}${nocase} LIMIT 1`,
+    )
     if (row) {
       record = await app.records.findById(c, row.id)
       break
     }
   }
-  const hash = typeof record?.password === 'string' && record.password !== '' ? record.password : DUMMY_HASH
+  const hash =
+    typeof record?.password === 'string' && record.password !== '' ? record.password : DUMMY_HASH
   const ok = await bcrypt.compare(password, hash)
   if (!record || !ok) throw badRequest('Failed to authenticate.')
   return record
 }
 
 /** Checks the collection's authRule for a record about to be authenticated. */
-export async function checkAuthRule(app: App, c: Collection, record: RecordData, info: RequestInfo): Promise<void> {
+export async function checkAuthRule(
+  app: App,
+  c: Collection,
+  record: RecordData,
+  info: RequestInfo,
+): Promise<void> {
   const rule = c.authOptions?.authRule ?? null
-  if (rule === null) throw forbidden("The request doesn't satisfy the collection requirements to authenticate.")
+  if (rule === null)
+    throw forbidden("The request doesn't satisfy the collection requirements to authenticate.")
   if (rule.trim() === '') return
   const asRecord: RequestInfo = { ...info, auth: { record, collection: c } }
   const condition = ruleCondition(app, c, 'authRule', asRecord)
   const ok = await app.db.get(selectFrom(c, [byId(String(record.id)), condition], sql`1 AS ok`))
-  if (!ok) throw forbidden("The request doesn't satisfy the collection requirements to authenticate.")
+  if (!ok)
+    throw forbidden("The request doesn't satisfy the collection requirements to authenticate.")
 }

@@ -5,7 +5,10 @@ import { internalRequest, SUPERUSERS, type RecordData, type RequestInfo } from '
 
 /** A RequestInfo acting as a superuser, for trusted internal calls (CLI, setup). */
 export function systemRequest(app: App, overrides: Partial<RequestInfo> = {}): RequestInfo {
-  return internalRequest({ auth: { record: { id: '' }, collection: app.collections.get(SUPERUSERS) }, ...overrides })
+  return internalRequest({
+    auth: { record: { id: '' }, collection: app.collections.get(SUPERUSERS) },
+    ...overrides,
+  })
 }
 
 /** The number of superusers. */
@@ -15,7 +18,9 @@ export async function countSuperusers(app: App): Promise<number> {
 }
 
 async function findByEmail(app: App, email: string): Promise<RecordData | undefined> {
-  const row = await app.db.get<{ id: string }>(sql`SELECT id FROM _superusers WHERE email = ${email} COLLATE NOCASE`)
+  const row = await app.db.get<{ id: string }>(
+    sql`SELECT id FROM _superusers WHERE email = ${email} COLLATE NOCASE`,
+  )
   return row ? app.records.findById(app.collections.get(SUPERUSERS), row.id) : undefined
 }
 
@@ -34,7 +39,8 @@ export async function manageSuperuser(
     await app.records.delete(c, String(existing.id), info)
     return null
   }
-  if (action === 'create' && existing) throw badRequest(`A superuser with email ${email} already exists.`)
+  if (action === 'create' && existing)
+    throw badRequest(`A superuser with email ${email} already exists.`)
   if (action === 'update' && !existing) throw notFound(`No superuser with email ${email}.`)
   const body = { email, password, passwordConfirm: password, verified: true }
   return existing
@@ -45,7 +51,9 @@ export async function manageSuperuser(
 /** Formats an ApiError with its field errors for a terminal. */
 export function describeError(err: unknown): string {
   if (err instanceof ApiError) {
-    const fields = Object.entries(err.data).map(([k, v]) => `  ${k}: ${typeof v.message === 'string' ? v.message : JSON.stringify(v)}`)
+    const fields = Object.entries(err.data).map(
+      ([k, v]) => `  ${k}: ${typeof v.message === 'string' ? v.message : JSON.stringify(v)}`,
+    )
     return [err.message, ...fields].join('\n')
   }
   return err instanceof Error ? err.message : String(err)

@@ -6,7 +6,10 @@ import type { AuthInfo, RecordData } from '../request-info.js'
 /** The token kinds of reference §1.3, each signed with its own collection secret. */
 export type TokenType = 'auth' | 'file' | 'verification' | 'passwordReset' | 'emailChange'
 
-const configKey: Record<TokenType, 'authToken' | 'fileToken' | 'verificationToken' | 'passwordResetToken' | 'emailChangeToken'> = {
+const configKey: Record<
+  TokenType,
+  'authToken' | 'fileToken' | 'verificationToken' | 'passwordResetToken' | 'emailChangeToken'
+> = {
   auth: 'authToken',
   file: 'fileToken',
   verification: 'verificationToken',
@@ -22,7 +25,10 @@ function tokenConfig(collection: Collection, type: TokenType): TokenConfig {
 
 /** The HS256 key: the record's tokenKey plus the collection secret of that token type. */
 function signingKey(collection: Collection, record: RecordData, type: TokenType): Uint8Array {
-  return new TextEncoder().encode((typeof record.tokenKey === 'string' ? record.tokenKey : '') + tokenConfig(collection, type).secret)
+  return new TextEncoder().encode(
+    (typeof record.tokenKey === 'string' ? record.tokenKey : '') +
+      tokenConfig(collection, type).secret,
+  )
 }
 
 /**
@@ -44,7 +50,12 @@ export async function signToken(
 }
 
 /** A new auth token; impersonation tokens are not refreshable. */
-export function authToken(collection: Collection, record: RecordData, refreshable = true, duration?: number): Promise<string> {
+export function authToken(
+  collection: Collection,
+  record: RecordData,
+  refreshable = true,
+  duration?: number,
+): Promise<string> {
   return signToken(collection, record, 'auth', { refreshable }, duration)
 }
 
@@ -57,7 +68,11 @@ export interface VerifiedToken extends AuthInfo {
  * Verifies a token of one of `types`: reads the unverified claims to find the record, then
  * checks the signature with that record's key. Any failure yields null (a guest, not an error).
  */
-export async function verifyToken(app: App, token: string, types: readonly TokenType[]): Promise<VerifiedToken | null> {
+export async function verifyToken(
+  app: App,
+  token: string,
+  types: readonly TokenType[],
+): Promise<VerifiedToken | null> {
   let claims: Record<string, unknown>
   try {
     claims = decodeJwt(token)
@@ -65,14 +80,17 @@ export async function verifyToken(app: App, token: string, types: readonly Token
     return null
   }
   const { id, collectionId, type } = claims
-  if (typeof id !== 'string' || typeof collectionId !== 'string' || typeof type !== 'string') return null
+  if (typeof id !== 'string' || typeof collectionId !== 'string' || typeof type !== 'string')
+    return null
   if (!types.includes(type as TokenType)) return null
   const collection = app.registry.find(collectionId)
   if (!collection || collection.type !== 'auth' || collection.id !== collectionId) return null
   const record = await app.records.findById(collection, id)
   if (!record) return null
   try {
-    const { payload } = await jwtVerify(token, signingKey(collection, record, type as TokenType), { algorithms: ['HS256'] })
+    const { payload } = await jwtVerify(token, signingKey(collection, record, type as TokenType), {
+      algorithms: ['HS256'],
+    })
     return { record, collection, claims: payload }
   } catch {
     return null

@@ -109,7 +109,11 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Parses one submitted field (either shape); `existing` supplies defaults for a known field. */
-function parseField(raw: unknown, existing: Field | undefined, errors: ValidationErrors): Field | null {
+function parseField(
+  raw: unknown,
+  existing: Field | undefined,
+  errors: ValidationErrors,
+): Field | null {
   if (!isObject(raw)) {
     errors.field = fieldError('validation_invalid_value', 'Must be an object.')
     return null
@@ -200,7 +204,8 @@ function mergeFields(
   const used = new Set<string>()
   rawFields.forEach((raw, i) => {
     const r = isObject(raw) ? raw : {}
-    const byId = typeof r.id === 'string' && r.id !== '' ? current.find((f) => f.id === r.id) : undefined
+    const byId =
+      typeof r.id === 'string' && r.id !== '' ? current.find((f) => f.id === r.id) : undefined
     // NB: a field re-submitted without id but with a known name keeps its id (PocketBase).
     const existing =
       byId ??
@@ -222,7 +227,11 @@ function mergeFields(
     // System fields are never dropped by omission: the leading ones (id, auth fields) go
     // first and the autodate ones last, as in a fresh collection.
     const missing = current.filter((f) => f.system && !out.some((o) => o.id === f.id))
-    return [...missing.filter((f) => f.type !== 'autodate'), ...out, ...missing.filter((f) => f.type === 'autodate')]
+    return [
+      ...missing.filter((f) => f.type !== 'autodate'),
+      ...out,
+      ...missing.filter((f) => f.type === 'autodate'),
+    ]
   }
   return out
 }

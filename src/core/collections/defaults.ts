@@ -51,8 +51,18 @@ export function idField(): Field {
 /** The `created` and `updated` autodate fields (DECISIONS: every non-view collection has them). */
 export function timestampFields(): Field[] {
   return [
-    makeField({ name: 'created', type: 'autodate', system: true, options: { onCreate: true, onUpdate: false } }),
-    makeField({ name: 'updated', type: 'autodate', system: true, options: { onCreate: true, onUpdate: true } }),
+    makeField({
+      name: 'created',
+      type: 'autodate',
+      system: true,
+      options: { onCreate: true, onUpdate: false },
+    }),
+    makeField({
+      name: 'updated',
+      type: 'autodate',
+      system: true,
+      options: { onCreate: true, onUpdate: true },
+    }),
   ]
 }
 
@@ -89,7 +99,10 @@ export function authFields(): Field[] {
 
 const secret = (): string => randomString(50)
 
-const template = (subject: string, body: string): { subject: string; body: string } => ({ subject, body })
+const template = (subject: string, body: string): { subject: string; body: string } => ({
+  subject,
+  body,
+})
 
 /** The auth options a new auth collection starts with (reference §13). */
 export function defaultAuthOptions(superusers = false): AuthOptions {
@@ -114,7 +127,11 @@ export function defaultAuthOptions(superusers = false): AuthOptions {
         '<p>Hello,</p><p>We noticed a login to your {APP_NAME} account from a new location:</p><p><em>{ALERT_INFO}</em></p><p>Thanks,<br/>{APP_NAME} team</p>',
       ),
     },
-    oauth2: { enabled: false, providers: [], mappedFields: { id: '', name: '', username: '', avatarURL: '' } },
+    oauth2: {
+      enabled: false,
+      providers: [],
+      mappedFields: { id: '', name: '', username: '', avatarURL: '' },
+    },
     authToken: { duration: superusers ? 86400 : 432000, secret: secret() },
     passwordResetToken: { duration: 1800, secret: secret() },
     emailChangeToken: { duration: 1800, secret: secret() },

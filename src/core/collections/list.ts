@@ -24,15 +24,28 @@ function catalogue(): Collection {
 export async function listCollections(app: App, query: Record<string, unknown>) {
   const params = parseListParams(query, 1000, 'name')
   const cat = catalogue()
-  const ctx = { dialect: app.db.dialect, collection: cat, alias: MAIN, findCollection: () => undefined, request: null, restricted: false }
+  const ctx = {
+    dialect: app.db.dialect,
+    collection: cat,
+    alias: MAIN,
+    findCollection: () => undefined,
+    request: null,
+    restricted: false,
+  }
   const where = params.filter.trim() === '' ? null : compileFilter(params.filter, ctx)
   const order = compileSort(params.sort, ctx)
   const base = selectFrom(cat, [where], sql`${sql`id`}`)
   const rows = await app.db.all<{ id: string }>(
     sql`${base} ORDER BY ${join(order)} LIMIT ${params.perPage} OFFSET ${(params.page - 1) * params.perPage}`,
   )
-  const total = params.skipTotal ? -1 : Number((await app.db.get<{ n: number }>(selectFrom(cat, [where], sql`COUNT(*) AS n`)))?.n ?? 0)
-  const items = rows.map((r) => app.registry.find(r.id)).filter((c): c is Collection => c !== undefined)
+  const total = params.skipTotal
+    ? -1
+    : Number(
+        (await app.db.get<{ n: number }>(selectFrom(cat, [where], sql`COUNT(*) AS n`)))?.n ?? 0,
+      )
+  const items = rows
+    .map((r) => app.registry.find(r.id))
+    .filter((c): c is Collection => c !== undefined)
   return {
     page: params.page,
     perPage: params.perPage,

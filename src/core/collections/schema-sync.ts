@@ -11,7 +11,12 @@ function columnOf(f: Field): ColumnSpec {
   return { name: f.name, kind: ft.column(f) }
 }
 
-async function syncIndexes(schema: SchemaManager, db: Db, c: Collection, dropOnly: boolean): Promise<void> {
+async function syncIndexes(
+  schema: SchemaManager,
+  db: Db,
+  c: Collection,
+  dropOnly: boolean,
+): Promise<void> {
   const want = new Map(desiredIndexes(c).map((i) => [i.name, i]))
   const have = await schema.listIndexes(db, c.name)
   for (const [name, def] of have) {
@@ -46,7 +51,9 @@ export async function syncSchema(
   if (prev.name !== next.name) await schema.renameTable(db, prev.name, next.name)
   // Indexes go first: SQLite refuses to drop or convert an indexed column.
   const unchanged = prev.fields.filter((f) =>
-    next.fields.some((n) => n.id === f.id && n.name === f.name && columnOf(n).kind === columnOf(f).kind),
+    next.fields.some(
+      (n) => n.id === f.id && n.name === f.name && columnOf(n).kind === columnOf(f).kind,
+    ),
   )
   // Indexes over unchanged columns survive; parseIndex skips user indexes on other columns.
   const interim: Collection = { ...next, fields: unchanged }

@@ -100,9 +100,11 @@ export class CollectionService {
       missingIds: async (collection, ids) => {
         const unique = [...new Set(ids)]
         if (unique.length === 0) return []
-        const rows = await this.app.dbFor(collection).all<{ id: string }>(
-          sql`SELECT id FROM ${ident(collection.name)} WHERE id IN (${join(unique.map((id) => param(id)))})`,
-        )
+        const rows = await this.app
+          .dbFor(collection)
+          .all<{ id: string }>(
+            sql`SELECT id FROM ${ident(collection.name)} WHERE id IN (${join(unique.map((id) => param(id)))})`,
+          )
         const found = new Set(rows.map((r) => r.id))
         return unique.filter((id) => !found.has(id))
       },
@@ -114,32 +116,52 @@ export class CollectionService {
     const type = (input.type ?? 'base') as CollectionType
     const errors: ValidationErrors = {}
     if (!['base', 'auth', 'view'].includes(type)) {
-      throw badRequest('Failed to create collection.', { type: fieldError('validation_in_invalid', 'Must be a valid value.') })
+      throw badRequest('Failed to create collection.', {
+        type: fieldError('validation_in_invalid', 'Must be a valid value.'),
+      })
     }
     const draft = blankCollection(type)
     applyCollectionInput(draft, input, errors)
     if (hasErrors(errors)) throw badRequest('Failed to create collection.', errors)
-    return this.app.runInTransaction((tx) => tx.collections.saveChecked(draft, undefined, 'Failed to create collection.'))
+    return this.app.runInTransaction((tx) =>
+      tx.collections.saveChecked(draft, undefined, 'Failed to create collection.'),
+    )
   }
 
   /** Applies a CollectionInput onto an existing collection. */
-  async update(idOrName: string, input: Record<string, unknown>, merge: FieldMerge = 'replace'): Promise<Collection> {
+  async update(
+    idOrName: string,
+    input: Record<string, unknown>,
+    merge: FieldMerge = 'replace',
+  ): Promise<Collection> {
     const old = this.get(idOrName)
     const draft = structuredClone(old)
     const errors: ValidationErrors = {}
     if ('type' in input && input.type !== old.type) {
-      errors.type = fieldError('validation_collection_type_change', 'Collection type cannot be changed.')
+      errors.type = fieldError(
+        'validation_collection_type_change',
+        'Collection type cannot be changed.',
+      )
     }
     applyCollectionInput(draft, input, errors, merge)
     if (hasErrors(errors)) throw badRequest('Failed to update collection.', errors)
-    return this.app.runInTransaction((tx) => tx.collections.saveChecked(draft, old, 'Failed to update collection.'))
+    return this.app.runInTransaction((tx) =>
+      tx.collections.saveChecked(draft, old, 'Failed to update collection.'),
+    )
   }
 
   /** Validates and saves; validation or DDL failures become a 400 with `message`. */
-  async saveChecked(draft: Collection, old: Collection | undefined, message: string): Promise<Collection> {
+  async saveChecked(
+    draft: Collection,
+    old: Collection | undefined,
+    message: string,
+  ): Promise<Collection> {
     if (draft.type === 'view') {
       const problem = await deriveViewFields(this.app, draft)
-      if (problem) throw badRequest(message, { viewQuery: fieldError('validation_invalid_view_query', `Invalid query - ${problem}`) })
+      if (problem)
+        throw badRequest(message, {
+          viewQuery: fieldError('validation_invalid_view_query', `Invalid query - ${problem}`),
+        })
     }
     const errors = validateCollection(draft, old, this.lookup())
     if (hasErrors(errors)) throw badRequest(message, errors)
@@ -158,12 +180,14 @@ export class CollectionService {
     if (c.id === '') c.id = this.newId(c)
     const options = JSON.stringify({ viewQuery: c.viewQuery, authOptions: c.authOptions })
     if (old) {
-      await this.app.db.run(sql`UPDATE _collections SET name = ${c.name}, fields = ${JSON.stringify(c.fields)},
+      await this.app.db
+        .run(sql`UPDATE _collections SET name = ${c.name}, fields = ${JSON.stringify(c.fields)},
         indexes = ${JSON.stringify(c.indexes)}, listRule = ${c.listRule}, viewRule = ${c.viewRule},
         createRule = ${c.createRule}, updateRule = ${c.updateRule}, deleteRule = ${c.deleteRule},
         options = ${options}, updated = ${c.updated} WHERE id = ${c.id}`)
     } else {
-      await this.app.db.run(sql`INSERT INTO _collections (id, name, type, system, fields, indexes, listRule,
+      await this.app.db
+        .run(sql`INSERT INTO _collections (id, name, type, system, fields, indexes, listRule,
         viewRule, createRule, updateRule, deleteRule, options, created, updated) VALUES (${c.id}, ${c.name},
         ${c.type}, ${c.system}, ${JSON.stringify(c.fields)}, ${JSON.stringify(c.indexes)}, ${c.listRule},
         ${c.viewRule}, ${c.createRule}, ${c.updateRule}, ${c.deleteRule}, ${options}, ${c.created}, ${c.updated})`)
@@ -173,7 +197,11 @@ export class CollectionService {
     if (old) await this.revalidateViews(c)
     this.app.onAfterCommit(() => {
       this.app.db.resetStatements()
-      this.app.events.publish({ kind: 'collection', action: old ? 'update' : 'create', collection: c })
+      this.app.events.publish({
+        kind: 'collection',
+        action: old ? 'update' : 'create',
+        collection: c,
+      })
     })
     return c
   }
@@ -188,11 +216,21 @@ export class CollectionService {
   /** Deletes a collection with its records; refuses system and referenced collections. */
   async delete(idOrName: string): Promise<void> {
     const c = this.get(idOrName)
-    if (c.system) throw badRequest('Failed to delete collection.', { system: fieldError('validation_collection_system', 'System collections cannot be deleted.') })
+    if (c.system)
+      throw badRequest('Failed to delete collection.', {
+        system: fieldError('validation_collection_system', 'System collections cannot be deleted.'),
+      })
     const refs = this.all()
-      .filter((o) => o.id !== c.id && o.fields.some((f) => f.type === 'relation' && f.options.collectionId === c.id))
+      .filter(
+        (o) =>
+          o.id !== c.id &&
+          o.fields.some((f) => f.type === 'relation' && f.options.collectionId === c.id),
+      )
       .map((o) => o.name)
-    if (refs.length > 0) throw badRequest(`Failed to delete collection probably due to existing reference in ${refs.join(', ')}.`)
+    if (refs.length > 0)
+      throw badRequest(
+        `Failed to delete collection probably due to existing reference in ${refs.join(', ')}.`,
+      )
     await this.app.runInTransaction(async (tx) => {
       await dropSchema(tx.schema, tx.dbFor(c), c)
       await tx.db.run(sql`DELETE FROM _collections WHERE id = ${c.id}`)
@@ -212,7 +250,11 @@ export class CollectionService {
       try {
         await this.app.schema.describeQuery(this.app.db, v.viewQuery ?? '')
       } catch (err) {
-        throw badRequest(`Failed to change collection probably due to existing reference in ${v.name}.`, {}, err)
+        throw badRequest(
+          `Failed to change collection probably due to existing reference in ${v.name}.`,
+          {},
+          err,
+        )
       }
     }
   }
@@ -220,7 +262,10 @@ export class CollectionService {
   /** Deletes every record of a collection and keeps its schema and rules. */
   async truncate(idOrName: string): Promise<void> {
     const c = this.get(idOrName)
-    if (c.type === 'view') throw badRequest("View collections cannot be truncated since they don't store their own records.")
+    if (c.type === 'view')
+      throw badRequest(
+        "View collections cannot be truncated since they don't store their own records.",
+      )
     await this.app.records.truncate(c)
   }
 
@@ -230,10 +275,14 @@ export class CollectionService {
    */
   async import(items: unknown, deleteMissing: boolean): Promise<void> {
     if (!Array.isArray(items) || items.length === 0) {
-      throw badRequest('Failed to import collections.', { collections: fieldError('validation_required', 'Cannot be blank.') })
+      throw badRequest('Failed to import collections.', {
+        collections: fieldError('validation_required', 'Cannot be blank.'),
+      })
     }
     const inputs = items.map((i) => (isObject(i) ? i : {}))
-    const ordered = [...inputs].sort((a, b) => Number(a.type === 'view') - Number(b.type === 'view'))
+    const ordered = [...inputs].sort(
+      (a, b) => Number(a.type === 'view') - Number(b.type === 'view'),
+    )
     await this.app.runInTransaction(async (tx) => {
       const kept = new Set<string>()
       for (const input of ordered) {
@@ -243,7 +292,11 @@ export class CollectionService {
             (typeof input.id === 'string' ? tx.collections.find(input.id) : undefined) ??
             (typeof input.name === 'string' ? tx.collections.find(input.name) : undefined)
           const saved = existing
-            ? await tx.collections.update(existing.id, input, deleteMissing ? 'replace' : 'keep-missing')
+            ? await tx.collections.update(
+                existing.id,
+                input,
+                deleteMissing ? 'replace' : 'keep-missing',
+              )
             : await tx.collections.create(input)
           kept.add(saved.id)
         } catch (err) {
@@ -264,7 +317,8 @@ export class CollectionService {
 }
 
 function importFailure(name: string, err: unknown): Error {
-  if (!(err instanceof Error) || !('status' in err)) return err instanceof Error ? err : new Error(String(err))
+  if (!(err instanceof Error) || !('status' in err))
+    return err instanceof Error ? err : new Error(String(err))
   const detail = JSON.stringify((err as { data?: unknown }).data ?? {})
   return badRequest('Failed to import collections.', {
     collections: fieldError(

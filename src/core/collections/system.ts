@@ -8,7 +8,11 @@ const text = (name: string, extra: Partial<Field> = {}): Spec => ({ name, type: 
 const bool = (name: string): Spec => ({ name, type: 'bool' })
 const date = (name: string): Spec => ({ name, type: 'date' })
 const json = (name: string): Spec => ({ name, type: 'json' })
-const select = (name: string, values: string[]): Spec => ({ name, type: 'select', options: { values, maxSelect: 1 } })
+const select = (name: string, values: string[]): Spec => ({
+  name,
+  type: 'select',
+  options: { values, maxSelect: 1 },
+})
 const relation = (name: string, collectionId: string, cascadeDelete = true): Spec => ({
   name,
   type: 'relation',
@@ -23,7 +27,9 @@ interface SystemSpec {
   name: string
   type: 'base' | 'auth'
   fields: Spec[]
-  rules?: Partial<Pick<Collection, 'listRule' | 'viewRule' | 'createRule' | 'updateRule' | 'deleteRule'>>
+  rules?: Partial<
+    Pick<Collection, 'listRule' | 'viewRule' | 'createRule' | 'updateRule' | 'deleteRule'>
+  >
   indexes?: string[]
   system?: boolean
 }
@@ -39,7 +45,17 @@ const specs: SystemSpec[] = [
     name: 'users',
     type: 'auth',
     system: false,
-    fields: [text('name', { options: { max: 255 } }), { name: 'avatar', type: 'file', options: { maxSelect: 1, mimeTypes: ['image/jpeg', 'image/png', 'image/svg+xml', 'image/gif', 'image/webp'] } }],
+    fields: [
+      text('name', { options: { max: 255 } }),
+      {
+        name: 'avatar',
+        type: 'file',
+        options: {
+          maxSelect: 1,
+          mimeTypes: ['image/jpeg', 'image/png', 'image/svg+xml', 'image/gif', 'image/webp'],
+        },
+      },
+    ],
     rules: {
       listRule: 'id = @request.auth.id',
       viewRule: 'id = @request.auth.id',
@@ -52,55 +68,113 @@ const specs: SystemSpec[] = [
     id: 'pbc_2281828961',
     name: '_externalAuths',
     type: 'base',
-    fields: [text('collectionRef', { required: true }), text('recordRef', { required: true }), text('provider', { required: true }), text('providerId', { required: true })],
+    fields: [
+      text('collectionRef', { required: true }),
+      text('recordRef', { required: true }),
+      text('provider', { required: true }),
+      text('providerId', { required: true }),
+    ],
     rules: { listRule: owner, viewRule: owner, deleteRule: owner },
   },
   {
     id: 'pbc_2279338944',
     name: '_mfas',
     type: 'base',
-    fields: [text('collectionRef', { required: true }), text('recordRef', { required: true }), text('method', { required: true })],
+    fields: [
+      text('collectionRef', { required: true }),
+      text('recordRef', { required: true }),
+      text('method', { required: true }),
+    ],
     rules: { listRule: owner, viewRule: owner },
   },
   {
     id: 'pbc_1638494021',
     name: '_otps',
     type: 'base',
-    fields: [text('collectionRef', { required: true }), text('recordRef', { required: true }), { name: 'password', type: 'password', required: true, hidden: true, options: { min: 1, max: 71, cost: 8 } }, text('sentTo', { hidden: true })],
+    fields: [
+      text('collectionRef', { required: true }),
+      text('recordRef', { required: true }),
+      {
+        name: 'password',
+        type: 'password',
+        required: true,
+        hidden: true,
+        options: { min: 1, max: 71, cost: 8 },
+      },
+      text('sentTo', { hidden: true }),
+    ],
     rules: { listRule: owner, viewRule: owner },
   },
   {
     id: 'pbc_4275539003',
     name: '_authOrigins',
     type: 'base',
-    fields: [text('collectionRef', { required: true }), text('recordRef', { required: true }), text('fingerprint', { required: true })],
+    fields: [
+      text('collectionRef', { required: true }),
+      text('recordRef', { required: true }),
+      text('fingerprint', { required: true }),
+    ],
     rules: { listRule: owner, viewRule: owner, deleteRule: owner },
   },
   {
     id: 'svc_webhooks',
     name: '_webhooks',
     type: 'base',
-    fields: [text('name', { required: true }), { name: 'url', type: 'url', required: true }, text('collection', { required: true }), text('events'), text('secret', { hidden: true }), bool('enabled'), text('lastStatus'), text('lastError'), date('lastDelivery')],
+    fields: [
+      text('name', { required: true }),
+      { name: 'url', type: 'url', required: true },
+      text('collection', { required: true }),
+      text('events'),
+      text('secret', { hidden: true }),
+      bool('enabled'),
+      text('lastStatus'),
+      text('lastError'),
+      date('lastDelivery'),
+    ],
   },
   // Members point at any auth record by reference, so no user collection is pinned by them.
-  { id: 'svc_teams', name: '_teams', type: 'base', fields: [text('name', { required: true }), text('ownerRef'), text('ownerCollection')] },
+  {
+    id: 'svc_teams',
+    name: '_teams',
+    type: 'base',
+    fields: [text('name', { required: true }), text('ownerRef'), text('ownerCollection')],
+  },
   {
     id: 'svc_team_members',
     name: '_team_members',
     type: 'base',
-    fields: [relation('team', 'svc_teams'), text('recordRef', { required: true }), text('collectionRef', { required: true }), select('role', ['owner', 'admin', 'member'])],
+    fields: [
+      relation('team', 'svc_teams'),
+      text('recordRef', { required: true }),
+      text('collectionRef', { required: true }),
+      select('role', ['owner', 'admin', 'member']),
+    ],
   },
   {
     id: 'svc_audit_log',
     name: '_audit_log',
     type: 'base',
-    fields: [text('action', { required: true }), text('collection'), text('recordId'), text('actorCollection'), text('actorId'), text('ip')],
+    fields: [
+      text('action', { required: true }),
+      text('collection'),
+      text('recordId'),
+      text('actorCollection'),
+      text('actorId'),
+      text('ip'),
+    ],
   },
   {
     id: 'svc_push_subscriptions',
     name: '_push_subscriptions',
     type: 'base',
-    fields: [{ ...select('platform', ['web', 'android', 'ios']), required: true }, text('recordRef'), bool('enabled'), text('endpoint'), json('keys'), text('token', { hidden: true })],
+    fields: [
+      { ...select('platform', ['web', 'android', 'ios']), required: true },
+      text('recordRef'),
+      bool('enabled'),
+      text('endpoint'),
+      json('keys'),
+      text('token', { hidden: true }),
+    ],
     rules: {
       listRule: 'recordRef = @request.auth.id',
       viewRule: 'recordRef = @request.auth.id',
@@ -113,16 +187,35 @@ const specs: SystemSpec[] = [
     id: 'svc_cron_jobs',
     name: '_cron_jobs',
     type: 'base',
-    fields: [text('jobId', { required: true, unique: true }), text('expression'), select('source', ['system', 'hooks']), date('lastRun'), text('lastStatus'), text('lastError')],
+    fields: [
+      text('jobId', { required: true, unique: true }),
+      text('expression'),
+      select('source', ['system', 'hooks']),
+      date('lastRun'),
+      text('lastStatus'),
+      text('lastError'),
+    ],
   },
   {
     id: 'svc_api_keys',
     name: '_api_keys',
     type: 'base',
-    fields: [text('name', { required: true }), text('keyHash', { required: true, hidden: true, unique: true }), text('recordRef', { required: true }), text('collectionRef', { required: true }), date('expires'), date('lastUsed')],
+    fields: [
+      text('name', { required: true }),
+      text('keyHash', { required: true, hidden: true, unique: true }),
+      text('recordRef', { required: true }),
+      text('collectionRef', { required: true }),
+      date('expires'),
+      date('lastUsed'),
+    ],
     rules: { listRule: owner, viewRule: owner, deleteRule: owner },
   },
-  { id: 'svc_logs', name: '_logs', type: 'base', fields: [{ name: 'level', type: 'number' }, text('message'), json('data')] },
+  {
+    id: 'svc_logs',
+    name: '_logs',
+    type: 'base',
+    fields: [{ name: 'level', type: 'number' }, text('message'), json('data')],
+  },
   {
     id: 'svc_payment_events',
     name: '_payment_events',
@@ -143,7 +236,11 @@ export function systemCollections(): Collection[] {
     // Keep created/updated last, like PocketBase's default layout.
     const stamps = c.fields.filter((f) => f.type === 'autodate')
     c.fields = [...c.fields.filter((f) => f.type !== 'autodate'), ...extra, ...stamps]
-    Object.assign(c, { listRule: null, viewRule: null, createRule: null, updateRule: null, deleteRule: null }, spec.rules)
+    Object.assign(
+      c,
+      { listRule: null, viewRule: null, createRule: null, updateRule: null, deleteRule: null },
+      spec.rules,
+    )
     c.indexes = spec.indexes ?? []
     if (spec.name === '_superusers') c.authOptions = defaultAuthOptions(true)
     return c

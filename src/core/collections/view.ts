@@ -6,7 +6,13 @@ import type { Collection, Field } from './model.js'
 /** A field for a view column that maps to no source field. */
 function fieldForExpression(col: QueryColumn): Field {
   const t = (col.declaredType ?? '').toUpperCase()
-  if (col.name === 'id') return makeField({ name: 'id', type: 'text', system: true, options: { primaryKey: true, min: 0, max: 0, pattern: '', autogeneratePattern: '' } })
+  if (col.name === 'id')
+    return makeField({
+      name: 'id',
+      type: 'text',
+      system: true,
+      options: { primaryKey: true, min: 0, max: 0, pattern: '', autogeneratePattern: '' },
+    })
   if (/INT|REAL|NUM|FLOA|DOUB/.test(t)) return makeField({ name: col.name, type: 'number' })
   if (/BOOL/.test(t)) return makeField({ name: col.name, type: 'bool' })
   if (/TEXT|CHAR|CLOB/.test(t)) return makeField({ name: col.name, type: 'text' })
@@ -38,7 +44,14 @@ export async function deriveViewFields(app: App, view: Collection): Promise<stri
     const sourceField = source?.fields.find((f) => f.name === col.column)
     const previous = view.fields.find((f) => f.name === col.name)
     if (sourceField && col.name !== 'id') {
-      fields.push({ ...sourceField, id: previous?.id ?? sourceField.id, name: col.name, system: false, hidden: false, unique: false })
+      fields.push({
+        ...sourceField,
+        id: previous?.id ?? sourceField.id,
+        name: col.name,
+        system: false,
+        hidden: false,
+        unique: false,
+      })
     } else {
       const f = fieldForExpression(col)
       fields.push(previous && previous.type === f.type ? { ...f, id: previous.id } : f)

@@ -12,7 +12,8 @@ export interface ParsedKey {
 
 /** Splits `tags+`, `+tags`, `tags-`, `code:autogenerate` into name and modifier. */
 export function parseKey(key: string): ParsedKey {
-  if (key.endsWith(':autogenerate')) return { name: key.slice(0, -':autogenerate'.length), modifier: 'autogenerate' }
+  if (key.endsWith(':autogenerate'))
+    return { name: key.slice(0, -':autogenerate'.length), modifier: 'autogenerate' }
   if (key.endsWith('+')) return { name: key.slice(0, -1), modifier: 'append' }
   if (key.startsWith('+')) return { name: key.slice(1), modifier: 'prepend' }
   if (key.endsWith('-')) return { name: key.slice(0, -1), modifier: 'remove' }
@@ -52,7 +53,10 @@ export function applyBody(
   const passwords = new Map<string, unknown>()
   const resolvedBody: Record<string, unknown> = {}
   const keys = Object.keys(body).map((k) => ({ key: k, ...parseKey(k) }))
-  const ordered = [...keys.filter((k) => k.modifier === 'set'), ...keys.filter((k) => k.modifier !== 'set')]
+  const ordered = [
+    ...keys.filter((k) => k.modifier === 'set'),
+    ...keys.filter((k) => k.modifier !== 'set'),
+  ]
   for (const { key, name, modifier } of ordered) {
     const field = collection.fields.find((f) => f.name === name)
     if (!field) {
@@ -111,7 +115,10 @@ export async function validateRecord(
 }
 
 /** A missing or mismatched `passwordConfirm` for auth collections. */
-export function checkPasswordConfirm(body: Record<string, unknown>, plain: unknown): ValidationErrors {
+export function checkPasswordConfirm(
+  body: Record<string, unknown>,
+  plain: unknown,
+): ValidationErrors {
   if (!('passwordConfirm' in body) || body.passwordConfirm !== plain) {
     return {
       passwordConfirm:

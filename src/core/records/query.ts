@@ -9,7 +9,12 @@ import { isSuperuser, type RequestInfo } from '../request-info.js'
 export const MAIN = '__r'
 
 /** A rule context for a collection and requester. */
-export function ruleContext(app: App, collection: Collection, info: RequestInfo | null, restricted: boolean): RuleContext {
+export function ruleContext(
+  app: App,
+  collection: Collection,
+  info: RequestInfo | null,
+  restricted: boolean,
+): RuleContext {
   return {
     dialect: app.dbFor(collection).dialect,
     collection,
@@ -31,17 +36,29 @@ export function ruleCondition(
   info: RequestInfo,
 ): Sql | null {
   if (isSuperuser(info)) return null
-  const rule = key === 'manageRule' || key === 'authRule' ? (collection.authOptions?.[key] ?? null) : collection[key]
+  const rule =
+    key === 'manageRule' || key === 'authRule'
+      ? (collection.authOptions?.[key] ?? null)
+      : collection[key]
   if (rule === null) throw forbidden('Only superusers can perform this action.')
   if (rule.trim() === '') return null
   return compileFilter(rule, ruleContext(app, collection, info, false))
 }
 
 /** `SELECT * FROM <table> AS __r WHERE <conditions>`. */
-export function selectFrom(collection: Collection, conditions: (Sql | null)[], what: Sql = sql`${ident(MAIN)}.*`): Sql {
+export function selectFrom(
+  collection: Collection,
+  conditions: (Sql | null)[],
+  what: Sql = sql`${ident(MAIN)}.*`,
+): Sql {
   const where = conditions.filter((c): c is Sql => c !== null)
   const base = sql`SELECT ${what} FROM ${ident(collection.name)} AS ${ident(MAIN)}`
-  return where.length === 0 ? base : sql`${base} WHERE ${join(where.map((w) => sql`(${w})`), ' AND ')}`
+  return where.length === 0
+    ? base
+    : sql`${base} WHERE ${join(
+        where.map((w) => sql`(${w})`),
+        ' AND ',
+      )}`
 }
 
 /** `__r.id = ?`. */
@@ -58,7 +75,8 @@ export interface ListParams {
   sort: string
 }
 
-const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '\u0000')
+const text = (v: unknown): string =>
+  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '\u0000'
 
 const intParam = (v: unknown, name: string): number | undefined => {
   if (v === undefined || v === '') return undefined
@@ -76,7 +94,11 @@ const boolParam = (v: unknown): boolean => {
 }
 
 /** Parses `page`, `perPage`, `skipTotal`, `filter`, `sort` of a list query. */
-export function parseListParams(query: Record<string, unknown>, maxPerPage: number, defaultSort: string): ListParams {
+export function parseListParams(
+  query: Record<string, unknown>,
+  maxPerPage: number,
+  defaultSort: string,
+): ListParams {
   const page = intParam(query.page, 'page') ?? 1
   const perPage = intParam(query.perPage, 'perPage') ?? 30
   return {
@@ -89,7 +111,12 @@ export function parseListParams(query: Record<string, unknown>, maxPerPage: numb
 }
 
 /** Compiles the client filter and sort of a list request. */
-export function clientFilterAndSort(app: App, collection: Collection, params: ListParams, info: RequestInfo): { where: Sql | null; order: Sql[] } {
+export function clientFilterAndSort(
+  app: App,
+  collection: Collection,
+  params: ListParams,
+  info: RequestInfo,
+): { where: Sql | null; order: Sql[] } {
   const ctx = ruleContext(app, collection, info, !isSuperuser(info))
   const where = params.filter.trim() === '' ? null : compileFilter(params.filter, ctx)
   const order = params.sort.trim() === '' ? [] : compileSort(params.sort, ctx)

@@ -7,14 +7,20 @@ import type { RequestInfo } from '../request-info.js'
 import type { Collection } from '../collections/model.js'
 import { recordFromRow } from './serialize.js'
 
-const BLOCKED = 'Failed to delete record. Make sure that the record is not part of a required relation reference.'
+const BLOCKED =
+  'Failed to delete record. Make sure that the record is not part of a required relation reference.'
 
 /**
  * Before a record is deleted, every relation pointing at it is resolved: the id is removed from
  * referencing records; a `cascadeDelete` relation left empty deletes its record; a `required`
  * relation left empty blocks the delete. Runs inside the delete's transaction.
  */
-export async function detachReferences(app: App, target: Collection, id: string, info: RequestInfo): Promise<void> {
+export async function detachReferences(
+  app: App,
+  target: Collection,
+  id: string,
+  info: RequestInfo,
+): Promise<void> {
   for (const other of app.registry.all()) {
     if (other.type === 'view') continue
     for (const field of other.fields) {
@@ -29,7 +35,9 @@ export async function detachReferences(app: App, target: Collection, id: string,
       } else {
         condition = sql`${ident('__ref')}.${col} = ${id}`
       }
-      const rows = await db.all(sql`SELECT * FROM ${ident(other.name)} AS ${ident('__ref')} WHERE ${condition}`)
+      const rows = await db.all(
+        sql`SELECT * FROM ${ident(other.name)} AS ${ident('__ref')} WHERE ${condition}`,
+      )
       for (const row of rows) {
         const record = recordFromRow(other, row)
         if (other.id === target.id && record.id === id) continue
@@ -43,7 +51,9 @@ export async function detachReferences(app: App, target: Collection, id: string,
         if (empty && field.required) throw badRequest(BLOCKED)
         const updated = other.fields.find((f) => f.name === 'updated' && f.type === 'autodate')
         const stamp = updated ? sql`, ${ident(updated.name)} = ${nowDate()}` : sql``
-        await db.run(sql`UPDATE ${ident(other.name)} SET ${col} = ${ft.toDb(next, field)}${stamp} WHERE id = ${String(record.id)}`)
+        await db.run(
+          sql`UPDATE ${ident(other.name)} SET ${col} = ${ft.toDb(next, field)}${stamp} WHERE id = ${String(record.id)}`,
+        )
       }
     }
   }

@@ -13,10 +13,19 @@ export function recordFromRow(collection: Collection, row: Record<string, unknow
 }
 
 /** True when the requester may see this auth record's email. */
-function emailVisible(collection: Collection, record: RecordData, info: RequestInfo | null): boolean {
+function emailVisible(
+  collection: Collection,
+  record: RecordData,
+  info: RequestInfo | null,
+): boolean {
   if (record.emailVisibility === true || isSuperuser(info)) return true
   const auth = info?.auth
-  return auth !== null && auth !== undefined && auth.collection.id === collection.id && auth.record.id === record.id
+  return (
+    auth !== null &&
+    auth !== undefined &&
+    auth.collection.id === collection.id &&
+    auth.record.id === record.id
+  )
 }
 
 /**
@@ -39,7 +48,12 @@ export function serializeRecord(
     const ft = getFieldType(f.type)
     if (ft?.serialised === false) continue
     if (f.hidden && !su) continue
-    if (collection.type === 'auth' && f.name === 'email' && !extra.showEmail && !emailVisible(collection, record, info)) {
+    if (
+      collection.type === 'auth' &&
+      f.name === 'email' &&
+      !extra.showEmail &&
+      !emailVisible(collection, record, info)
+    ) {
       continue
     }
     out[f.name] = record[f.name]

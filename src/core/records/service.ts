@@ -3,13 +3,28 @@ import { ident, join, param, sql, type Sql } from '../../store/sql.js'
 import { nowDate } from '../../tools/dates.js'
 import type { App } from '../app.js'
 import type { Collection, Field } from '../collections/model.js'
-import { ApiError, badRequest, fieldError, hasErrors, notFound, type ValidationErrors } from '../errors.js'
+import {
+  ApiError,
+  badRequest,
+  fieldError,
+  hasErrors,
+  notFound,
+  type ValidationErrors,
+} from '../errors.js'
 import { autodateValue } from '../fields/autodate.js'
 import { getFieldType } from '../fields/registry.js'
 import { autogenerateText } from '../fields/text.js'
 import { isSuperuser, type RecordData, type RequestInfo } from '../request-info.js'
 import { applyBody, checkPasswordConfirm, validateRecord } from './input.js'
-import { byId, clientFilterAndSort, MAIN, parseListParams, ruleCondition, ruleContext, selectFrom } from './query.js'
+import {
+  byId,
+  clientFilterAndSort,
+  MAIN,
+  parseListParams,
+  ruleCondition,
+  ruleContext,
+  selectFrom,
+} from './query.js'
 import { detachReferences } from './relations.js'
 import { recordFromRow, serializeRecord } from './serialize.js'
 
@@ -39,7 +54,12 @@ export class RecordService {
   constructor(private readonly app: App) {}
 
   /** Lists records visible to the requester; a failing listRule yields an empty page. */
-  async list(collection: Collection, query: Record<string, unknown>, info: RequestInfo, opts: ListOptions = {}): Promise<ListResult> {
+  async list(
+    collection: Collection,
+    query: Record<string, unknown>,
+    info: RequestInfo,
+    opts: ListOptions = {},
+  ): Promise<ListResult> {
     const hasCreated = collection.fields.some((f) => f.name === 'created')
     const params = parseListParams(query, opts.maxPerPage ?? 500, hasCreated ? '-created' : '')
     const rule = ruleCondition(this.app, collection, 'listRule', info)
@@ -52,7 +72,9 @@ export class RecordService {
     let totalItems = -1
     let totalPages = -1
     if (!params.skipTotal) {
-      const count = await db.get<{ n: number }>(selectFrom(collection, [rule, where], sql`COUNT(*) AS n`))
+      const count = await db.get<{ n: number }>(
+        selectFrom(collection, [rule, where], sql`COUNT(*) AS n`),
+      )
       totalItems = Number(count?.n ?? 0)
       totalPages = Math.ceil(totalItems / params.perPage)
     }
@@ -66,7 +88,12 @@ export class RecordService {
   }
 
   /** Loads a record that passes `rule` for the requester, or throws 404. */
-  async load(collection: Collection, id: string, rule: 'viewRule' | 'updateRule' | 'deleteRule' | null, info: RequestInfo): Promise<RecordData> {
+  async load(
+    collection: Collection,
+    id: string,
+    rule: 'viewRule' | 'updateRule' | 'deleteRule' | null,
+    info: RequestInfo,
+  ): Promise<RecordData> {
     const condition = rule ? ruleCondition(this.app, collection, rule, info) : null
     const row = await this.app.dbFor(collection).get(selectFrom(collection, [byId(id), condition]))
     if (!row) throw notFound()
@@ -80,15 +107,24 @@ export class RecordService {
   }
 
   /** One record, gated by viewRule (failing → 404). */
-  async view(collection: Collection, id: string, info: RequestInfo): Promise<Record<string, unknown>> {
+  async view(
+    collection: Collection,
+    id: string,
+    info: RequestInfo,
+  ): Promise<Record<string, unknown>> {
     return serializeRecord(collection, await this.load(collection, id, 'viewRule', info), info)
   }
 
   /** Creates a record from a submitted body; createRule is checked against the would-be record. */
-  async create(collection: Collection, body: Record<string, unknown>, info: RequestInfo): Promise<Record<string, unknown>> {
+  async create(
+    collection: Collection,
+    body: Record<string, unknown>,
+    info: RequestInfo,
+  ): Promise<Record<string, unknown>> {
     assertWritable(collection)
     const su = isSuperuser(info)
-    if (collection.createRule === null && !su) ruleCondition(this.app, collection, 'createRule', info)
+    if (collection.createRule === null && !su)
+      ruleCondition(this.app, collection, 'createRule', info)
     const record: RecordData = {}
     for (const f of collection.fields) record[f.name] = getFieldType(f.type)?.zero(f) ?? null
     const applied = applyBody(collection, record, body, su, generate)
@@ -100,71 +136,125 @@ export class RecordService {
     const now = nowDate()
     for (const f of collection.fields) {
       if (f.type === 'autodate') record[f.name] = autodateValue(f, true, now) ?? ''
-      else if (f.type === 'text' && record[f.name] === '' && f.options.autogeneratePattern) record[f.name] = generate(f, '')
+      else if (f.type === 'text' && record[f.name] === '' && f.options.autogeneratePattern)
+        record[f.name] = generate(f, '')
     }
     await this.preparePasswords(collection, record, applied.passwords, true, errors)
     const resolved = { ...info, body: applied.resolvedBody }
-    const saved = await this.app.runInTransaction(async (tx) => {
-      Object.assign(errors, await validateRecord(collection, record, { isNew: true, lookup: tx.collections.lookup(), skip: passwordFields(collection) }))
-      if (hasErrors(errors)) throw badRequest('Failed to create record.', errors)
-      await tx.hooks.onRecordCreate.trigger(
-        { app: tx, collection, record, request: resolved },
-        async (e) => {
-          await insertRecord(tx, collection, e.record)
-          const rule = ruleCondition(tx, collection, 'createRule', resolved)
-          if (rule) {
-            const ok = await tx.db.get(selectFrom(collection, [byId(String(e.record.id)), rule], sql`1 AS ok`))
-            if (!ok) throw badRequest('Failed to create record.')
-          }
-        },
-        [collection.id, collection.name],
-      )
-      tx.onAfterCommit(() => this.afterCommit('create', collection, record))
-      return record
-    }).catch((err: unknown) => rethrowUnique(err, 'Failed to create record.', collection))
+    const saved = await this.app
+      .runInTransaction(async (tx) => {
+        Object.assign(
+          errors,
+          await validateRecord(collection, record, {
+            isNew: true,
+            lookup: tx.collections.lookup(),
+            skip: passwordFields(collection),
+          }),
+        )
+        if (hasErrors(errors)) throw badRequest('Failed to create record.', errors)
+        await tx.hooks.onRecordCreate.trigger(
+          { app: tx, collection, record, request: resolved },
+          async (e) => {
+            await insertRecord(tx, collection, e.record)
+            const rule = ruleCondition(tx, collection, 'createRule', resolved)
+            if (rule) {
+              const ok = await tx.db.get(
+                selectFrom(collection, [byId(String(e.record.id)), rule], sql`1 AS ok`),
+              )
+              if (!ok) throw badRequest('Failed to create record.')
+            }
+          },
+          [collection.id, collection.name],
+        )
+        tx.onAfterCommit(() => this.afterCommit('create', collection, record))
+        return record
+      })
+      .catch((err: unknown) => rethrowUnique(err, 'Failed to create record.', collection))
     return serializeRecord(collection, saved, info)
   }
 
   /** Updates a record that passes updateRule (failing → 404). */
-  async update(collection: Collection, id: string, body: Record<string, unknown>, info: RequestInfo): Promise<Record<string, unknown>> {
+  async update(
+    collection: Collection,
+    id: string,
+    body: Record<string, unknown>,
+    info: RequestInfo,
+  ): Promise<Record<string, unknown>> {
     assertWritable(collection)
     const su = isSuperuser(info)
     const errors: ValidationErrors = {}
     // Passwords are hashed before the transaction: bcrypt must not hold the writer lock.
     const hashed = new Map<string, unknown>()
-    const passwordBody = Object.fromEntries(Object.entries(body).filter(([k]) => collection.fields.some((f) => f.name === k && f.type === 'password')))
-    await this.preparePasswords(collection, hashed, applyBody(collection, {}, passwordBody, su, generate).passwords, false, errors)
-    const saved = await this.app.runInTransaction(async (tx) => {
-      const original = await tx.records.load(collection, id, 'updateRule', info)
-      const record: RecordData = { ...original }
-      const applied = applyBody(collection, record, body, su, generate)
-      for (const [name, value] of hashed) record[name] = value
-      if (record.id !== original.id) errors.id = fieldError('validation_pk_change', 'The record primary key cannot be changed.')
-      if (collection.type === 'auth') {
-        if (!su) rejectUnmanaged(collection, record, original, errors)
-        if (applied.passwords.has('password')) {
-          Object.assign(errors, checkPasswordConfirm(body, applied.passwords.get('password')))
-          if (!su && !(await passwordMatches(original.password, body.oldPassword))) {
-            errors.oldPassword = fieldError('validation_invalid_old_password', 'Missing or invalid old password.')
+    const passwordBody = Object.fromEntries(
+      Object.entries(body).filter(([k]) =>
+        collection.fields.some((f) => f.name === k && f.type === 'password'),
+      ),
+    )
+    await this.preparePasswords(
+      collection,
+      hashed,
+      applyBody(collection, {}, passwordBody, su, generate).passwords,
+      false,
+      errors,
+    )
+    const saved = await this.app
+      .runInTransaction(async (tx) => {
+        const original = await tx.records.load(collection, id, 'updateRule', info)
+        const record: RecordData = { ...original }
+        const applied = applyBody(collection, record, body, su, generate)
+        for (const [name, value] of hashed) record[name] = value
+        if (record.id !== original.id)
+          errors.id = fieldError(
+            'validation_pk_change',
+            'The record primary key cannot be changed.',
+          )
+        if (collection.type === 'auth') {
+          if (!su) rejectUnmanaged(collection, record, original, errors)
+          if (applied.passwords.has('password')) {
+            Object.assign(errors, checkPasswordConfirm(body, applied.passwords.get('password')))
+            if (!su && !(await passwordMatches(original.password, body.oldPassword))) {
+              errors.oldPassword = fieldError(
+                'validation_invalid_old_password',
+                'Missing or invalid old password.',
+              )
+            }
+          }
+          if (
+            (record.password !== original.password || record.email !== original.email) &&
+            !applied.touched.has('tokenKey')
+          ) {
+            const tk = collection.fields.find((f) => f.name === 'tokenKey')
+            if (tk) record.tokenKey = generate(tk, '')
           }
         }
-        if ((record.password !== original.password || record.email !== original.email) && !applied.touched.has('tokenKey')) {
-          const tk = collection.fields.find((f) => f.name === 'tokenKey')
-          if (tk) record.tokenKey = generate(tk, '')
-        }
-      }
-      const now = nowDate()
-      for (const f of collection.fields) if (f.type === 'autodate') record[f.name] = autodateValue(f, false, now) ?? record[f.name]
-      Object.assign(errors, await validateRecord(collection, record, { isNew: false, original, lookup: tx.collections.lookup(), skip: passwordFields(collection) }))
-      if (hasErrors(errors)) throw badRequest('Failed to update record.', errors)
-      await tx.hooks.onRecordUpdate.trigger(
-        { app: tx, collection, record, original, request: { ...info, body: applied.resolvedBody } },
-        async (e) => updateRecord(tx, collection, e.record, original),
-        [collection.id, collection.name],
-      )
-      tx.onAfterCommit(() => this.afterCommit('update', collection, record))
-      return record
-    }).catch((err: unknown) => rethrowUnique(err, 'Failed to update record.', collection))
+        const now = nowDate()
+        for (const f of collection.fields)
+          if (f.type === 'autodate') record[f.name] = autodateValue(f, false, now) ?? record[f.name]
+        Object.assign(
+          errors,
+          await validateRecord(collection, record, {
+            isNew: false,
+            original,
+            lookup: tx.collections.lookup(),
+            skip: passwordFields(collection),
+          }),
+        )
+        if (hasErrors(errors)) throw badRequest('Failed to update record.', errors)
+        await tx.hooks.onRecordUpdate.trigger(
+          {
+            app: tx,
+            collection,
+            record,
+            original,
+            request: { ...info, body: applied.resolvedBody },
+          },
+          async (e) => updateRecord(tx, collection, e.record, original),
+          [collection.id, collection.name],
+        )
+        tx.onAfterCommit(() => this.afterCommit('update', collection, record))
+        return record
+      })
+      .catch((err: unknown) => rethrowUnique(err, 'Failed to update record.', collection))
     return serializeRecord(collection, saved, info)
   }
 
@@ -181,14 +271,18 @@ export class RecordService {
   async deleteLoaded(collection: Collection, record: RecordData, info: RequestInfo): Promise<void> {
     await this.app.runInTransaction(async (tx) => {
       if (collection.name === '_superusers') {
-        const n = await tx.db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM ${ident(collection.name)}`)
+        const n = await tx.db.get<{ n: number }>(
+          sql`SELECT COUNT(*) AS n FROM ${ident(collection.name)}`,
+        )
         if (Number(n?.n) <= 1) throw badRequest("You can't delete the only existing superuser.")
       }
       await tx.hooks.onRecordDelete.trigger(
         { app: tx, collection, record, request: info },
         async (e) => {
           await detachReferences(tx, collection, String(e.record.id), info)
-          await tx.dbFor(collection).run(sql`DELETE FROM ${ident(collection.name)} WHERE id = ${String(e.record.id)}`)
+          await tx
+            .dbFor(collection)
+            .run(sql`DELETE FROM ${ident(collection.name)} WHERE id = ${String(e.record.id)}`)
         },
         [collection.id, collection.name],
       )
@@ -198,29 +292,50 @@ export class RecordService {
 
   /** Deletes every record of a collection, through the delete path when others reference it. */
   async truncate(collection: Collection): Promise<void> {
-    const referenced = this.app.registry.all().some((c) => c.fields.some((f) => f.type === 'relation' && f.options.collectionId === collection.id))
-    await this.app.runInTransaction(async (tx) => {
-      if (!referenced) {
-        await tx.dbFor(collection).run(sql`DELETE FROM ${ident(collection.name)}`)
-        return
-      }
-      const rows = await tx.dbFor(collection).all(selectFrom(collection, []))
-      const info = { ...internalInfo() }
-      for (const row of rows) await tx.records.deleteLoaded(collection, recordFromRow(collection, row), info)
-    }).catch((err: unknown) => {
-      if (err instanceof ApiError && err.status === 400) {
-        throw badRequest('Failed to truncate collection (most likely due to required cascade delete record references).', {}, err)
-      }
-      throw err
-    })
+    const referenced = this.app.registry
+      .all()
+      .some((c) =>
+        c.fields.some((f) => f.type === 'relation' && f.options.collectionId === collection.id),
+      )
+    await this.app
+      .runInTransaction(async (tx) => {
+        if (!referenced) {
+          await tx.dbFor(collection).run(sql`DELETE FROM ${ident(collection.name)}`)
+          return
+        }
+        const rows = await tx.dbFor(collection).all(selectFrom(collection, []))
+        const info = { ...internalInfo() }
+        for (const row of rows)
+          await tx.records.deleteLoaded(collection, recordFromRow(collection, row), info)
+      })
+      .catch((err: unknown) => {
+        if (err instanceof ApiError && err.status === 400) {
+          throw badRequest(
+            'Failed to truncate collection (most likely due to required cascade delete record references).',
+            {},
+            err,
+          )
+        }
+        throw err
+      })
   }
 
-  private async preparePasswords(collection: Collection, target: RecordData | Map<string, unknown>, passwords: Map<string, unknown>, isNew: boolean, errors: ValidationErrors): Promise<void> {
+  private async preparePasswords(
+    collection: Collection,
+    target: RecordData | Map<string, unknown>,
+    passwords: Map<string, unknown>,
+    isNew: boolean,
+    errors: ValidationErrors,
+  ): Promise<void> {
     for (const f of collection.fields) {
       if (f.type !== 'password' || (!isNew && !passwords.has(f.name))) continue
       const ft = getFieldType(f.type)!
       const plain = ft.normalize(passwords.get(f.name) ?? '', f)
-      const err = await ft.validate(plain, f, { collection, lookup: this.app.collections.lookup(), isNew })
+      const err = await ft.validate(plain, f, {
+        collection,
+        lookup: this.app.collections.lookup(),
+        isNew,
+      })
       if (err) {
         errors[f.name] = err
         continue
@@ -231,10 +346,22 @@ export class RecordService {
     }
   }
 
-  private afterCommit(action: 'create' | 'update' | 'delete', collection: Collection, record: RecordData): Promise<void> {
+  private afterCommit(
+    action: 'create' | 'update' | 'delete',
+    collection: Collection,
+    record: RecordData,
+  ): Promise<void> {
     this.app.events.publish({ kind: 'record', action, collection, record })
-    const hook = action === 'create' ? this.app.hooks.onRecordAfterCreateSuccess : action === 'update' ? this.app.hooks.onRecordAfterUpdateSuccess : this.app.hooks.onRecordAfterDeleteSuccess
-    return hook.trigger({ app: this.app, collection, record }, () => {}, [collection.id, collection.name])
+    const hook =
+      action === 'create'
+        ? this.app.hooks.onRecordAfterCreateSuccess
+        : action === 'update'
+          ? this.app.hooks.onRecordAfterUpdateSuccess
+          : this.app.hooks.onRecordAfterDeleteSuccess
+    return hook.trigger({ app: this.app, collection, record }, () => {}, [
+      collection.id,
+      collection.name,
+    ])
   }
 
   /** Exposed for other core modules that compile rules (realtime, files). */
@@ -249,7 +376,15 @@ function passwordFields(collection: Collection): Set<string> {
 }
 
 function internalInfo(): RequestInfo {
-  return { auth: null, query: {}, body: {}, headers: {}, method: 'DELETE', context: 'default', ip: '' }
+  return {
+    auth: null,
+    query: {},
+    body: {},
+    headers: {},
+    method: 'DELETE',
+    context: 'default',
+    ip: '',
+  }
 }
 
 function assertWritable(collection: Collection): void {
@@ -257,7 +392,12 @@ function assertWritable(collection: Collection): void {
 }
 
 /** Non-managers may not verify themselves or change their email directly (reference §1.7). */
-function rejectUnmanaged(collection: Collection, record: RecordData, original: RecordData | undefined, errors: ValidationErrors): void {
+function rejectUnmanaged(
+  collection: Collection,
+  record: RecordData,
+  original: RecordData | undefined,
+  errors: ValidationErrors,
+): void {
   if (original ? record.verified !== original.verified : record.verified === true) {
     errors.verified = fieldError('validation_values_mismatch', "Values don't match.")
   }
@@ -276,7 +416,9 @@ async function passwordMatches(hash: unknown, plain: unknown): Promise<boolean> 
 function rethrowUnique(err: unknown, message: string, collection: Collection): never {
   if (err instanceof UniqueViolation) {
     const data: ValidationErrors = {}
-    for (const col of err.columns) if (collection.fields.some((f) => f.name === col)) data[col] = fieldError('validation_not_unique', 'Value must be unique.')
+    for (const col of err.columns)
+      if (collection.fields.some((f) => f.name === col))
+        data[col] = fieldError('validation_not_unique', 'Value must be unique.')
     throw badRequest(message, data, err)
   }
   throw err
@@ -289,10 +431,17 @@ async function insertRecord(app: App, collection: Collection, record: RecordData
     cols.push(ident(f.name))
     vals.push(param(getFieldType(f.type)!.toDb(record[f.name], f)))
   }
-  await app.dbFor(collection).run(sql`INSERT INTO ${ident(collection.name)} (${join(cols)}) VALUES (${join(vals)})`)
+  await app
+    .dbFor(collection)
+    .run(sql`INSERT INTO ${ident(collection.name)} (${join(cols)}) VALUES (${join(vals)})`)
 }
 
-async function updateRecord(app: App, collection: Collection, record: RecordData, original: RecordData): Promise<void> {
+async function updateRecord(
+  app: App,
+  collection: Collection,
+  record: RecordData,
+  original: RecordData,
+): Promise<void> {
   const sets: Sql[] = []
   for (const f of collection.fields) {
     if (f.name === 'id') continue
@@ -302,7 +451,9 @@ async function updateRecord(app: App, collection: Collection, record: RecordData
     sets.push(sql`${ident(f.name)} = ${value}`)
   }
   if (sets.length === 0) return
-  await app.dbFor(collection).run(sql`UPDATE ${ident(collection.name)} SET ${join(sets)} WHERE id = ${String(original.id)}`)
+  await app
+    .dbFor(collection)
+    .run(sql`UPDATE ${ident(collection.name)} SET ${join(sets)} WHERE id = ${String(original.id)}`)
 }
 
 export { MAIN }

@@ -550,6 +550,12 @@ describe('errors', () => {
     ],
     ['nope(1) = 1', {}, 400, 'Invalid filter: unknown function "nope".'],
     [
+      'comments_via_post.post.comments_via_post.post.comments_via_post.post.comments_via_post.id = 1',
+      {},
+      400,
+      'Invalid filter: "comments_via_post.post.comments_via_post.post.comments_via_post.post.comments_via_post.id" goes through more than 6 relations.',
+    ],
+    [
       'geoDistance(1, 2, 3) = 1',
       {},
       400,
@@ -631,6 +637,7 @@ describe('validateRule', () => {
     ['@request.auth.id != "" && author = @request.auth.id', null],
     ['@request.auth.org.name = "x" && @request.body.author.name = "y"', null],
     ['secret = "hidden fields are fine in rules"', null],
+    ['comments_via_post.post.comments_via_post.post.comments_via_post.post.title = "6 hops"', null],
     ['foo = 1', 'unknown field "foo"'],
     ['title = ', 'expected an operand at position 8, found end of filter'],
     ['@request.body.author.nope = 1', 'unknown field "@request.body.author.nope"'],

@@ -21,6 +21,9 @@ export const modifiers = ['lower', 'length', 'each', 'isset', 'changed'] as cons
 /** One modifier (`:lower`, …). */
 export type Modifier = (typeof modifiers)[number]
 
+/** The most relation hops (relations and back-relations) one path may take. */
+export const MAX_RELATION_DEPTH = 6
+
 /** Splits an identifier into path segments and the modifier of its last segment. */
 export function splitPath(name: string): { segments: string[]; modifier: Modifier | null } {
   const segments = name.split('.')
@@ -56,6 +59,13 @@ export function resolveFieldPath(
   const bare = modifier ? name.slice(0, name.length - modifier.length - 1) : name
   const prefix = bare.slice(0, bare.length - segments.join('.').length)
   let base = start
+  let hops = 0
+  const hop = (next: PathBase): PathBase => {
+    if (++hops > MAX_RELATION_DEPTH) {
+      throw new RuleError(`"${name}" goes through more than ${MAX_RELATION_DEPTH} relations`)
+    }
+    return next
+  }
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i]!
     const path = prefix + segments.slice(0, i + 1).join('.')
@@ -64,7 +74,7 @@ export function resolveFieldPath(
     if (!field) {
       const back = last ? null : joinBackRelation(state, sink, base, seg, path)
       if (!back) throw new RuleError(`unknown field "${path}"`)
-      base = back
+      base = hop(back)
       continue
     }
     if (field.hidden && ctx.restricted) throw new RuleError(`the field "${path}" is hidden`)
@@ -82,7 +92,7 @@ export function resolveFieldPath(
     ) {
       return lastField(state, sink, base, field, modifier, name)
     }
-    base = joinRelation(state, sink, base, field, path)
+    base = hop(joinRelation(state, sink, base, field, path))
   }
   throw new RuleError(`invalid field path "${name}"`)
 }

@@ -12,7 +12,13 @@ import { requestInfo } from '../../http/request-info.js'
 type Params = { collection: string }
 
 /** The auth response of reference §1.2: a token and the record, with its email shown. */
-export async function authResponse(c: Collection, record: RecordData, info: RequestInfo, refreshable = true, duration?: number) {
+export async function authResponse(
+  c: Collection,
+  record: RecordData,
+  info: RequestInfo,
+  refreshable = true,
+  duration?: number,
+) {
   const token = await authToken(c, record, refreshable, duration)
   const self: RequestInfo = { ...info, auth: { record, collection: c } }
   return { token, record: serializeRecord(c, record, self, { showEmail: true }) }
@@ -31,21 +37,30 @@ export function register(app: App, http: FastifyInstance): void {
     return c
   }
 
-  http.post<{ Params: Params }>('/api/collections/:collection/auth-with-password', { config: { rateLimitTags: ['authWithPassword', 'auth'] } }, async (req) => {
-    const c = authCollection(req.params.collection)
-    const { values } = await readBody(req)
-    const info = requestInfo(req, values, 'password')
-    const record = await authenticateWithPassword(app, c, values)
-    await checkAuthRule(app, c, record, info)
-    return authResponse(c, record, info)
-  })
+  http.post<{ Params: Params }>(
+    '/api/collections/:collection/auth-with-password',
+    { config: { rateLimitTags: ['authWithPassword', 'auth'] } },
+    async (req) => {
+      const c = authCollection(req.params.collection)
+      const { values } = await readBody(req)
+      const info = requestInfo(req, values, 'password')
+      const record = await authenticateWithPassword(app, c, values)
+      await checkAuthRule(app, c, record, info)
+      return authResponse(c, record, info)
+    },
+  )
 
-  http.post<{ Params: Params }>('/api/collections/:collection/auth-refresh', { config: { rateLimitTags: ['authRefresh'] } }, async (req) => {
-    const c = authCollection(req.params.collection)
-    const info = requestInfo(req)
-    if (!info.auth) throw unauthorized('The request requires valid record authorization token.')
-    if (info.auth.collection.id !== c.id) throw forbidden(`The request requires auth record from ${c.name} collection.`)
-    await checkAuthRule(app, c, info.auth.record, info)
-    return authResponse(c, info.auth.record, info)
-  })
+  http.post<{ Params: Params }>(
+    '/api/collections/:collection/auth-refresh',
+    { config: { rateLimitTags: ['authRefresh'] } },
+    async (req) => {
+      const c = authCollection(req.params.collection)
+      const info = requestInfo(req)
+      if (!info.auth) throw unauthorized('The request requires valid record authorization token.')
+      if (info.auth.collection.id !== c.id)
+        throw forbidden(`The request requires auth record from ${c.name} collection.`)
+      await checkAuthRule(app, c, info.auth.record, info)
+      return authResponse(c, info.auth.record, info)
+    },
+  )
 }

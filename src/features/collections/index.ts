@@ -28,18 +28,28 @@ export function register(app: App, http: FastifyInstance): void {
 
   http.post('/api/collections', async (req) => {
     guard(req)
-    const input = await objectBody(req, 'Failed to load the collection type data due to invalid formatting.')
+    const input = await objectBody(
+      req,
+      'Failed to load the collection type data due to invalid formatting.',
+    )
     return collectionToJSON(await app.collections.create(input))
   })
 
   http.get('/api/collections/meta/scaffolds', async (req) => {
     guard(req)
-    return { base: collectionToJSON(scaffold('base')), auth: collectionToJSON(scaffold('auth')), view: collectionToJSON(scaffold('view')) }
+    return {
+      base: collectionToJSON(scaffold('base')),
+      auth: collectionToJSON(scaffold('auth')),
+      view: collectionToJSON(scaffold('view')),
+    }
   })
 
   http.put('/api/collections/import', async (req, reply) => {
     guard(req)
-    const body = await objectBody(req, 'Failed to load the submitted data due to invalid formatting.')
+    const body = await objectBody(
+      req,
+      'Failed to load the submitted data due to invalid formatting.',
+    )
     const deleteMissing = body.deleteMissing === true || body.deleteMissing === 'true'
     await app.collections.import(body.collections, deleteMissing)
     return reply.code(204).send()
@@ -53,7 +63,10 @@ export function register(app: App, http: FastifyInstance): void {
   http.patch<{ Params: Params }>('/api/collections/:collection', async (req) => {
     guard(req)
     const existing = app.collections.get(req.params.collection)
-    const input = await objectBody(req, 'Failed to load the submitted data due to invalid formatting.')
+    const input = await objectBody(
+      req,
+      'Failed to load the submitted data due to invalid formatting.',
+    )
     return collectionToJSON(await app.collections.update(existing.id, input))
   })
 

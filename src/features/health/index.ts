@@ -7,7 +7,9 @@ import { requestInfo } from '../../http/request-info.js'
 export function register(_app: App, http: FastifyInstance): void {
   http.get('/api/health', async (req) => {
     const info = requestInfo(req)
-    const data = isSuperuser(info) ? { canBackup: true, realIP: info.ip, possibleProxyHeader: '' } : {}
+    const data = isSuperuser(info)
+      ? { canBackup: true, realIP: info.ip, possibleProxyHeader: '' }
+      : {}
     return { code: 200, message: 'API is healthy.', data }
   })
 }

@@ -21,10 +21,14 @@ export function register(app: App, http: FastifyInstance): void {
     return app.records.list(c, req.query as Record<string, unknown>, requestInfo(req))
   })
 
-  http.get<{ Params: Params }>(`${base}/:id`, { config: { rateLimitTags: ['view'] } }, async (req) => {
-    const c = collectionOf(req.params.collection)
-    return app.records.view(c, req.params.id ?? '', requestInfo(req))
-  })
+  http.get<{ Params: Params }>(
+    `${base}/:id`,
+    { config: { rateLimitTags: ['view'] } },
+    async (req) => {
+      const c = collectionOf(req.params.collection)
+      return app.records.view(c, req.params.id ?? '', requestInfo(req))
+    },
+  )
 
   http.post<{ Params: Params }>(base, { config: { rateLimitTags: ['create'] } }, async (req) => {
     const c = collectionOf(req.params.collection)
@@ -32,15 +36,23 @@ export function register(app: App, http: FastifyInstance): void {
     return app.records.create(c, body.values, requestInfo(req, body.values))
   })
 
-  http.patch<{ Params: Params }>(`${base}/:id`, { config: { rateLimitTags: ['update'] } }, async (req) => {
-    const c = collectionOf(req.params.collection)
-    const body = await readBody(req)
-    return app.records.update(c, req.params.id ?? '', body.values, requestInfo(req, body.values))
-  })
+  http.patch<{ Params: Params }>(
+    `${base}/:id`,
+    { config: { rateLimitTags: ['update'] } },
+    async (req) => {
+      const c = collectionOf(req.params.collection)
+      const body = await readBody(req)
+      return app.records.update(c, req.params.id ?? '', body.values, requestInfo(req, body.values))
+    },
+  )
 
-  http.delete<{ Params: Params }>(`${base}/:id`, { config: { rateLimitTags: ['delete'] } }, async (req, reply) => {
-    const c = collectionOf(req.params.collection)
-    await app.records.delete(c, req.params.id ?? '', requestInfo(req))
-    return reply.code(204).send()
-  })
+  http.delete<{ Params: Params }>(
+    `${base}/:id`,
+    { config: { rateLimitTags: ['delete'] } },
+    async (req, reply) => {
+      const c = collectionOf(req.params.collection)
+      await app.records.delete(c, req.params.id ?? '', requestInfo(req))
+      return reply.code(204).send()
+    },
+  )
 }

@@ -14,7 +14,8 @@ export interface SetupOptions {
   setupToken: string
 }
 
-const isLoopback = (ip: string): boolean => ip === '::1' || ip.startsWith('127.') || ip === '::ffff:127.0.0.1'
+const isLoopback = (ip: string): boolean =>
+  ip === '::1' || ip.startsWith('127.') || ip === '::ffff:127.0.0.1'
 
 function sameSecret(a: string, b: string): boolean {
   const [x, y] = [Buffer.from(a), Buffer.from(b)]
@@ -29,13 +30,21 @@ export function register(app: App, http: FastifyInstance, options: SetupOptions)
     const { values } = await readBody(req)
     if (!isLoopback(req.ip)) {
       const token = typeof values.token === 'string' ? values.token : ''
-      if (!sameSecret(token, options.setupToken)) throw forbidden('A valid setup token is required for setup from a non-loopback address.')
+      if (!sameSecret(token, options.setupToken))
+        throw forbidden('A valid setup token is required for setup from a non-loopback address.')
     }
     const c = app.collections.get(SUPERUSERS)
-    const body = { email: values.email, password: values.password, passwordConfirm: values.passwordConfirm, verified: true }
+    const body = {
+      email: values.email,
+      password: values.password,
+      passwordConfirm: values.passwordConfirm,
+      verified: true,
+    }
     const created = await app.runInTransaction(async (tx) => {
       if ((await countSuperusers(tx)) > 0) {
-        throw badRequest('Setup is already complete.', { email: fieldError('validation_setup_done', 'A superuser already exists.') })
+        throw badRequest('Setup is already complete.', {
+          email: fieldError('validation_setup_done', 'A superuser already exists.'),
+        })
       }
       return tx.records.create(c, body, systemRequest(tx))
     })

@@ -58,7 +58,9 @@ describe('SqliteDb', () => {
 
   it('translates unique violations', async () => {
     await db.run(sql`INSERT INTO t (id, u) VALUES ('1', 'same')`)
-    const err = await db.run(sql`INSERT INTO t (id, u) VALUES ('2', 'same')`).catch((e: unknown) => e)
+    const err = await db
+      .run(sql`INSERT INTO t (id, u) VALUES ('2', 'same')`)
+      .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(UniqueViolation)
     expect((err as UniqueViolation).columns).toEqual(['u'])
     expect((err as UniqueViolation).table).toBe('t')
@@ -68,7 +70,10 @@ describe('SqliteDb', () => {
     await db.run(sql`INSERT INTO t (id, n) VALUES ('b', ${true})`)
     expect(await db.get(sql`SELECT n FROM t WHERE id = 'b'`)).toEqual({ n: 1 })
     const cols = await db.describe(sql`SELECT id, n AS num FROM t`)
-    expect(cols.map((c) => [c.name, c.table, c.column])).toEqual([['id', 't', 'id'], ['num', 't', 'n']])
+    expect(cols.map((c) => [c.name, c.table, c.column])).toEqual([
+      ['id', 't', 'id'],
+      ['num', 't', 'n'],
+    ])
     await expect(db.describe(sql`SELECT 1; SELECT 2`)).rejects.toThrow()
   })
 })

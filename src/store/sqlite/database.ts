@@ -63,7 +63,11 @@ export function translateSqliteError(err: unknown): Error {
       const list = err.message.split(':')[1] ?? ''
       const cols = list.split(',').map((c) => c.trim())
       const table = cols[0]?.split('.')[0] ?? ''
-      return new UniqueViolation(table, cols.map((c) => c.split('.').slice(1).join('.')), err)
+      return new UniqueViolation(
+        table,
+        cols.map((c) => c.split('.').slice(1).join('.')),
+        err,
+      )
     }
     return new DbError(err.message, err)
   }
@@ -114,22 +118,25 @@ class SqliteTx implements Db {
   readonly dialect = sqliteDialect
   readonly inTransaction = true
 
-  constructor(private readonly writer: CachedConnection, private readonly root: SqliteDb) {}
+  constructor(
+    private readonly writer: CachedConnection,
+    private readonly root: SqliteDb,
+  ) {}
 
-  all<T = Row>(query: Sql): Promise<T[]> {
-    return Promise.resolve(exec(this.writer, query, 'all') as T[])
+  async all<T = Row>(query: Sql): Promise<T[]> {
+    return exec(this.writer, query, 'all') as T[]
   }
-  get<T = Row>(query: Sql): Promise<T | undefined> {
-    return Promise.resolve(exec(this.writer, query, 'get') as T | undefined)
+  async get<T = Row>(query: Sql): Promise<T | undefined> {
+    return exec(this.writer, query, 'get') as T | undefined
   }
-  run(query: Sql): Promise<{ changes: number }> {
-    return Promise.resolve(exec(this.writer, query, 'run') as { changes: number })
+  async run(query: Sql): Promise<{ changes: number }> {
+    return exec(this.writer, query, 'run') as { changes: number }
   }
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     return fn(this)
   }
-  describe(query: Sql): Promise<QueryColumn[]> {
-    return Promise.resolve(describe(this.writer, query))
+  async describe(query: Sql): Promise<QueryColumn[]> {
+    return describe(this.writer, query)
   }
   resetStatements(): void {
     this.root.resetStatements()
@@ -151,26 +158,29 @@ export class SqliteDb implements Db {
   private readonly reader: CachedConnection
   private readonly mutex = new Mutex()
 
-  constructor(readonly file: string, options: SqliteOptions = {}) {
+  constructor(
+    readonly file: string,
+    options: SqliteOptions = {},
+  ) {
     const busy = options.busyTimeout ?? 10_000
     this.writer = new CachedConnection(openConnection(file, busy, false))
     this.reader = new CachedConnection(openConnection(file, busy, true))
   }
 
-  all<T = Row>(query: Sql): Promise<T[]> {
-    return Promise.resolve(exec(this.reader, query, 'all') as T[])
+  async all<T = Row>(query: Sql): Promise<T[]> {
+    return exec(this.reader, query, 'all') as T[]
   }
 
-  get<T = Row>(query: Sql): Promise<T | undefined> {
-    return Promise.resolve(exec(this.reader, query, 'get') as T | undefined)
+  async get<T = Row>(query: Sql): Promise<T | undefined> {
+    return exec(this.reader, query, 'get') as T | undefined
   }
 
   run(query: Sql): Promise<{ changes: number }> {
     return this.mutex.runExclusive(() => exec(this.writer, query, 'run') as { changes: number })
   }
 
-  describe(query: Sql): Promise<QueryColumn[]> {
-    return Promise.resolve(describe(this.reader, query))
+  async describe(query: Sql): Promise<QueryColumn[]> {
+    return describe(this.reader, query)
   }
 
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
