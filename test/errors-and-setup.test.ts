@@ -111,6 +111,29 @@ describe('setup', () => {
       body: JSON.stringify(body),
     })
 
+  it('requires the setup token from a non-loopback address', async () => {
+    const body = {
+      email: 'far@example.com',
+      password: 'longpassword1',
+      passwordConfirm: 'longpassword1',
+    }
+    const denied = await server.http.inject({
+      method: 'POST',
+      url: '/api/setup',
+      remoteAddress: '10.9.8.7',
+      payload: body,
+    })
+    expect(denied.statusCode).toBe(403)
+    const wrong = await server.http.inject({
+      method: 'POST',
+      url: '/api/setup',
+      remoteAddress: '10.9.8.7',
+      payload: { ...body, token: 'x'.repeat(32) },
+    })
+    expect(wrong.statusCode).toBe(403)
+    expect(((await (await fetch(`${url}/api/setup/status`)).json()) as any).needsSetup).toBe(true)
+  })
+
   it('creates the first superuser once, then refuses', async () => {
     expect(await (await fetch(`${url}/api/setup/status`)).json()).toEqual({ needsSetup: true })
     const bad = await post({
@@ -137,6 +160,20 @@ describe('setup', () => {
       passwordConfirm: 'longpassword1',
     })
     expect(again.status).toBe(400)
+    const remote = await server.http.inject({
+      method: 'POST',
+      url: '/api/setup',
+      remoteAddress: '10.9.8.7',
+      payload: {
+        email: 'three@example.com',
+        password: 'longpassword1',
+        passwordConfirm: 'longpassword1',
+        token: server.setupToken,
+      },
+    })
+    // The token is accepted; setup itself is refused because it is complete.
+    expect(remote.statusCode).toBe(400)
+    expect(remote.json().message).toBe('Setup is already complete.')
     const cols = await fetch(`${url}/api/collections`, {
       headers: { authorization: `Bearer ${body.token}` },
     })
