@@ -25,6 +25,7 @@ import {
   ruleContext,
   selectFrom,
 } from './query.js'
+import { expandRecords, parseExpand } from './expand.js'
 import { detachReferences } from './relations.js'
 import { recordFromRow, serializeRecord } from './serialize.js'
 
@@ -83,7 +84,11 @@ export class RecordService {
       perPage: params.perPage,
       totalItems,
       totalPages,
-      items: rows.map((r) => serializeRecord(collection, recordFromRow(collection, r), info)),
+      items: await this.present(
+        collection,
+        rows.map((r) => recordFromRow(collection, r)),
+        info,
+      ),
     }
   }
 
@@ -112,7 +117,12 @@ export class RecordService {
     id: string,
     info: RequestInfo,
   ): Promise<Record<string, unknown>> {
-    return serializeRecord(collection, await this.load(collection, id, 'viewRule', info), info)
+    const [out] = await this.present(
+      collection,
+      [await this.load(collection, id, 'viewRule', info)],
+      info,
+    )
+    return out!
   }
 
   /** Creates a record from a submitted body; createRule is checked against the would-be record. */
@@ -129,8 +139,10 @@ export class RecordService {
     for (const f of collection.fields) record[f.name] = getFieldType(f.type)?.zero(f) ?? null
     const applied = applyBody(collection, record, body, su, generate)
     const errors: ValidationErrors = {}
+    // Checked after the insert: only then can the manageRule see the would-be record.
+    const unmanaged: ValidationErrors = {}
     if (collection.type === 'auth') {
-      if (!su) rejectUnmanaged(collection, record, undefined, errors)
+      if (!su) rejectUnmanaged(record, undefined, unmanaged)
       Object.assign(errors, checkPasswordConfirm(body, applied.passwords.get('password')))
     }
     const now = nowDate()
@@ -156,6 +168,11 @@ export class RecordService {
           { app: tx, collection, record, request: resolved },
           async (e) => {
             await insertRecord(tx, collection, e.record)
+            if (hasErrors(unmanaged)) {
+              const managed = await tx.records.managedIds(collection, [e.record], resolved)
+              if (!managed.has(String(e.record.id)))
+                throw badRequest('Failed to create record.', unmanaged)
+            }
             const rule = ruleCondition(tx, collection, 'createRule', resolved)
             if (rule) {
               const ok = await tx.db.get(
@@ -170,7 +187,8 @@ export class RecordService {
         return record
       })
       .catch((err: unknown) => rethrowUnique(err, 'Failed to create record.', collection))
-    return serializeRecord(collection, saved, info)
+    const [out] = await this.present(collection, [saved], info)
+    return out!
   }
 
   /** Updates a record that passes updateRule (failing → 404). */
@@ -209,10 +227,11 @@ export class RecordService {
             'The record primary key cannot be changed.',
           )
         if (collection.type === 'auth') {
-          if (!su) rejectUnmanaged(collection, record, original, errors)
+          const manager = su || (await tx.records.managedIds(collection, [original], info)).has(id)
+          if (!manager) rejectUnmanaged(record, original, errors)
           if (applied.passwords.has('password')) {
             Object.assign(errors, checkPasswordConfirm(body, applied.passwords.get('password')))
-            if (!su && !(await passwordMatches(original.password, body.oldPassword))) {
+            if (!manager && !(await passwordMatches(original.password, body.oldPassword))) {
               errors.oldPassword = fieldError(
                 'validation_invalid_old_password',
                 'Missing or invalid old password.',
@@ -255,7 +274,8 @@ export class RecordService {
         return record
       })
       .catch((err: unknown) => rethrowUnique(err, 'Failed to update record.', collection))
-    return serializeRecord(collection, saved, info)
+    const [out] = await this.present(collection, [saved], info)
+    return out!
   }
 
   /** Deletes a record that passes deleteRule (failing → 404), detaching references to it. */
@@ -318,6 +338,57 @@ export class RecordService {
         }
         throw err
       })
+  }
+
+  /**
+   * Records as one requester sees them: relations expanded per `?expand=`, and auth records'
+   * email shown to those who pass the collection's manageRule.
+   */
+  async present(
+    collection: Collection,
+    records: RecordData[],
+    info: RequestInfo,
+  ): Promise<Record<string, unknown>[]> {
+    const expand = info.query.expand
+    if (typeof expand === 'string' && expand.trim() !== '') {
+      await expandRecords(this.app, collection, records, parseExpand(expand), info)
+    }
+    const managed =
+      collection.type === 'auth'
+        ? await this.managedIds(collection, records, info)
+        : new Set<string>()
+    return records.map((r) =>
+      serializeRecord(collection, r, info, { showEmail: managed.has(String(r.id)) }),
+    )
+  }
+
+  /** The ids among `records` that the requester manages through the collection's manageRule. */
+  async managedIds(
+    collection: Collection,
+    records: RecordData[],
+    info: RequestInfo,
+  ): Promise<Set<string>> {
+    const rule = collection.authOptions?.manageRule ?? null
+    if (
+      rule === null ||
+      rule.trim() === '' ||
+      records.length === 0 ||
+      !info.auth ||
+      isSuperuser(info)
+    )
+      return new Set()
+    const condition = ruleCondition(this.app, collection, 'manageRule', info)
+    const ids = join(records.map((r) => param(String(r.id))))
+    const rows = await this.app
+      .dbFor(collection)
+      .all<{ id: string }>(
+        selectFrom(
+          collection,
+          [sql`${ident(MAIN)}.id IN (${ids})`, condition],
+          sql`${ident(MAIN)}.id AS id`,
+        ),
+      )
+    return new Set(rows.map((r) => r.id))
   }
 
   private async preparePasswords(
@@ -393,7 +464,6 @@ function assertWritable(collection: Collection): void {
 
 /** Non-managers may not verify themselves or change their email directly (reference §1.7). */
 function rejectUnmanaged(
-  collection: Collection,
   record: RecordData,
   original: RecordData | undefined,
   errors: ValidationErrors,
@@ -404,7 +474,6 @@ function rejectUnmanaged(
   if (original && record.email !== original.email) {
     errors.email = fieldError('validation_values_mismatch', "Values don't match.")
   }
-  void collection
 }
 
 async function passwordMatches(hash: unknown, plain: unknown): Promise<boolean> {
