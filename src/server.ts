@@ -6,6 +6,7 @@ import * as auth from './features/auth/index.js'
 import * as collections from './features/collections/index.js'
 import * as health from './features/health/index.js'
 import * as records from './features/records/index.js'
+import * as settings from './features/settings/index.js'
 import * as setup from './features/setup/index.js'
 
 /** A composed server: the app and its HTTP instance. */
@@ -30,6 +31,7 @@ export async function createServer(
   collections.register(app, http)
   records.register(app, http)
   auth.register(app, http)
+  settings.register(app, http)
   await http.ready()
   return {
     app,

@@ -8,6 +8,7 @@ import type { Collection } from './collections/model.js'
 import { EventBus, LocalTransport, type EventTransport } from './events.js'
 import { createHooks, type AppHooks } from './hooks.js'
 import { createLogger, type Logger } from './logger.js'
+import { LogMailer, type Mailer } from './mail.js'
 import { RecordService } from './records/service.js'
 import { SettingsService } from './settings.js'
 import { openStore, type Store } from '../store/index.js'
@@ -42,6 +43,10 @@ export interface App {
   readonly collections: CollectionService
   readonly records: RecordService
   readonly settings: SettingsService
+  /** The mail backend currently configured (the log backend until a feature sets SMTP). */
+  readonly mailer: Mailer
+  /** Replaces the mail backend (the mail feature does so when `settings.smtp` changes). */
+  setMailer(mailer: Mailer): void
   readonly isTransactional: boolean
   /** The collection registry this app (or transaction) sees. */
   readonly registry: CollectionRegistry
@@ -62,6 +67,7 @@ interface Shared {
   hooks: AppHooks
   events: EventBus
   settings: SettingsService
+  mailer: Mailer
 }
 
 class AppImpl implements App {
@@ -98,6 +104,12 @@ class AppImpl implements App {
   }
   get settings(): SettingsService {
     return this.shared.settings
+  }
+  get mailer(): Mailer {
+    return this.shared.mailer
+  }
+  setMailer(mailer: Mailer): void {
+    this.shared.mailer = mailer
   }
   get isTransactional(): boolean {
     return this.afterCommit !== null
@@ -154,8 +166,9 @@ export async function createApp(config: AppConfig): Promise<App> {
     config.transport ??
       new LocalTransport((err) => logger.error('event subscriber failed', { error: String(err) })),
   )
-  const settings = new SettingsService(store.db)
-  const shared: Shared = { config, logger, store, hooks: createHooks(), events, settings }
+  const settings = new SettingsService(store.db, events)
+  const mailer = new LogMailer(logger)
+  const shared: Shared = { config, logger, store, hooks: createHooks(), events, settings, mailer }
   const registry = new CollectionRegistry()
   const app = new AppImpl(shared, store.db, registry, null)
   await settings.load()

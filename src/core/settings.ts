@@ -1,6 +1,7 @@
 import type { Db } from '../store/db.js'
 import { sql } from '../store/sql.js'
 import { nowDate } from '../tools/dates.js'
+import type { EventBus } from './events.js'
 
 /** The settings object (SPEC §2.7, key names per DECISIONS). */
 export interface Settings {
@@ -98,7 +99,10 @@ export function deepMerge<T extends Record<string, unknown>>(
 export class SettingsService {
   private current: Settings = defaultSettings()
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventBus,
+  ) {}
 
   /** Loads the stored settings over the defaults. */
   async load(): Promise<void> {
@@ -123,6 +127,7 @@ export class SettingsService {
           ON CONFLICT (id) DO UPDATE SET value = excluded.value, updated = excluded.updated`,
     )
     this.current = next
+    this.events.publish({ kind: 'settings' })
     return next
   }
 }
