@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { createApp, type App, type AppConfig } from './core/app.js'
 import { randomString } from './tools/ids.js'
+import { registerFieldsPicker } from './http/fields.js'
 import { createHttp, type HttpOptions } from './http/server.js'
 import * as auth from './features/auth/index.js'
 import * as collections from './features/collections/index.js'
@@ -26,6 +27,7 @@ export async function createServer(
   const app = await createApp(config)
   const http = await createHttp(app, httpOptions)
   const setupToken = randomString(32)
+  registerFieldsPicker(http)
   health.register(app, http)
   setup.register(app, http, { setupToken })
   collections.register(app, http)

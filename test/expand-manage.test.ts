@@ -236,3 +236,46 @@ describe('manageRule', () => {
     expect(res.body.data.verified.code).toBe('validation_values_mismatch')
   })
 })
+
+describe('fields', () => {
+  let t: TestServer
+  beforeAll(async () => {
+    t = await startServer()
+    await t.api('POST', '/api/collections', {
+      token: t.suToken,
+      body: {
+        name: 'docs',
+        listRule: '',
+        viewRule: '',
+        createRule: '',
+        schema: [
+          { name: 'title', type: 'text' },
+          { name: 'body', type: 'editor' },
+        ],
+      },
+    })
+    await t.api('POST', '/api/collections/docs/records', {
+      body: { title: 'T', body: '<p>Hello <b>big</b> world of things</p>' },
+    })
+  })
+  afterAll(() => t.close())
+
+  it('picks fields of list items and applies excerpt', async () => {
+    const res = await t.api(
+      'GET',
+      `/api/collections/docs/records?fields=${encodeURIComponent('id,body:excerpt(9,true)')}`,
+    )
+    expect(res.status).toBe(200)
+    expect(Object.keys(res.body.items[0]).sort()).toEqual(['body', 'id'])
+    expect(res.body.items[0].body).toBe('Hello big...')
+    expect(res.body.totalItems).toBe(1)
+    const bad = await t.api('GET', '/api/collections/docs/records?fields=body:nope(1)')
+    expect(bad.status).toBe(400)
+    const err = await t.api('GET', '/api/collections/docs/records/missing?fields=id')
+    expect(err.body).toEqual({
+      code: 404,
+      message: "The requested resource wasn't found.",
+      data: {},
+    })
+  })
+})

@@ -29,6 +29,8 @@ export interface Dialect {
   like(left: Sql, right: Sql, negate: boolean): Sql
   /** Null-safe equality (`IS` / `IS NOT DISTINCT FROM`) or its negation. */
   isSame(left: Sql, right: Sql, negate: boolean): Sql
+  /** Case-insensitive text equality that can use a case-insensitive index on `left`. */
+  equalsIgnoreCase(left: Sql, right: Sql): Sql
   /** Lower-cases a text expression. */
   lower(expr: Sql): Sql
   /** A random ordering key. */

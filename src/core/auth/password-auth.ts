@@ -1,5 +1,5 @@
 import bcrypt from 'bcryptjs'
-import { ident, sql } from '../../store/sql.js'
+import { ident, param, sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
 import { badRequest, fieldError, forbidden, type ValidationErrors } from '../errors.js'
@@ -63,10 +63,11 @@ export async function authenticateWithPassword(
   let record: RecordData | undefined
   for (const name of fields) {
     if (name === 'email' && !isEmail(identity)) continue
-    const nocase = name === 'email' ? sql` COLLATE NOCASE` : sql``
-    const row = await app.db.get<{ id: string }>(
-      sql`SELECT id FROM ${ident(c.name)} WHERE ${ident(name)} = ${identity}${nocase} LIMIT 1`,
-    )
+    const match =
+      name === 'email'
+        ? app.db.dialect.equalsIgnoreCase(ident(name), param(identity))
+        : sql`${ident(name)} = ${identity}`
+    const row = await app.db.get<{ id: string }>(sql`SELECT id FROM ${ident(c.name)} WHERE ${match} LIMIT 1`)
     if (row) {
       record = await app.records.findById(c, row.id)
       break

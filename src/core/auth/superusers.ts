@@ -1,7 +1,8 @@
 import { sql } from '../../store/sql.js'
+import { findByEmail } from './lookup.js'
 import type { App } from '../app.js'
 import { ApiError, badRequest, notFound } from '../errors.js'
-import { internalRequest, SUPERUSERS, type RecordData, type RequestInfo } from '../request-info.js'
+import { internalRequest, SUPERUSERS, type RequestInfo } from '../request-info.js'
 
 /** A RequestInfo acting as a superuser, for trusted internal calls (CLI, setup). */
 export function systemRequest(app: App, overrides: Partial<RequestInfo> = {}): RequestInfo {
@@ -17,13 +18,6 @@ export async function countSuperusers(app: App): Promise<number> {
   return Number(row?.n ?? 0)
 }
 
-async function findByEmail(app: App, email: string): Promise<RecordData | undefined> {
-  const row = await app.db.get<{ id: string }>(
-    sql`SELECT id FROM _superusers WHERE email = ${email} COLLATE NOCASE`,
-  )
-  return row ? app.records.findById(app.collections.get(SUPERUSERS), row.id) : undefined
-}
-
 /** Superuser management of the CLI: create, update (password), upsert, delete. */
 export async function manageSuperuser(
   app: App,
@@ -33,7 +27,7 @@ export async function manageSuperuser(
 ): Promise<Record<string, unknown> | null> {
   const c = app.collections.get(SUPERUSERS)
   const info = systemRequest(app)
-  const existing = await findByEmail(app, email)
+  const existing = await findByEmail(app, c, email)
   if (action === 'delete') {
     if (!existing) throw notFound(`No superuser with email ${email}.`)
     await app.records.delete(c, String(existing.id), info)

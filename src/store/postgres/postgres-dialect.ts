@@ -86,6 +86,7 @@ export const postgresDialect: Dialect = {
       : sql`CAST(${left} AS TEXT) ILIKE ${right} ESCAPE '\\'`,
   isSame: (left, right, negate) =>
     negate ? sql`${left} IS DISTINCT FROM ${right}` : sql`${left} IS NOT DISTINCT FROM ${right}`,
+  equalsIgnoreCase: (left, right) => sql`LOWER(${left}) = LOWER(${right})`,
   lower: (expr) => sql`LOWER(${expr})`,
   random: () => sql`RANDOM()`,
   rowid: () => null,

@@ -56,6 +56,7 @@ export const sqliteDialect: Dialect = {
     negate ? sql`${left} NOT LIKE ${right} ESCAPE '\\'` : sql`${left} LIKE ${right} ESCAPE '\\'`,
   isSame: (left, right, negate) =>
     negate ? sql`${left} IS NOT ${right}` : sql`${left} IS ${right}`,
+  equalsIgnoreCase: (left, right) => sql`${left} = ${right} COLLATE NOCASE`,
   lower: (expr) => sql`LOWER(${expr})`,
   random: () => sql`RANDOM()`,
   rowid: (tableAlias) => sql`${ident(tableAlias)}.${ident('_rowid_')}`,

@@ -1,0 +1,17 @@
+import { ident, param, sql } from '../../store/sql.js'
+import type { App } from '../app.js'
+import type { Collection } from '../collections/model.js'
+import type { RecordData } from '../request-info.js'
+
+/** A loose email shape check, as the auth endpoints need before a lookup. */
+export function isEmailShaped(s: string): boolean {
+  return s.length <= 255 && /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(s)
+}
+
+/** An auth record by email (case-insensitive), or undefined. */
+export async function findByEmail(app: App, c: Collection, email: string): Promise<RecordData | undefined> {
+  const db = app.dbFor(c)
+  const match = db.dialect.equalsIgnoreCase(ident('email'), param(email))
+  const row = await db.get<{ id: string }>(sql`SELECT id FROM ${ident(c.name)} WHERE ${match} LIMIT 1`)
+  return row ? app.records.findById(c, row.id) : undefined
+}
