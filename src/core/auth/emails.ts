@@ -5,7 +5,13 @@ import { renderTemplate } from '../mail.js'
 import type { RecordData } from '../request-info.js'
 
 /** The per-collection templates, by the names `POST /settings/test/email` accepts. */
-export const TEMPLATE_NAMES = ['verification', 'password-reset', 'email-change', 'otp', 'login-alert'] as const
+export const TEMPLATE_NAMES = [
+  'verification',
+  'password-reset',
+  'email-change',
+  'otp',
+  'login-alert',
+] as const
 
 /** One of the template names. */
 export type TemplateName = (typeof TEMPLATE_NAMES)[number]

@@ -9,9 +9,15 @@ export function isEmailShaped(s: string): boolean {
 }
 
 /** An auth record by email (case-insensitive), or undefined. */
-export async function findByEmail(app: App, c: Collection, email: string): Promise<RecordData | undefined> {
+export async function findByEmail(
+  app: App,
+  c: Collection,
+  email: string,
+): Promise<RecordData | undefined> {
   const db = app.dbFor(c)
   const match = db.dialect.equalsIgnoreCase(ident('email'), param(email))
-  const row = await db.get<{ id: string }>(sql`SELECT id FROM ${ident(c.name)} WHERE ${match} LIMIT 1`)
+  const row = await db.get<{ id: string }>(
+    sql`SELECT id FROM ${ident(c.name)} WHERE ${match} LIMIT 1`,
+  )
   return row ? app.records.findById(c, row.id) : undefined
 }

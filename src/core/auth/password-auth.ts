@@ -67,7 +67,9 @@ export async function authenticateWithPassword(
       name === 'email'
         ? app.db.dialect.equalsIgnoreCase(ident(name), param(identity))
         : sql`${ident(name)} = ${identity}`
-    const row = await app.db.get<{ id: string }>(sql`SELECT id FROM ${ident(c.name)} WHERE ${match} LIMIT 1`)
+    const row = await app.db.get<{ id: string }>(
+      sql`SELECT id FROM ${ident(c.name)} WHERE ${match} LIMIT 1`,
+    )
     if (row) {
       record = await app.records.findById(c, row.id)
       break

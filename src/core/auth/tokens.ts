@@ -96,3 +96,16 @@ export async function verifyToken(
     return null
   }
 }
+
+/** The unverified claims of an `Authorization` header's JWT (already verified upstream). */
+export function bearerClaims(
+  header: string | undefined,
+): (Record<string, unknown> & { token: string }) | null {
+  if (!header) return null
+  const token = header.replace(/^bearer\s+/i, '').trim()
+  try {
+    return { ...decodeJwt(token), token }
+  } catch {
+    return null
+  }
+}

@@ -6,7 +6,7 @@ import { badRequest, fieldError, forbidden } from '../../core/errors.js'
 import { SUPERUSERS } from '../../core/request-info.js'
 import { readBody } from '../../http/body.js'
 import { requestInfo } from '../../http/request-info.js'
-import { authResponse } from '../auth/index.js'
+import { authResponse } from '../../core/auth/flow.js'
 
 /** Options of the setup endpoints. */
 export interface SetupOptions {
@@ -49,6 +49,6 @@ export function register(app: App, http: FastifyInstance, options: SetupOptions)
       return tx.records.create(c, body, systemRequest(tx))
     })
     const record = await app.records.findById(c, String(created.id))
-    return authResponse(c, record ?? created, requestInfo(req))
+    return authResponse(app, c, record ?? created, requestInfo(req))
   })
 }

@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto'
+import { ident, sql } from '../../store/sql.js'
+import { formatDate, nowDate, parseDate } from '../../tools/dates.js'
+import { randomString } from '../../tools/ids.js'
+import type { App } from '../app.js'
+import type { AuthInfo } from '../request-info.js'
+import { systemRequest } from './superusers.js'
+
+/** The name of the API keys collection. */
+export const API_KEYS = '_api_keys'
+
+/** Every API key starts with this prefix, which tells it apart from a JWT. */
+export const API_KEY_PREFIX = 'svc_'
+
+/** The number of random `[A-Za-z0-9]` characters after the prefix (about 238 bits). */
+const KEY_LENGTH = 40
+
+/** `lastUsed` is written at most once per this many milliseconds per key. */
+const TOUCH_INTERVAL_MS = 60_000
+
+/** What `POST /api/api-keys` answers: the key itself appears only here. */
+export interface MintedApiKey {
+  id: string
+  name: string
+  key: string
+  expires: string
+  created: string
+}
+
+/** The SHA-256 hex digest of a key: the only form stored. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex')
+}
+
+/** True when a bearer token has the shape of an API key (not a JWT). */
+export function isApiKey(token: string): boolean {
+  return token.startsWith(API_KEY_PREFIX)
+}
+
+/**
+ * Mints an API key for an auth record (DECISIONS "API keys"): stores a `_api_keys` row with the
+ * key's SHA-256, the owner's `recordRef` and `collectionRef` and `expires` (now + `duration`
+ * seconds; no expiry when 0 or absent), through the record service as a trusted internal write.
+ * The plain key is returned once and kept nowhere. Input is assumed validated.
+ */
+export async function mintApiKey(
+  app: App,
+  auth: AuthInfo,
+  input: { name: string; duration?: number },
+): Promise<MintedApiKey> {
+  const key = API_KEY_PREFIX + randomString(KEY_LENGTH)
+  const duration = input.duration ?? 0
+  const expires = duration > 0 ? formatDate(new Date(Date.now() + duration * 1000)) : ''
+  const row = await app.records.create(
+    app.collections.get(API_KEYS),
+    {
+      name: input.name,
+      keyHash: hashApiKey(key),
+      recordRef: String(auth.record.id),
+      collectionRef: auth.collection.id,
+      expires,
+    },
+    systemRequest(app),
+  )
+  return {
+    id: String(row.id),
+    name: String(row.name),
+    key,
+    expires: String(row.expires ?? ''),
+    created: String(row.created ?? ''),
+  }
+}
+
+/**
+ * Resolves an API key to its owner, or null for an unknown, expired or orphaned key (the caller
+ * is then a guest). Looks the row up by its hash (a unique index); `lastUsed` is refreshed at
+ * most once a minute, off the request path, and a failure there never fails the request.
+ * `recent` (key id → last touch in ms) is kept by the caller across calls so that a burst of
+ * requests writes `lastUsed` once.
+ */
+export async function resolveApiKey(
+  app: App,
+  key: string,
+  recent: Map<string, number> = new Map(),
+): Promise<AuthInfo | null> {
+  if (!isApiKey(key) || key.length !== API_KEY_PREFIX.length + KEY_LENGTH) return null
+  const keys = app.collections.get(API_KEYS)
+  const hit = await app
+    .dbFor(keys)
+    .get<{ id: string }>(
+      sql`SELECT id FROM ${ident(keys.name)} WHERE keyHash = ${hashApiKey(key)} LIMIT 1`,
+    )
+  const row = hit ? await app.records.findById(keys, hit.id) : undefined
+  if (!row) return null
+  const expires = parseDate(row.expires)
+  if (expires && expires.getTime() <= Date.now()) return null
+  const collection = app.collections.find(String(row.collectionRef))
+  if (!collection || collection.type !== 'auth') return null
+  const record = await app.records.findById(collection, String(row.recordRef))
+  if (!record) return null
+  touch(app, String(row.id), parseDate(row.lastUsed), recent)
+  return { record, collection }
+}
+
+/** Schedules the `lastUsed` write when the stored and the in-memory stamps are both stale. */
+function touch(app: App, id: string, lastUsed: Date | null, recent: Map<string, number>): void {
+  const now = Date.now()
+  if (lastUsed && now - lastUsed.getTime() < TOUCH_INTERVAL_MS) return
+  if (now - (recent.get(id) ?? 0) < TOUCH_INTERVAL_MS) return
+  if (recent.size > 10_000) {
+    for (const [k, at] of recent) if (now - at >= TOUCH_INTERVAL_MS) recent.delete(k)
+  }
+  recent.set(id, now)
+  setImmediate(() => {
+    app.records
+      .update(app.collections.get(API_KEYS), id, { lastUsed: nowDate() }, systemRequest(app))
+      .catch((err: unknown) =>
+        app.logger.warn('api key lastUsed update failed', { id, error: String(err) }),
+      )
+  })
+}

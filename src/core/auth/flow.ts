@@ -1,0 +1,152 @@
+import { createHash } from 'node:crypto'
+import { sql } from '../../store/sql.js'
+import type { App } from '../app.js'
+import type { Collection } from '../collections/model.js'
+import { badRequest } from '../errors.js'
+import { byId, ruleContext, selectFrom } from '../records/query.js'
+import { serializeRecord } from '../records/serialize.js'
+import type { RecordData, RequestContext, RequestInfo } from '../request-info.js'
+import { compileFilter } from '../rules/index.js'
+import { formatDate } from '../../tools/dates.js'
+import { sendRecordEmail } from './emails.js'
+import { checkAuthRule } from './password-auth.js'
+import { systemRequest } from './superusers.js'
+import { authToken } from './tokens.js'
+
+/** The sign-in methods that count as MFA factors. */
+export type AuthMethod = 'password' | 'otp' | 'oauth2'
+
+/** Thrown after a first factor when MFA is required: answered 401 `{mfaId}`. */
+export class MfaRequiredError extends Error {
+  constructor(readonly mfaId: string) {
+    super('MFA required')
+    this.name = 'MfaRequiredError'
+  }
+}
+
+/** The auth response of reference §1.2. */
+export interface AuthResponse {
+  token: string
+  record: Record<string, unknown>
+  meta?: Record<string, unknown>
+}
+
+/** The auth response for a record: a token and the record, its email shown to itself. */
+export async function authResponse(
+  app: App,
+  c: Collection,
+  record: RecordData,
+  info: RequestInfo,
+  refreshable = true,
+  duration?: number,
+): Promise<AuthResponse> {
+  const token = await authToken(c, record, refreshable, duration)
+  const self: RequestInfo = { ...info, auth: { record, collection: c } }
+  const [out] = await app.records.present(c, [record], self)
+  return { token, record: out ?? serializeRecord(c, record, self, { showEmail: true }) }
+}
+
+function mfaRequired(c: Collection): boolean {
+  const o = c.authOptions!
+  return o.mfa.enabled || (c.name === '_superusers' && o.otp.enabled)
+}
+
+async function mfaApplies(
+  app: App,
+  c: Collection,
+  record: RecordData,
+  info: RequestInfo,
+): Promise<boolean> {
+  const rule = c.authOptions!.mfa.rule.trim()
+  if (rule === '') return true
+  try {
+    const asRecord: RequestInfo = { ...info, auth: { record, collection: c } }
+    const cond = compileFilter(rule, ruleContext(app, c, asRecord, false))
+    return (
+      (await app.db.get(selectFrom(c, [byId(String(record.id)), cond], sql`1 AS ok`))) !== undefined
+    )
+  } catch {
+    throw badRequest('Failed to authenticate.')
+  }
+}
+
+/** Checks a second factor's `mfaId`, deleting the MFA session when it is used. */
+async function consumeMfa(
+  app: App,
+  c: Collection,
+  record: RecordData,
+  mfaId: string,
+  method: AuthMethod,
+): Promise<void> {
+  const mfas = app.collections.get('_mfas')
+  const su = systemRequest(app)
+  const row = await app.records.findById(mfas, mfaId)
+  const expired =
+    row &&
+    Date.parse(String(row.created).replace(' ', 'T')) + c.authOptions!.mfa.duration * 1000 <
+      Date.now()
+  if (!row || expired) {
+    if (row) await app.records.delete(mfas, mfaId, su)
+    throw badRequest('Invalid or expired MFA session.')
+  }
+  if (row.collectionRef !== c.id || row.recordRef !== record.id)
+    throw badRequest('Invalid MFA session.')
+  if (row.method === method) throw badRequest('A different authentication method is required.')
+  await app.records.delete(mfas, mfaId, su)
+}
+
+/**
+ * The common end of every sign-in (reference §1.2): authRule, then MFA (a first factor answers
+ * 401 `{mfaId}`, a second one presents that id), then the new-location alert, then the token.
+ */
+export async function finishAuth(
+  app: App,
+  c: Collection,
+  record: RecordData,
+  info: RequestInfo,
+  method: AuthMethod,
+  mfaId: string,
+): Promise<AuthResponse> {
+  const ctx: RequestInfo = { ...info, context: method as RequestContext }
+  await checkAuthRule(app, c, record, ctx)
+  if (mfaRequired(c) && (await mfaApplies(app, c, record, ctx))) {
+    if (mfaId === '') {
+      const created = await app.records.create(
+        app.collections.get('_mfas'),
+        { collectionRef: c.id, recordRef: record.id, method },
+        systemRequest(app),
+      )
+      throw new MfaRequiredError(String(created.id))
+    }
+    await consumeMfa(app, c, record, mfaId, method)
+  }
+  await authAlert(app, c, record, info)
+  return authResponse(app, c, record, info)
+}
+
+/** Remembers sign-in origins and mails an alert for a new one (never the first sign-in). */
+async function authAlert(
+  app: App,
+  c: Collection,
+  record: RecordData,
+  info: RequestInfo,
+): Promise<void> {
+  const origins = app.collections.get('_authOrigins')
+  const ua = (info.headers.user_agent ?? '').slice(0, 200)
+  const fingerprint = createHash('md5')
+    .update(info.ip + ua)
+    .digest('hex')
+  const rows = await app.db.all<{ id: string; fingerprint: string }>(
+    sql`SELECT id, fingerprint FROM _authOrigins WHERE collectionRef = ${c.id} AND recordRef = ${String(record.id)} ORDER BY created`,
+  )
+  if (rows.some((r) => r.fingerprint === fingerprint)) return
+  const su = systemRequest(app)
+  await app.records.create(origins, { collectionRef: c.id, recordRef: record.id, fingerprint }, su)
+  for (const old of rows.slice(0, Math.max(0, rows.length + 1 - 5)))
+    await app.records.delete(origins, old.id, su)
+  if (rows.length === 0 || !c.authOptions!.authAlert.enabled || !record.email) return
+  const alert = `${formatDate(new Date())} - ${info.ip} ${ua}`
+  sendRecordEmail(app, c, record, 'login-alert', { ALERT_INFO: alert }).catch((err: unknown) =>
+    app.logger.error('failed to send the auth alert', { error: String(err) }),
+  )
+}

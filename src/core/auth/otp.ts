@@ -1,0 +1,147 @@
+import bcrypt from 'bcryptjs'
+import { sql } from '../../store/sql.js'
+import { newId, randomString } from '../../tools/ids.js'
+import type { App } from '../app.js'
+import type { Collection } from '../collections/model.js'
+import { ApiError, badRequest, fieldError, forbidden, type ValidationErrors } from '../errors.js'
+import type { RecordData } from '../request-info.js'
+import { sendRecordEmail } from './emails.js'
+import { findByEmail, isEmailShaped } from './lookup.js'
+import { systemRequest } from './superusers.js'
+
+/** Attempts allowed per (record, client IP) within the window, whatever the rate-limit settings. */
+const MAX_ATTEMPTS = 5
+const ATTEMPT_WINDOW_MS = 180_000
+
+/** Counts OTP attempts per (record, IP) in memory. */
+export class OtpAttempts {
+  private readonly seen = new Map<string, number[]>()
+
+  /** Records an attempt; false when the limit is already reached. */
+  hit(key: string, now = Date.now()): boolean {
+    const recent = (this.seen.get(key) ?? []).filter((t) => now - t < ATTEMPT_WINDOW_MS)
+    if (recent.length >= MAX_ATTEMPTS) {
+      this.seen.set(key, recent)
+      return false
+    }
+    recent.push(now)
+    this.seen.set(key, recent)
+    if (this.seen.size > 10_000) this.prune(now)
+    return true
+  }
+
+  private prune(now: number): void {
+    for (const [k, v] of this.seen)
+      if (v.every((t) => now - t >= ATTEMPT_WINDOW_MS)) this.seen.delete(k)
+  }
+}
+
+function requireOtp(c: Collection): void {
+  if (!c.authOptions?.otp.enabled)
+    throw forbidden('The collection is not configured to allow OTP authentication.')
+}
+
+const isExpired = (created: unknown, seconds: number): boolean =>
+  Date.parse(String(created).replace(' ', 'T')) + seconds * 1000 < Date.now()
+
+/**
+ * `request-otp`: creates a one-time password of `otp.length` digits (stored bcrypt-hashed in
+ * `_otps`) and mails it. Unknown emails get a fake id, so the answer reveals nothing.
+ */
+export async function requestOtp(
+  app: App,
+  c: Collection,
+  body: Record<string, unknown>,
+): Promise<{ otpId: string }> {
+  requireOtp(c)
+  const email = typeof body.email === 'string' ? body.email.trim() : ''
+  if (email === '')
+    throw badRequest('An error occurred while validating the submitted data.', {
+      email: fieldError('validation_required', 'Cannot be blank.'),
+    })
+  if (!isEmailShaped(email))
+    throw badRequest('An error occurred while validating the submitted data.', {
+      email: fieldError('validation_is_email', 'Must be a valid email address.'),
+    })
+  const record = await findByEmail(app, c, email)
+  if (!record) return { otpId: newId() }
+  const otps = app.collections.get('_otps')
+  const o = c.authOptions!.otp
+  const live = await app.db.all<{ id: string; created: string }>(
+    sql`SELECT id, created FROM _otps WHERE collectionRef = ${c.id} AND recordRef = ${String(record.id)} ORDER BY created DESC`,
+  )
+  const fresh = live.filter((r) => !isExpired(r.created, o.duration))
+  if (fresh.length > 9) return { otpId: fresh[0]!.id }
+  const password = randomString(Math.max(4, o.length), '0123456789')
+  const created = await app.records.create(
+    otps,
+    { collectionRef: c.id, recordRef: record.id, password, sentTo: '' },
+    systemRequest(app),
+  )
+  const otpId = String(created.id)
+  sendRecordEmail(app, c, record, 'otp', { OTP: password, OTP_ID: otpId })
+    .then(() =>
+      app.records.update(otps, otpId, { sentTo: String(record.email) }, systemRequest(app)),
+    )
+    .catch(async (err: unknown) => {
+      app.logger.error('failed to send the OTP email', { error: String(err) })
+      await app.records.delete(otps, otpId, systemRequest(app)).catch(() => undefined)
+    })
+  return { otpId }
+}
+
+/**
+ * `auth-with-otp`: checks the attempt limit first, then the OTP; on success the OTP is
+ * deleted and an unverified record whose email received it becomes verified.
+ */
+export async function verifyOtp(
+  app: App,
+  c: Collection,
+  body: Record<string, unknown>,
+  ip: string,
+  attempts: OtpAttempts,
+): Promise<RecordData> {
+  requireOtp(c)
+  const otpId = typeof body.otpId === 'string' ? body.otpId : ''
+  const password = typeof body.password === 'string' ? body.password : ''
+  const errors: ValidationErrors = {}
+  if (otpId === '') errors.otpId = fieldError('validation_required', 'Cannot be blank.')
+  else if (otpId.length > 255)
+    errors.otpId = fieldError(
+      'validation_length_too_long',
+      'The length must be no more than {max}.',
+      { max: 255 },
+    )
+  if (password === '') errors.password = fieldError('validation_required', 'Cannot be blank.')
+  else if (password.length > 71)
+    errors.password = fieldError(
+      'validation_length_too_long',
+      'The length must be no more than {max}.',
+      { max: 71 },
+    )
+  if (Object.keys(errors).length > 0)
+    throw badRequest('An error occurred while validating the submitted data.', errors)
+  const invalid = (): ApiError => badRequest('Invalid or expired OTP.')
+  const otps = app.collections.get('_otps')
+  const otp = await app.records.findById(otps, otpId)
+  if (!otp || otp.collectionRef !== c.id) throw invalid()
+  if (!attempts.hit(`${String(otp.recordRef)}:${ip}`)) {
+    throw new ApiError(429, 'Too many attempts, please try again later with a new OTP.')
+  }
+  if (isExpired(otp.created, c.authOptions!.otp.duration)) throw invalid()
+  const record = await app.records.findById(c, String(otp.recordRef))
+  if (!record || !(await bcrypt.compare(password, String(otp.password)))) throw invalid()
+  const su = systemRequest(app)
+  await app.records.delete(otps, otpId, su)
+  if (record.verified !== true && otp.sentTo !== '' && otp.sentTo === record.email) {
+    const patch: Record<string, unknown> = { verified: true }
+    if (!c.authOptions!.mfa.enabled) {
+      // NB: a pre-registered password must not survive proving the email (account pre-hijacking).
+      const pw = randomString(30)
+      Object.assign(patch, { password: pw, passwordConfirm: pw })
+    }
+    await app.records.update(c, String(record.id), patch, su)
+    return (await app.records.findById(c, String(record.id))) ?? record
+  }
+  return record
+}

@@ -1,0 +1,49 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { App } from '../../core/app.js'
+import { MfaRequiredError, type AuthResponse } from '../../core/auth/flow.js'
+import type { OtpAttempts } from '../../core/auth/otp.js'
+import type { ResendGuard } from '../../core/auth/token-flows.js'
+import type { Collection } from '../../core/collections/model.js'
+import { notFound } from '../../core/errors.js'
+
+/** What every auth route file gets: the app, the throttles, and the collection resolver. */
+export interface AuthRouteContext {
+  app: App
+  resend: ResendGuard
+  otpAttempts: OtpAttempts
+  /** The auth collection of the path, or 404 with PocketBase's messages. */
+  authCollection(idOrName: string): Collection
+}
+
+/** Path params of the auth routes. */
+export type AuthParams = { collection: string; id?: string }
+
+/** Builds the shared context. */
+export function authCollectionResolver(app: App): (name: string) => Collection {
+  return (name) => {
+    const c = app.collections.find(name)
+    if (!c) throw notFound('Missing or invalid collection context.')
+    if (c.type !== 'auth') throw notFound('Missing or invalid auth collection context.')
+    return c
+  }
+}
+
+/** The `mfaId` of a request: the query wins over the body (reference §1.5). */
+export function mfaIdOf(req: FastifyRequest, body: Record<string, unknown>): string {
+  const q = (req.query as Record<string, unknown>).mfaId
+  if (typeof q === 'string' && q !== '') return q
+  return typeof body.mfaId === 'string' ? body.mfaId : ''
+}
+
+/** Sends an auth result, turning a pending second factor into 401 `{mfaId}`. */
+export async function sendAuth(
+  reply: FastifyReply,
+  work: () => Promise<AuthResponse>,
+): Promise<FastifyReply> {
+  try {
+    return reply.send(await work())
+  } catch (err) {
+    if (err instanceof MfaRequiredError) return reply.code(401).send({ mfaId: err.mfaId })
+    throw err
+  }
+}
