@@ -1,6 +1,7 @@
 import PocketBase from 'pocketbase'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SU_EMAIL, SU_PASSWORD, startServer, type TestServer } from './helpers/server.js'
+import { startSmtp } from './helpers/smtp.js'
 
 describe('official pocketbase JS SDK', () => {
   let t: TestServer
@@ -57,5 +58,46 @@ describe('official pocketbase JS SDK', () => {
     expect(res.token).toBeTruthy()
     expect(res.record.email).toBe(SU_EMAIL)
     expect(typeof before).toBe('string')
+  })
+
+  it('drives user auth: authWithPassword, authRefresh, requestOTP/authWithOTP, impersonate', async () => {
+    const smtp = await startSmtp()
+    try {
+      await pb.settings.update({ smtp: { enabled: true, host: smtp.host, port: smtp.port } })
+      await pb.collections.update('users', { authOptions: { otp: { enabled: true, length: 6 } } })
+      const created = await pb
+        .collection('users')
+        .create({
+          email: 'sdk@example.com',
+          password: 'password123',
+          passwordConfirm: 'password123',
+        })
+
+      const user = new PocketBase(t.url)
+      user.autoCancellation(false)
+      const auth = await user.collection('users').authWithPassword('sdk@example.com', 'password123')
+      expect(auth.record.id).toBe(created.id)
+      expect(user.authStore.record?.email).toBe('sdk@example.com')
+      const refreshed = await user.collection('users').authRefresh()
+      expect(refreshed.record.id).toBe(created.id)
+      await expect(
+        user.collection('users').authWithPassword('sdk@example.com', 'wrong'),
+      ).rejects.toMatchObject({ status: 400 })
+
+      const otp = new PocketBase(t.url)
+      const { otpId } = await otp.collection('users').requestOTP('sdk@example.com')
+      const mail = await smtp.waitForMail((m) => m.to.includes('sdk@example.com'))
+      const code = /(\d{6})/.exec(mail.html)![1]!
+      const viaOtp = await otp.collection('users').authWithOTP(otpId, code)
+      expect(viaOtp.record.id).toBe(created.id)
+      expect(otp.authStore.isValid).toBe(true)
+
+      const impersonated = await pb.collection('users').impersonate(created.id, 3600)
+      expect(impersonated.authStore.record?.id).toBe(created.id)
+      const me = await impersonated.collection('users').getOne(created.id)
+      expect(me.email).toBe('sdk@example.com')
+    } finally {
+      await smtp.close()
+    }
   })
 })
