@@ -3,9 +3,12 @@ import { createApp, type App, type AppConfig } from './core/app.js'
 import { randomString } from './tools/ids.js'
 import { registerFieldsPicker } from './http/fields.js'
 import { createHttp, type HttpOptions } from './http/server.js'
+import * as apiKeys from './features/api-keys/index.js'
+import * as apple from './features/apple/index.js'
 import * as auth from './features/auth/index.js'
 import * as collections from './features/collections/index.js'
 import * as health from './features/health/index.js'
+import * as mail from './features/mail/index.js'
 import * as records from './features/records/index.js'
 import * as settings from './features/settings/index.js'
 import * as setup from './features/setup/index.js'
@@ -34,6 +37,9 @@ export async function createServer(
   records.register(app, http)
   auth.register(app, http)
   settings.register(app, http)
+  mail.register(app, http)
+  apiKeys.register(app, http)
+  apple.register(app, http)
   await http.ready()
   return {
     app,

@@ -10,6 +10,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The caller resolved from `Authorization` (null for guests). */
     svcAuth: AuthInfo | null
+    /** True when `svcAuth` came from an API key rather than an auth token. */
+    svcApiKey: boolean
+    /** The client IP as decided by `settings.trustedProxy` (reference §10.4). */
+    svcIp: string
   }
 }
 
@@ -34,5 +38,13 @@ export function requestInfo(
     if (v === undefined) continue
     headers[headerKey(k)] = Array.isArray(v) ? (v[0] ?? '') : v
   }
-  return { auth: req.svcAuth, query, body, headers, method: req.method, context, ip: req.ip }
+  return {
+    auth: req.svcAuth,
+    query,
+    body,
+    headers,
+    method: req.method,
+    context,
+    ip: req.svcIp || req.ip,
+  }
 }

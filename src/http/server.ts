@@ -2,10 +2,14 @@ import cors from '@fastify/cors'
 import multipart from '@fastify/multipart'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { App } from '../core/app.js'
+import { isApiKey, resolveApiKey } from '../core/auth/api-keys.js'
 import { verifyToken } from '../core/auth/tokens.js'
 import { badRequest } from '../core/errors.js'
+import { SUPERUSERS, type AuthInfo } from '../core/request-info.js'
 import { parseUrlEncoded } from './body.js'
+import { clientIp } from './client-ip.js'
 import { errorHandler, notFoundHandler } from './errors.js'
+import { SuperuserIpGuard } from './superuser-ips.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,8 +36,26 @@ export function bearerToken(header: string | undefined): string | null {
 }
 
 /**
+ * Resolves a bearer token to its auth record: an API key (`svc_…`) through its hash, anything
+ * else as an auth JWT. An invalid, expired or revoked credential yields null (a guest).
+ * `recent` is the API keys' `lastUsed` throttle shared across requests.
+ */
+export async function resolveAuth(
+  app: App,
+  token: string,
+  recent: Map<string, number>,
+): Promise<{ auth: AuthInfo | null; apiKey: boolean }> {
+  if (isApiKey(token)) {
+    const auth = await resolveApiKey(app, token, recent)
+    return { auth, apiKey: auth !== null }
+  }
+  return { auth: await verifyToken(app, token, ['auth']), apiKey: false }
+}
+
+/**
  * Builds the Fastify instance every feature registers on: body parsers and limits, CORS,
- * security headers, auth resolution (an invalid token means guest), and the error mapper.
+ * security headers, the client IP, the superuser IP allow-list, auth resolution (an invalid
+ * token means guest), and the error mapper.
  */
 export async function createHttp(app: App, options: HttpOptions = {}): Promise<FastifyInstance> {
   const bodyLimit = options.bodyLimit ?? BODY_LIMIT
@@ -77,13 +99,24 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
     done(badRequest('Unsupported Content-Type.'))
   })
 
+  const ipGuard = new SuperuserIpGuard(app)
+  const recentKeys = new Map<string, number>()
   http.decorateRequest('svcAuth', null)
+  http.decorateRequest('svcApiKey', false)
+  http.decorateRequest('svcIp', '')
   http.addHook('onRequest', async (req, reply) => {
     void reply.header('X-XSS-Protection', '1; mode=block')
     void reply.header('X-Content-Type-Options', 'nosniff')
     void reply.header('X-Frame-Options', 'SAMEORIGIN')
+    req.svcIp = clientIp(req, app.settings.get().trustedProxy)
+    ipGuard.checkRoute(req, req.svcIp)
     const token = bearerToken(req.headers.authorization)
-    req.svcAuth = token ? await verifyToken(app, token, ['auth']) : null
+    const { auth, apiKey } = token
+      ? await resolveAuth(app, token, recentKeys)
+      : { auth: null, apiKey: false }
+    req.svcAuth = auth
+    req.svcApiKey = apiKey
+    ipGuard.checkAuth(auth?.collection.name === SUPERUSERS, req.svcIp)
   })
   return http
 }

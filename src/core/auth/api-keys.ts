@@ -62,12 +62,13 @@ export async function mintApiKey(
     },
     systemRequest(app),
   )
+  const text = (v: unknown): string => (typeof v === 'string' ? v : '')
   return {
-    id: String(row.id),
-    name: String(row.name),
+    id: text(row.id),
+    name: text(row.name),
     key,
-    expires: String(row.expires ?? ''),
-    created: String(row.created ?? ''),
+    expires: text(row.expires),
+    created: text(row.created),
   }
 }
 
@@ -85,10 +86,12 @@ export async function resolveApiKey(
 ): Promise<AuthInfo | null> {
   if (!isApiKey(key) || key.length !== API_KEY_PREFIX.length + KEY_LENGTH) return null
   const keys = app.collections.get(API_KEYS)
+  const column = ident('keyHash')
+  // NB: `!= ''` repeats the partial unique index's condition, so SQLite searches that index.
   const hit = await app
     .dbFor(keys)
     .get<{ id: string }>(
-      sql`SELECT id FROM ${ident(keys.name)} WHERE keyHash = ${hashApiKey(key)} LIMIT 1`,
+      sql`SELECT id FROM ${ident(keys.name)} WHERE ${column} = ${hashApiKey(key)} AND ${column} != '' LIMIT 1`,
     )
   const row = hit ? await app.records.findById(keys, hit.id) : undefined
   if (!row) return null
