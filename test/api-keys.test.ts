@@ -299,3 +299,49 @@ describe('API keys', () => {
     expect(row?.collectionRef).toBe('pbc_3142635823')
   })
 })
+
+describe('API keys and other credentials', () => {
+  let t: TestServer
+  beforeAll(async () => {
+    t = await startServer()
+  })
+  afterAll(() => t.close())
+
+  it('are not refreshable into a normal token, and go when their owner is deleted', async () => {
+    await t.api('POST', '/api/collections/users/records', {
+      body: { email: 'k@example.com', password: 'password123', passwordConfirm: 'password123' },
+    })
+    const login = await t.api('POST', '/api/collections/users/auth-with-password', {
+      body: { identity: 'k@example.com', password: 'password123' },
+    })
+    const minted = await t.api('POST', '/api/api-keys', {
+      token: login.body.token,
+      body: { name: 'ci' },
+    })
+    expect(minted.status).toBe(200)
+    const refreshed = await t.api('POST', '/api/collections/users/auth-refresh', {
+      token: minted.body.key,
+    })
+    expect(refreshed.status).toBe(200)
+    expect(refreshed.body.token).toBe(minted.body.key)
+    expect(
+      (
+        await t.api('DELETE', `/api/collections/users/records/${login.body.record.id}`, {
+          token: t.suToken,
+        })
+      ).status,
+    ).toBe(204)
+    const left = await t.api('GET', '/api/collections/_api_keys/records', { token: t.suToken })
+    expect(left.body.items.filter((k: any) => k.recordRef === login.body.record.id)).toEqual([])
+  })
+
+  it('validates IP lists in settings', async () => {
+    const res = await t.api('PATCH', '/api/settings', {
+      token: t.suToken,
+      body: { superuserIPs: ['10.0.0.1', 'nope'], rateLimits: { excludedIPs: ['1.2.3.0/33'] } },
+    })
+    expect(res.status).toBe(400)
+    expect(res.body.data.superuserIPs['1'].code).toBe('validation_invlaid_ip_or_subnet')
+    expect(res.body.data.rateLimits.excludedIPs['0'].code).toBe('validation_invlaid_ip_or_subnet')
+  })
+})

@@ -300,6 +300,8 @@ export class RecordService {
         { app: tx, collection, record, request: info },
         async (e) => {
           await detachReferences(tx, collection, String(e.record.id), info)
+          if (collection.type === 'auth')
+            await deleteAuthArtifacts(tx, collection, String(e.record.id))
           await tx
             .dbFor(collection)
             .run(sql`DELETE FROM ${ident(collection.name)} WHERE id = ${String(e.record.id)}`)
@@ -438,6 +440,22 @@ export class RecordService {
   /** Exposed for other core modules that compile rules (realtime, files). */
   ruleContext(collection: Collection, info: RequestInfo | null) {
     return ruleContext(this.app, collection, info, false)
+  }
+}
+
+/** The system collections holding per-auth-record rows (keys, OTPs, MFA, origins, links). */
+const AUTH_ARTIFACTS = ['_api_keys', '_otps', '_mfas', '_authOrigins', '_externalAuths']
+
+/** Deletes the system rows that belong to a deleted auth record. */
+async function deleteAuthArtifacts(app: App, collection: Collection, id: string): Promise<void> {
+  for (const name of AUTH_ARTIFACTS) {
+    const c = app.registry.find(name)
+    if (!c) continue
+    await app
+      .dbFor(c)
+      .run(
+        sql`DELETE FROM ${ident(c.name)} WHERE recordRef = ${id} AND collectionRef = ${collection.id}`,
+      )
   }
 }
 

@@ -23,6 +23,10 @@ export function register(http: FastifyInstance, ctx: AuthRouteContext): void {
       }
       await checkAuthRule(ctx.app, c, info.auth.record, info)
       const res = await authResponse(ctx.app, c, info.auth.record, info)
+      // An API key, like an impersonation token, is not refreshable: the same credential comes
+      // back, so a key can never be traded for a fresh token that outlives its revocation.
+      const bearer = (req.headers.authorization ?? '').replace(/^bearer\s+/i, '').trim()
+      if (req.svcApiKey) return { ...res, token: bearer }
       const claims = bearerClaims(req.headers.authorization)
       return claims?.refreshable === false ? { ...res, token: claims.token } : res
     },
