@@ -1,18 +1,23 @@
+import { createWriteStream } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import type { FastifyRequest } from 'fastify'
-import { badRequest } from '../core/errors.js'
-
-/** A file part of a multipart body, buffered. */
-export interface UploadedFile {
-  field: string
-  filename: string
-  mimetype: string
-  data: Buffer
-}
+import type { UploadedFile } from '../core/records/files.js'
+import { badRequest, tooLarge } from '../core/errors.js'
 
 /** A parsed request body. */
 export interface ParsedBody {
   values: Record<string, unknown>
   files: UploadedFile[]
+}
+
+/** Options of `readBody`. */
+export interface ReadBodyOptions {
+  /** The largest single uploaded file accepted, in bytes (a larger one answers 413). */
+  maxFileSize?: number
 }
 
 /**
@@ -65,18 +70,17 @@ export function parseUrlEncoded(text: string): Record<string, unknown> {
  * Reads the body of a request: JSON and urlencoded bodies were parsed by the content-type
  * parsers; multipart bodies are read here, part by part.
  */
-export async function readBody(req: FastifyRequest): Promise<ParsedBody> {
+export async function readBody(
+  req: FastifyRequest,
+  options: ReadBodyOptions = {},
+): Promise<ParsedBody> {
   if (req.isMultipart()) {
     const values: Record<string, unknown> = {}
     const files: UploadedFile[] = []
-    for await (const part of req.parts()) {
+    const limits = { fileSize: options.maxFileSize ?? BODY_LIMIT, fields: 1000, parts: 1000 }
+    for await (const part of req.parts({ limits })) {
       if (part.type === 'file') {
-        files.push({
-          field: part.fieldname,
-          filename: part.filename,
-          mimetype: part.mimetype,
-          data: await part.toBuffer(),
-        })
+        files.push(await spool(req, part.fieldname, part.filename, part.mimetype, part.file))
       } else {
         addValue(
           values,
@@ -95,4 +99,44 @@ export async function readBody(req: FastifyRequest): Promise<ParsedBody> {
     throw badRequest('Failed to read the submitted data: the body must be a JSON object.')
   }
   return { values: body as Record<string, unknown>, files: [] }
+}
+
+/** The default per-request body limit (reference §0.6), also the default file size cap. */
+export const BODY_LIMIT = 32 * 1024 * 1024
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The temp folder of this request's uploads, removed when the response is sent. */
+    svcUploadDir: string | null
+  }
+}
+
+/**
+ * Streams one uploaded part into a temp file (never into memory), counting its bytes. A part
+ * over the size limit answers 413; the folder is removed after the response by `cleanUploads`.
+ */
+async function spool(
+  req: FastifyRequest,
+  field: string,
+  filename: string,
+  mimetype: string,
+  stream: Readable & { truncated?: boolean },
+): Promise<UploadedFile> {
+  req.svcUploadDir ??= await mkdtemp(join(tmpdir(), 'svcbase-upload-'))
+  const path = join(
+    req.svcUploadDir,
+    `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`,
+  )
+  let size = 0
+  stream.on('data', (chunk: Buffer) => {
+    size += chunk.length
+  })
+  await pipeline(stream, createWriteStream(path))
+  if (stream.truncated) throw tooLarge()
+  return { field, filename, mimetype, size, path }
+}
+
+/** Removes a request's upload folder; registered as an onResponse hook. */
+export async function cleanUploads(req: FastifyRequest): Promise<void> {
+  if (req.svcUploadDir) await rm(req.svcUploadDir, { recursive: true, force: true })
 }
