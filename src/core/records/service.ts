@@ -26,6 +26,17 @@ import {
   selectFrom,
 } from './query.js'
 import { expandRecords, parseExpand } from './expand.js'
+import {
+  assignUploads,
+  deleteFiles,
+  deletePrefixLater,
+  discardUploads,
+  fileNames,
+  prepareUploads,
+  recordPrefix,
+  storeUploads,
+  type UploadedFile,
+} from './files.js'
 import { detachReferences } from './relations.js'
 import { recordFromRow, serializeRecord } from './serialize.js'
 
@@ -130,6 +141,7 @@ export class RecordService {
     collection: Collection,
     body: Record<string, unknown>,
     info: RequestInfo,
+    files: readonly UploadedFile[] = [],
   ): Promise<Record<string, unknown>> {
     assertWritable(collection)
     const su = isSuperuser(info)
@@ -152,7 +164,16 @@ export class RecordService {
         record[f.name] = generate(f, '')
     }
     await this.preparePasswords(collection, record, applied.passwords, true, errors)
+    const prepared = await prepareUploads(collection, files)
+    Object.assign(
+      errors,
+      prepared.errors,
+      assignUploads(collection, record, prepared.uploads, body, undefined),
+    )
+    if (hasErrors(errors)) throw badRequest('Failed to create record.', errors)
     const resolved = { ...info, body: applied.resolvedBody }
+    const recordId = String(record.id)
+    await storeUploads(this.app, collection, recordId, prepared.uploads)
     const saved = await this.app
       .runInTransaction(async (tx) => {
         Object.assign(
@@ -186,7 +207,10 @@ export class RecordService {
         tx.onAfterCommit(() => this.afterCommit('create', collection, record))
         return record
       })
-      .catch((err: unknown) => rethrowUnique(err, 'Failed to create record.', collection))
+      .catch(async (err: unknown) => {
+        await discardUploads(this.app, collection, recordId, prepared.uploads)
+        return rethrowUnique(err, 'Failed to create record.', collection)
+      })
     const [out] = await this.present(collection, [saved], info)
     return out!
   }
@@ -197,6 +221,7 @@ export class RecordService {
     id: string,
     body: Record<string, unknown>,
     info: RequestInfo,
+    files: readonly UploadedFile[] = [],
   ): Promise<Record<string, unknown>> {
     assertWritable(collection)
     const su = isSuperuser(info)
@@ -215,11 +240,23 @@ export class RecordService {
       false,
       errors,
     )
+    const prepared = await prepareUploads(collection, files)
+    Object.assign(errors, prepared.errors)
+    if (hasErrors(errors)) throw badRequest('Failed to update record.', errors)
+    // Files are stored before the transaction (never under the writer lock); a record the
+    // caller may not update is refused first, so nothing is written for it.
+    if (prepared.uploads.length > 0) await this.loadForUpdate(collection, id, body, info)
+    await storeUploads(this.app, collection, id, prepared.uploads)
+    let removed: string[] = []
     const saved = await this.app
       .runInTransaction(async (tx) => {
-        const original = await tx.records.load(collection, id, 'updateRule', info)
-        const record: RecordData = { ...original }
-        const applied = applyBody(collection, record, body, su, generate)
+        const { original, record, applied } = await tx.records.loadForUpdate(
+          collection,
+          id,
+          body,
+          info,
+        )
+        Object.assign(errors, assignUploads(collection, record, prepared.uploads, body, original))
         for (const [name, value] of hashed) record[name] = value
         if (record.id !== original.id)
           errors.id = fieldError(
@@ -270,12 +307,46 @@ export class RecordService {
           async (e) => updateRecord(tx, collection, e.record, original),
           [collection.id, collection.name],
         )
+        const kept = new Set(fileNames(collection, record))
+        removed = fileNames(collection, original).filter((n) => !kept.has(n))
         tx.onAfterCommit(() => this.afterCommit('update', collection, record))
         return record
       })
-      .catch((err: unknown) => rethrowUnique(err, 'Failed to update record.', collection))
+      .catch(async (err: unknown) => {
+        await discardUploads(this.app, collection, id, prepared.uploads)
+        return rethrowUnique(err, 'Failed to update record.', collection)
+      })
+    // Replaced and removed files go only after the commit, never before.
+    if (removed.length > 0) await deleteFiles(this.app, collection, id, removed)
     const [out] = await this.present(collection, [saved], info)
     return out!
+  }
+
+  /**
+   * Loads a record for an update and applies the body to a copy; the updateRule is checked
+   * against the stored record with `@request.body` holding the body's final values (modifiers
+   * resolved), as PocketBase does. A failing rule answers 404.
+   */
+  async loadForUpdate(
+    collection: Collection,
+    id: string,
+    body: Record<string, unknown>,
+    info: RequestInfo,
+  ) {
+    const original = await this.load(collection, id, null, info)
+    const record: RecordData = { ...original }
+    const applied = applyBody(collection, record, body, isSuperuser(info), generate)
+    const rule = ruleCondition(this.app, collection, 'updateRule', {
+      ...info,
+      body: applied.resolvedBody,
+    })
+    if (rule) {
+      const ok = await this.app
+        .dbFor(collection)
+        .get(selectFrom(collection, [byId(id), rule], sql`1 AS ok`))
+      if (!ok) throw notFound()
+    }
+    return { original, record, applied }
   }
 
   /** Deletes a record that passes deleteRule (failing → 404), detaching references to it. */
@@ -308,7 +379,12 @@ export class RecordService {
         },
         [collection.id, collection.name],
       )
-      tx.onAfterCommit(() => this.afterCommit('delete', collection, record))
+      tx.onAfterCommit(async () => {
+        if (fileNames(collection, record).length > 0) {
+          await deletePrefixLater(this.app, recordPrefix(collection, String(record.id)))
+        }
+        await this.afterCommit('delete', collection, record)
+      })
     })
   }
 
@@ -321,6 +397,9 @@ export class RecordService {
       )
     await this.app
       .runInTransaction(async (tx) => {
+        if (collection.fields.some((f) => f.type === 'file')) {
+          tx.onAfterCommit(() => deletePrefixLater(this.app, `${collection.id}/`))
+        }
         if (!referenced) {
           await tx.dbFor(collection).run(sql`DELETE FROM ${ident(collection.name)}`)
           return

@@ -94,6 +94,14 @@ describe('compileFilter: own fields, literals and null semantics', () => {
       postgres: ['("p"."data" #>> $1::text[]) IS NOT DISTINCT FROM $2', [['a', 'b', '0'], 'x']],
     },
     {
+      filter: 'data.a.99999999999999999999 = 1',
+      sqlite: ['json_extract("p"."data", ?) IS ?', ['$.a."99999999999999999999"', 1]],
+      postgres: [
+        '("p"."data" #>> $1::text[]) IS NOT DISTINCT FROM $2',
+        [['a', '99999999999999999999'], 1],
+      ],
+    },
+    {
       filter: 'data = null',
       sqlite: ['"p"."data" IS NULL', []],
       postgres: ['"p"."data" IS NOT DISTINCT FROM NULL', []],
@@ -513,6 +521,14 @@ describe('errors', () => {
     ['@request.auth.id = 1', { restricted: true }, 403, 'Only superusers can filter by @request.'],
     [
       '@collection.posts.id = 1',
+      { restricted: true },
+      403,
+      'Only superusers can filter by @collection.',
+    ],
+    // NB: a raw-text check, as in PocketBase: literals and malformed filters count too
+    ['title = "@request.x"', { restricted: true }, 403, 'Only superusers can filter by @request.'],
+    [
+      '@request.auth.id = 1 && @collection.posts.id = (',
       { restricted: true },
       403,
       'Only superusers can filter by @collection.',

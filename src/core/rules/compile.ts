@@ -14,7 +14,7 @@ import type { Dialect } from '../../store/dialect.js'
 import { join, raw, sql, type Sql } from '../../store/sql.js'
 import { sqliteDialect } from '../../store/sqlite/sqlite-dialect.js'
 import type { Collection } from '../collections/model.js'
-import { badRequest } from '../errors.js'
+import { badRequest, forbidden } from '../errors.js'
 import { parseCached } from './ast-cache.js'
 import { compileComparison } from './compare.js'
 import { JoinSink, RuleError, type CompileState, type RuleContext } from './context.js'
@@ -51,6 +51,20 @@ class State implements CompileState {
   }
 }
 
+/** What only superusers may name in a client filter or sort, in the order PocketBase checks. */
+const superuserOnlyFields = ['@collection.', '@request.'] as const
+
+/**
+ * NB: like PocketBase, a loose check of the raw text before parsing, so a literal such as
+ * `'@request.x'` or a malformed filter naming `@collection.` is refused too.
+ */
+function assertClientText(text: string, ctx: RuleContext): void {
+  if (!ctx.restricted) return
+  for (const field of superuserOnlyFields) {
+    if (text.includes(field)) throw forbidden(`Only superusers can filter by ${field}`)
+  }
+}
+
 /** Runs `fn`, turning syntax and resolution errors into a 400 with a precise message. */
 function reported<T>(what: 'filter' | 'sort', fn: () => T): T {
   try {
@@ -67,10 +81,11 @@ function reported<T>(what: 'filter' | 'sort', fn: () => T): T {
  * Compiles a filter or rule into one boolean SQL expression over `ctx.alias`, to be used as
  * `SELECT … FROM "<table>" AS <alias> WHERE <expr>`. Relations, back-relations, `:each` and
  * `@collection` become correlated subqueries; every user value is a bound parameter. Throws
- * ApiError 400 (`Invalid filter: …`) on bad input, 403 for `@request`/`@collection` when
- * `ctx.restricted`.
+ * ApiError 400 (`Invalid filter: …`) on bad input, 403 when `ctx.restricted` and the text
+ * names `@collection.` or `@request.` anywhere (literals included, as PocketBase does).
  */
 export function compileFilter(text: string, ctx: RuleContext): Sql {
+  assertClientText(text, ctx)
   return reported('filter', () => {
     const state = new State(ctx)
     return state.finish(state.compileNode(parseCached(text)))
@@ -83,6 +98,7 @@ export function compileFilter(text: string, ctx: RuleContext): Sql {
  * `@random` and `@rowid` are the special keys. Throws ApiError 400 (`Invalid sort: …`) / 403.
  */
 export function compileSort(text: string, ctx: RuleContext): Sql[] {
+  assertClientText(text, ctx)
   return reported('sort', () => {
     const state = new State(ctx)
     return parseSort(text).map((item) => sortExpression(item, state))

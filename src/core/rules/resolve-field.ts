@@ -149,7 +149,10 @@ function jsonPath(
 ): Operand {
   const { dialect } = state.ctx
   const col = column(base.alias, field.name)
-  const path = rest.map((s) => (/^[0-9]+$/.test(s) ? Number(s) : s))
+  // NB: as PocketBase (strconv.Atoi), a digit run too big for an index is an object key.
+  const path = rest.map((s) =>
+    /^[0-9]+$/.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) : s,
+  )
   const value = path.length === 0 ? col : dialect.jsonExtract(col, path)
   const common = { fromColumn: true, multi: base.multi, noCoalesce: true } as const
   switch (modifier) {
