@@ -667,3 +667,18 @@ describe('validateRule', () => {
     expect(validateRule('email = "x"', posts!, find)).toBe('unknown field "email"')
   })
 })
+
+describe('compiled filter cache', () => {
+  it('reuses the SQL of request-independent filters and recompiles when the schema changes', () => {
+    const ctx = context(sqliteDialect, { now: undefined })
+    const a = compileFilter('title = "cached" && views > 3', ctx)
+    expect(compileFilter('title = "cached" && views > 3', ctx)).toBe(a)
+    const changed = {
+      ...ctx,
+      collection: { ...ctx.collection, updated: `${ctx.collection.updated}x` },
+    }
+    expect(compileFilter('title = "cached" && views > 3', changed)).not.toBe(a)
+    const owner = compileFilter('title = @request.auth.id', { ...ctx, ...user })
+    expect(compileFilter('title = @request.auth.id', { ...ctx, ...user })).not.toBe(owner)
+  })
+})

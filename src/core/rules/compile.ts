@@ -86,10 +86,34 @@ function reported<T>(what: 'filter' | 'sort', fn: () => T): T {
  */
 export function compileFilter(text: string, ctx: RuleContext): Sql {
   assertClientText(text, ctx)
-  return reported('filter', () => {
+  const key = cacheKey(text, ctx)
+  const hit = key === null ? undefined : compiled.get(key)
+  if (hit) return hit
+  const out = reported('filter', () => {
     const state = new State(ctx)
     return state.finish(state.compileNode(parseCached(text)))
   })
+  if (key !== null) {
+    if (compiled.size >= COMPILED_CAPACITY) compiled.delete(compiled.keys().next().value!)
+    compiled.set(key, out)
+  }
+  return out
+}
+
+const COMPILED_CAPACITY = 1000
+/** Compiled filters that depend only on their collection's own schema (see `cacheKey`). */
+const compiled = new Map<string, Sql>()
+
+/**
+ * The cache key of a filter whose SQL depends on nothing but the text and the collection's own
+ * schema: no `@` (request values, macros, `@collection`), no `.` (relations, whose joined
+ * listRules may read the request) and no back-relations. Others are compiled per request,
+ * since their `@request.*` values are bound into the SQL. Null when not cacheable.
+ */
+function cacheKey(text: string, ctx: RuleContext): string | null {
+  if (text.length > 500 || /[@.]|_via_/.test(text) || ctx.now) return null
+  const c = ctx.collection
+  return `${ctx.dialect.name}\u0000${c.id}\u0000${c.updated}\u0000${ctx.alias}\u0000${ctx.restricted}\u0000${text}`
 }
 
 /**
