@@ -56,7 +56,17 @@ export interface App {
   runInTransaction<T>(fn: (txApp: App) => Promise<T>): Promise<T>
   /** Runs `fn` after the current transaction commits (at once outside a transaction). */
   onAfterCommit(fn: () => void | Promise<void>): void
+  /** Runs `fn` if the current transaction rolls back (never outside a transaction). */
+  onAfterRollback(fn: () => void | Promise<void>): void
   close(): Promise<void>
+}
+
+type Callback = () => void | Promise<void>
+
+/** Work deferred to the end of a transaction. */
+interface TxCallbacks {
+  commit: Callback[]
+  rollback: Callback[]
 }
 
 /** The parts shared by an app and all its transactional views. */
@@ -78,7 +88,7 @@ class AppImpl implements App {
     private readonly shared: Shared,
     readonly db: Db,
     readonly registry: CollectionRegistry,
-    private readonly afterCommit: (() => void | Promise<void>)[] | null,
+    private readonly txCallbacks: TxCallbacks | null,
   ) {
     this.collections = new CollectionService(this)
     this.records = new RecordService(this)
@@ -112,7 +122,7 @@ class AppImpl implements App {
     this.shared.mailer = mailer
   }
   get isTransactional(): boolean {
-    return this.afterCommit !== null
+    return this.txCallbacks !== null
   }
 
   dbFor(collection: Collection): Db {
@@ -121,25 +131,37 @@ class AppImpl implements App {
 
   async runInTransaction<T>(fn: (txApp: App) => Promise<T>): Promise<T> {
     if (this.isTransactional) return fn(this)
-    const callbacks: (() => void | Promise<void>)[] = []
+    const callbacks: TxCallbacks = { commit: [], rollback: [] }
     const fork = this.registry.fork()
-    const result = await this.db.transaction((tx) =>
-      fn(new AppImpl(this.shared, tx, fork, callbacks)),
-    )
-    this.registry.adopt(fork)
-    for (const cb of callbacks) {
-      try {
-        await cb()
-      } catch (err) {
-        this.logger.error('after-commit callback failed', { error: String(err) })
-      }
+    let result: T
+    try {
+      result = await this.db.transaction((tx) => fn(new AppImpl(this.shared, tx, fork, callbacks)))
+    } catch (err) {
+      await this.runCallbacks(callbacks.rollback, 'after-rollback')
+      throw err
     }
+    this.registry.adopt(fork)
+    await this.runCallbacks(callbacks.commit, 'after-commit')
     return result
   }
 
+  private async runCallbacks(list: Callback[], what: string): Promise<void> {
+    for (const cb of list) {
+      try {
+        await cb()
+      } catch (err) {
+        this.logger.error(`${what} callback failed`, { error: String(err) })
+      }
+    }
+  }
+
+  onAfterRollback(fn: Callback): void {
+    this.txCallbacks?.rollback.push(fn)
+  }
+
   onAfterCommit(fn: () => void | Promise<void>): void {
-    if (this.afterCommit) {
-      this.afterCommit.push(fn)
+    if (this.txCallbacks) {
+      this.txCallbacks.commit.push(fn)
       return
     }
     Promise.resolve()
