@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Starts the real S3 server (Ceph RGW) the S3 tests use; see test/global-setup.ts.
+    globalSetup: ['test/global-setup.ts'],
   },
 })

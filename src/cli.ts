@@ -55,6 +55,7 @@ async function serve(values: ReturnType<typeof parse>['values']): Promise<void> 
     dataDir: resolve(String(values.dir)),
     hooksDir: resolve(String(values.hooksDir)),
     dev: Boolean(values.dev),
+    encryptionKey: process.env.SVC_ENCRYPTION_KEY || undefined,
   })
   const address = await server.http.listen({ host, port })
   console.log(`svcbase serving ${address}/api/ with data in ${resolve(String(values.dir))}`)
@@ -88,6 +89,7 @@ async function superuser(positionals: string[], dir: string): Promise<void> {
   const app = await createApp({
     dataDir: resolve(dir),
     logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
+    encryptionKey: process.env.SVC_ENCRYPTION_KEY || undefined,
   })
   try {
     await manageSuperuser(app, action as 'create', email, password)

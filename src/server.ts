@@ -7,11 +7,18 @@ import * as apiKeys from './features/api-keys/index.js'
 import * as apple from './features/apple/index.js'
 import * as auth from './features/auth/index.js'
 import * as collections from './features/collections/index.js'
+import * as files from './features/files/index.js'
 import * as health from './features/health/index.js'
 import * as mail from './features/mail/index.js'
 import * as records from './features/records/index.js'
 import * as settings from './features/settings/index.js'
 import * as setup from './features/setup/index.js'
+import * as rateLimit from './features/rate-limit/index.js'
+import * as logs from './features/logs/index.js'
+import * as metrics from './features/metrics/index.js'
+import * as realtime from './features/realtime/index.js'
+import * as batch from './features/batch/index.js'
+import * as storage from './features/storage/index.js'
 
 /** A composed server: the app and its HTTP instance. */
 export interface Server {
@@ -35,11 +42,18 @@ export async function createServer(
   setup.register(app, http, { setupToken })
   collections.register(app, http)
   records.register(app, http)
+  files.register(app, http)
   auth.register(app, http)
   settings.register(app, http)
   mail.register(app, http)
   apiKeys.register(app, http)
   apple.register(app, http)
+  rateLimit.register(app, http)
+  logs.register(app, http)
+  metrics.register(app, http)
+  realtime.register(app, http)
+  batch.register(app, http)
+  storage.register(app, http)
   await http.ready()
   return {
     app,

@@ -65,13 +65,11 @@ describe('official pocketbase JS SDK', () => {
     try {
       await pb.settings.update({ smtp: { enabled: true, host: smtp.host, port: smtp.port } })
       await pb.collections.update('users', { authOptions: { otp: { enabled: true, length: 6 } } })
-      const created = await pb
-        .collection('users')
-        .create({
-          email: 'sdk@example.com',
-          password: 'password123',
-          passwordConfirm: 'password123',
-        })
+      const created = await pb.collection('users').create({
+        email: 'sdk@example.com',
+        password: 'password123',
+        passwordConfirm: 'password123',
+      })
 
       const user = new PocketBase(t.url)
       user.autoCancellation(false)
@@ -99,5 +97,41 @@ describe('official pocketbase JS SDK', () => {
     } finally {
       await smtp.close()
     }
+  })
+})
+
+describe('official pocketbase JS SDK realtime', () => {
+  let t: TestServer
+  beforeAll(async () => {
+    t = await startServer()
+  })
+  afterAll(() => t.close())
+
+  it('subscribes and receives record events', async () => {
+    const { EventSource } = await import('eventsource')
+    ;(globalThis as any).EventSource ??= EventSource
+    const pb = new PocketBase(t.url)
+    pb.autoCancellation(false)
+    await pb.collection('_superusers').authWithPassword(SU_EMAIL, SU_PASSWORD)
+    await pb.collections.create({
+      name: 'live',
+      type: 'base',
+      listRule: '',
+      viewRule: '',
+      fields: [{ name: 'text', type: 'text' }],
+    })
+    const got: { action: string; text: string }[] = []
+    const unsubscribe = await pb.collection('live').subscribe('*', (e) => {
+      got.push({ action: e.action, text: e.record.text })
+    })
+    const rec = await pb.collection('live').create({ text: 'hello' })
+    await pb.collection('live').update(rec.id, { text: 'again' })
+    for (let i = 0; i < 50 && got.length < 2; i++) await new Promise((r) => setTimeout(r, 50))
+    await unsubscribe()
+    await pb.realtime.unsubscribe()
+    expect(got).toEqual([
+      { action: 'create', text: 'hello' },
+      { action: 'update', text: 'again' },
+    ])
   })
 })

@@ -9,6 +9,8 @@ import { EventBus, LocalTransport, type EventTransport } from './events.js'
 import { createHooks, type AppHooks } from './hooks.js'
 import { createLogger, type Logger } from './logger.js'
 import { LogMailer, type Mailer } from './mail.js'
+import { createStorage } from './storage.js'
+import type { Filesystem } from '../tools/filesystem/types.js'
 import { RecordService } from './records/service.js'
 import { SettingsService } from './settings.js'
 import { openStore, type Store } from '../store/index.js'
@@ -24,6 +26,8 @@ export interface AppConfig {
   transport?: EventTransport
   /** Development mode: more logging. */
   dev?: boolean
+  /** Encrypts the stored settings at rest (AES-256-GCM) with a key derived from this secret. */
+  encryptionKey?: string
 }
 
 /**
@@ -43,6 +47,8 @@ export interface App {
   readonly collections: CollectionService
   readonly records: RecordService
   readonly settings: SettingsService
+  /** Object storage for files: local disk or S3, following `settings.s3` live. */
+  readonly storage: Filesystem
   /** The mail backend currently configured (the log backend until a feature sets SMTP). */
   readonly mailer: Mailer
   /** Replaces the mail backend (the mail feature does so when `settings.smtp` changes). */
@@ -78,6 +84,7 @@ interface Shared {
   events: EventBus
   settings: SettingsService
   mailer: Mailer
+  storage: Filesystem
 }
 
 class AppImpl implements App {
@@ -114,6 +121,9 @@ class AppImpl implements App {
   }
   get settings(): SettingsService {
     return this.shared.settings
+  }
+  get storage(): Filesystem {
+    return this.shared.storage
   }
   get mailer(): Mailer {
     return this.shared.mailer
@@ -172,6 +182,7 @@ class AppImpl implements App {
   }
 
   async close(): Promise<void> {
+    await this.shared.storage.close()
     await this.shared.store.close()
   }
 }
@@ -188,12 +199,25 @@ export async function createApp(config: AppConfig): Promise<App> {
     config.transport ??
       new LocalTransport((err) => logger.error('event subscriber failed', { error: String(err) })),
   )
-  const settings = new SettingsService(store.db, events)
+  const settings = new SettingsService(store.db, events, config.encryptionKey)
   const mailer = new LogMailer(logger)
-  const shared: Shared = { config, logger, store, hooks: createHooks(), events, settings, mailer }
+  const storage = createStorage(() => settings.get(), config.dataDir)
+  const shared: Shared = {
+    config,
+    logger,
+    store,
+    hooks: createHooks(),
+    events,
+    settings,
+    mailer,
+    storage,
+  }
   const registry = new CollectionRegistry()
   const app = new AppImpl(shared, store.db, registry, null)
-  await settings.load()
+  await settings.load().catch(async (err: unknown) => {
+    await store.close()
+    throw err
+  })
   await app.collections.load()
   await app.collections.ensureSystemCollections()
   return app

@@ -1,6 +1,9 @@
 import type { Settings } from './settings.js'
 
-/** Write-only settings keys (SPEC §2.7, DECISIONS): stored, never returned. */
+/**
+ * Write-only settings keys (SPEC §2.7, DECISIONS), as dotted paths: stored, never returned. The
+ * one list every reader of secrets (masking, tests) goes by.
+ */
 export const SECRET_PATHS: readonly string[] = [
   'smtp.password',
   's3.secret',
@@ -13,16 +16,18 @@ export const SECRET_PATHS: readonly string[] = [
   'payments.webhookSecret',
 ]
 
-/** A deep copy of the settings with every write-only secret removed. */
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** A deep copy of the settings with every write-only secret removed (the key is absent). */
 export function publicSettings(settings: Settings): Record<string, unknown> {
   const copy = structuredClone(settings) as Record<string, unknown>
   for (const path of SECRET_PATHS) {
     const keys = path.split('.')
+    const last = keys.pop() ?? ''
     let node: unknown = copy
-    for (const k of keys.slice(0, -1)) {
-      node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[k] : undefined
-    }
-    if (typeof node === 'object' && node !== null) delete (node as Record<string, unknown>)[keys.at(-1)!]
+    for (const k of keys) node = isObject(node) ? node[k] : undefined
+    if (isObject(node)) delete node[last]
   }
   return copy
 }

@@ -65,7 +65,7 @@ export async function sendRecordEmail(
   })
   await app.mailer.send({
     from: { address: meta.senderAddress, name: meta.senderName },
-    to: [{ address: to ?? String(record.email ?? '') }],
+    to: [{ address: to ?? (typeof record.email === 'string' ? record.email : '') }],
     subject,
     html,
   })

@@ -5,7 +5,7 @@ import type { Collection } from '../collections/model.js'
 import { badRequest } from '../errors.js'
 import { byId, ruleContext, selectFrom } from '../records/query.js'
 import { serializeRecord } from '../records/serialize.js'
-import type { RecordData, RequestContext, RequestInfo } from '../request-info.js'
+import type { RecordData, RequestInfo } from '../request-info.js'
 import { compileFilter } from '../rules/index.js'
 import { formatDate } from '../../tools/dates.js'
 import { sendRecordEmail } from './emails.js'
@@ -107,7 +107,7 @@ export async function finishAuth(
   method: AuthMethod,
   mfaId: string,
 ): Promise<AuthResponse> {
-  const ctx: RequestInfo = { ...info, context: method as RequestContext }
+  const ctx: RequestInfo = { ...info, context: method }
   await checkAuthRule(app, c, record, ctx)
   if (mfaRequired(c) && (await mfaApplies(app, c, record, ctx))) {
     if (mfaId === '') {

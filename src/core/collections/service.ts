@@ -9,6 +9,8 @@ import { blankCollection, crc32 } from './defaults.js'
 import type { AuthOptions, Collection, CollectionType } from './model.js'
 import { dropSchema, syncSchema } from './schema-sync.js'
 import { systemCollections } from './system.js'
+import { deleteFiles, deletePrefixLater, fileNames } from '../records/files.js'
+import { recordFromRow } from '../records/serialize.js'
 import { validateCollection } from './validate.js'
 import { deriveViewFields } from './view.js'
 
@@ -192,18 +194,34 @@ export class CollectionService {
         ${c.type}, ${c.system}, ${JSON.stringify(c.fields)}, ${JSON.stringify(c.indexes)}, ${c.listRule},
         ${c.viewRule}, ${c.createRule}, ${c.updateRule}, ${c.deleteRule}, ${options}, ${c.created}, ${c.updated})`)
     }
+    const orphaned = old ? await this.filesOfRemovedFields(old, c) : []
     await syncSchema(this.app.schema, this.app.dbFor(c), c, old)
     this.app.registry.put(c)
     if (old) await this.revalidateViews(c)
-    this.app.onAfterCommit(() => {
+    this.app.onAfterCommit(async () => {
       this.app.db.resetStatements()
       this.app.events.publish({
         kind: 'collection',
         action: old ? 'update' : 'create',
         collection: c,
       })
+      for (const [recordId, names] of orphaned) await deleteFiles(this.app, c, recordId, names)
     })
     return c
+  }
+
+  /** The stored files of file fields that `next` drops, per record, to delete after commit. */
+  private async filesOfRemovedFields(
+    old: Collection,
+    next: Collection,
+  ): Promise<[string, string[]][]> {
+    const gone = old.fields.filter(
+      (f) => f.type === 'file' && !next.fields.some((n) => n.id === f.id),
+    )
+    if (gone.length === 0 || old.type === 'view') return []
+    const rows = await this.app.dbFor(old).all(sql`SELECT * FROM ${ident(old.name)}`)
+    const shape: Collection = { ...old, fields: gone }
+    return rows.map((row) => [String(row.id), fileNames(shape, recordFromRow(shape, row))])
   }
 
   private newId(c: Collection): string {
@@ -236,9 +254,10 @@ export class CollectionService {
       await tx.db.run(sql`DELETE FROM _collections WHERE id = ${c.id}`)
       tx.registry.remove(c.id)
       await tx.collections.revalidateViews(c)
-      tx.onAfterCommit(() => {
+      tx.onAfterCommit(async () => {
         tx.db.resetStatements()
         tx.events.publish({ kind: 'collection', action: 'delete', collection: c })
+        if (c.fields.some((f) => f.type === 'file')) await deletePrefixLater(tx, `${c.id}/`)
       })
     })
   }

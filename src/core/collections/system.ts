@@ -215,6 +215,8 @@ const specs: SystemSpec[] = [
     name: '_logs',
     type: 'base',
     fields: [{ name: 'level', type: 'number' }, text('message'), json('data')],
+    // Log lists sort by created, and retention deletes and stats scan by it.
+    indexes: ['CREATE INDEX idx_logs_created ON _logs (created)'],
   },
   {
     id: 'svc_payment_events',

@@ -174,6 +174,8 @@ export class RecordService {
     const resolved = { ...info, body: applied.resolvedBody }
     const recordId = String(record.id)
     await storeUploads(this.app, collection, recordId, prepared.uploads)
+    // Inside an outer transaction (batch), a later failure must remove these files too.
+    this.app.onAfterRollback(() => discardUploads(this.app, collection, recordId, prepared.uploads))
     const saved = await this.app
       .runInTransaction(async (tx) => {
         Object.assign(
@@ -247,6 +249,7 @@ export class RecordService {
     // caller may not update is refused first, so nothing is written for it.
     if (prepared.uploads.length > 0) await this.loadForUpdate(collection, id, body, info)
     await storeUploads(this.app, collection, id, prepared.uploads)
+    this.app.onAfterRollback(() => discardUploads(this.app, collection, id, prepared.uploads))
     let removed: string[] = []
     const saved = await this.app
       .runInTransaction(async (tx) => {
@@ -316,8 +319,13 @@ export class RecordService {
         await discardUploads(this.app, collection, id, prepared.uploads)
         return rethrowUnique(err, 'Failed to update record.', collection)
       })
-    // Replaced and removed files go only after the commit, never before.
-    if (removed.length > 0) await deleteFiles(this.app, collection, id, removed)
+    // Replaced and removed files go only after the commit, never before (in a batch, after
+    // the batch's commit).
+    if (removed.length > 0) {
+      const gone = () => deleteFiles(this.app, collection, id, removed)
+      if (this.app.isTransactional) this.app.onAfterCommit(gone)
+      else await gone()
+    }
     const [out] = await this.present(collection, [saved], info)
     return out!
   }

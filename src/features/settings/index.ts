@@ -1,15 +1,40 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { App } from '../../core/app.js'
-import { badRequest, type ValidationErrors } from '../../core/errors.js'
-import { validateIpList } from '../../http/superuser-ips.js'
+import { badRequest, hasErrors } from '../../core/errors.js'
 import { publicSettings } from '../../core/settings-secrets.js'
+import { validateSettings, type SettingsValidationContext } from '../../core/settings-validate.js'
 import { readBody } from '../../http/body.js'
 import { requireSuperuser } from '../../http/guards.js'
 import { requestInfo } from '../../http/request-info.js'
+import { validateIpList } from '../../http/superuser-ips.js'
+
+const LOAD_FAILED = 'An error occurred while loading the submitted data.'
+const SAVE_FAILED = 'An error occurred while saving the new settings.'
+
+/** Reads a PATCH body that must be a JSON object (or empty); anything else is a 400. */
+async function readPatch(req: FastifyRequest): Promise<Record<string, unknown>> {
+  // NB: JSON `null` parses to null, which readBody takes for "no body".
+  if (req.body === null) throw badRequest(LOAD_FAILED)
+  const { values } = await readBody(req).catch((err: unknown) => {
+    throw badRequest(LOAD_FAILED, {}, err)
+  })
+  return values
+}
+
+/** What settings validation needs from the app: collection names and the IP-list check. */
+function validationContext(app: App): SettingsValidationContext {
+  return {
+    collectionExists: (name) =>
+      app.collections.find(name)?.name.toLowerCase() === name.toLowerCase(),
+    checkIpList: validateIpList,
+  }
+}
 
 /**
- * `GET /api/settings` and `PATCH /api/settings` (superuser): the stored settings with write-only
- * secrets left out; PATCH deep-merges, so an omitted secret keeps its value.
+ * `GET /api/settings` and `PATCH /api/settings` (superuser, SPEC §4.7): the stored settings with
+ * write-only secrets left out. PATCH deep-merges onto the stored settings (an omitted secret
+ * keeps its value, `""` clears it), validates the result per field and applies it at once:
+ * services read the settings per call, and a `settings` event goes out on the bus.
  */
 export function register(app: App, http: FastifyInstance): void {
   http.get('/api/settings', async (req) => {
@@ -19,21 +44,12 @@ export function register(app: App, http: FastifyInstance): void {
 
   http.patch('/api/settings', async (req) => {
     requireSuperuser(requestInfo(req))
-    const { values } = await readBody(req).catch((err: unknown) => {
-      throw badRequest('An error occurred while loading the submitted data.', {}, err)
+    const patch = await readPatch(req)
+    const ctx = validationContext(app)
+    const next = await app.settings.update(patch, (merged) => {
+      const errors = validateSettings(patch, merged, ctx)
+      if (hasErrors(errors)) throw badRequest(SAVE_FAILED, errors)
     })
-    const errors: ValidationErrors = {}
-    if ('superuserIPs' in values) {
-      const e = validateIpList(values.superuserIPs)
-      if (Object.keys(e).length > 0) errors.superuserIPs = e
-    }
-    const limits = values.rateLimits
-    if (typeof limits === 'object' && limits !== null && 'excludedIPs' in limits) {
-      const e = validateIpList((limits as Record<string, unknown>).excludedIPs)
-      if (Object.keys(e).length > 0) errors.rateLimits = { excludedIPs: e }
-    }
-    if (Object.keys(errors).length > 0)
-      throw badRequest('An error occurred while saving the new settings.', errors)
-    return publicSettings(await app.settings.update(values))
+    return publicSettings(next)
   })
 }

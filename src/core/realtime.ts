@@ -1,0 +1,13 @@
+/**
+ * What other features may ask of realtime without importing it: push a named event to one
+ * connected SSE client (the LLM gateway's `llm_chunk` / `llm_done` / `llm_error`, SPEC §6).
+ * The realtime feature's `register` returns an implementation; the composition root hands it on.
+ */
+export interface ClientMessenger {
+  /**
+   * Sends `event` with `data` (serialised as JSON) to the client `clientId`. Returns false when
+   * no such client is connected to this instance, or it was just dropped as too slow. Throws
+   * when `event` holds a line break.
+   */
+  sendToClient(clientId: string, event: string, data: unknown): boolean
+}

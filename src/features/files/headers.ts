@@ -1,0 +1,53 @@
+import mime from 'mime-types'
+
+/** Types served with their real content type and inline (DECISIONS "File downloads"). */
+const INLINE =
+  /^(image\/(png|jpe?g|gif|webp|avif|bmp|x-icon|vnd\.microsoft\.icon)|audio\/[\w.+-]+|video\/[\w.+-]+|application\/pdf)$/
+
+/**
+ * The content type and disposition a stored file is served with: raster images, audio, video
+ * and PDF keep their type and show inline (unless `download`); everything else (HTML, SVG,
+ * scripts…) is `application/octet-stream` as an attachment, so nothing uploaded runs here.
+ */
+export function servingHeaders(
+  name: string,
+  storedType: string | undefined,
+  download: boolean,
+): Record<string, string> {
+  const type =
+    storedType && storedType !== 'application/octet-stream' ? storedType : mime.lookup(name) || ''
+  const inline = INLINE.test(type)
+  const encoded = encodeURIComponent(name)
+  return {
+    'content-type': inline ? type : 'application/octet-stream',
+    'content-disposition': `${inline && !download ? 'inline' : 'attachment'}; filename="${name.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encoded}`,
+    'content-security-policy':
+      "default-src 'none'; media-src 'self'; style-src 'unsafe-inline'; sandbox",
+    'cache-control': 'max-age=2592000, stale-while-revalidate=86400',
+    'x-content-type-options': 'nosniff',
+    'accept-ranges': 'bytes',
+  }
+}
+
+/** A parsed single `Range` header: the range, `'unsatisfiable'`, or null to serve everything. */
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | null {
+  if (!header) return null
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim())
+  if (!m || (m[1] === '' && m[2] === '')) return null
+  let start: number
+  let end: number
+  if (m[1] === '') {
+    const suffix = Number(m[2])
+    if (suffix === 0) return 'unsatisfiable'
+    start = Math.max(0, size - suffix)
+    end = size - 1
+  } else {
+    start = Number(m[1])
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1)
+  }
+  if (start >= size || start > end) return 'unsatisfiable'
+  return { start, end }
+}

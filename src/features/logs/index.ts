@@ -1,0 +1,79 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { App } from '../../core/app.js'
+import { CLEANUP_EXPRESSION, CLEANUP_JOB_ID, cleanupLogs, scheduleCleanup } from './cleanup.js'
+import { requestLog, skipLog } from './request-log.js'
+import { registerRoutes } from './routes.js'
+import { LogWriter, type LogWriterOptions } from './writer.js'
+
+export { LogLevel, LogWriter, type LogWriterOptions } from './writer.js'
+export { CLEANUP_EXPRESSION, CLEANUP_JOB_ID, cleanupLogs } from './cleanup.js'
+
+/** The request log feature of one app, reachable as `http.svcLogs`. */
+export interface LogsFeature {
+  /** The batched `_logs` writer (also usable for app logs: `writer.add(level, message, data)`). */
+  readonly writer: LogWriter
+  /** The retention job, for the cron registry: `{id: "__svcLogsCleanup__", expression}`. */
+  readonly job: { id: string; expression: string }
+  /** Writes every queued log now; resolves once stored. */
+  flush(): Promise<void>
+  /** Deletes the rows older than `settings.logs.maxDays`; returns how many. */
+  cleanup(now?: Date): Promise<number>
+  /** Stops the retention job, flushes the queue and refuses new entries (idempotent). */
+  close(): Promise<void>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The request log feature (set by `features/logs`). */
+    svcLogs: LogsFeature
+  }
+}
+
+/**
+ * Registers request logging and the logs API: an `onResponse` hook on the root instance queues
+ * one `_logs` row per answered request (not `/metrics`, not the realtime stream, not successful
+ * logs API calls), written in batches by a `LogWriter`; `GET /api/logs`, `/api/logs/stats`,
+ * `/api/logs/{id}`; and the hourly retention job. The HTTP instance's `onClose` flushes the
+ * queue, so closing the server loses nothing.
+ */
+export function register(
+  app: App,
+  http: FastifyInstance,
+  options: LogWriterOptions = {},
+): LogsFeature {
+  const writer = new LogWriter(app, options)
+  const cron = scheduleCleanup(app)
+  const errors = new WeakMap<FastifyRequest, Error>()
+  let closing: Promise<void> | null = null
+
+  const feature: LogsFeature = {
+    writer,
+    job: { id: CLEANUP_JOB_ID, expression: CLEANUP_EXPRESSION },
+    flush: () => writer.flush(),
+    cleanup: (now) => cleanupLogs(app, now),
+    close() {
+      cron.stop()
+      closing ??= writer.close()
+      return closing
+    },
+  }
+
+  http.addHook('onError', async (req, _reply, err) => {
+    errors.set(req, err)
+  })
+  http.addHook('onResponse', async (req, reply) => {
+    const status = reply.statusCode
+    if (skipLog(req, status)) return
+    const settings = app.settings.get().logs
+    // Cheap checks first: the writer would drop these anyway.
+    if (settings.maxDays <= 0) return
+    const log = requestLog(req, reply, settings, errors.get(req))
+    writer.add(log.level, log.message, log.data)
+  })
+  http.addHook('onClose', async () => {
+    await feature.close()
+  })
+  http.decorate('svcLogs', feature)
+  registerRoutes(app, http)
+  return feature
+}

@@ -1,0 +1,196 @@
+import type { App } from '../../core/app.js'
+import type { Collection } from '../../core/collections/model.js'
+import type { Db } from '../../store/db.js'
+import { ident, join, sql, type Sql } from '../../store/sql.js'
+import { nowDate } from '../../tools/dates.js'
+import { newId } from '../../tools/ids.js'
+import { serializeLogData } from './data-size.js'
+
+/** Log levels as PocketBase stores them (Go slog levels). */
+export const LogLevel = { debug: -4, info: 0, warn: 4, error: 8 } as const
+
+/** A log entry waiting in the queue. */
+interface PendingLog {
+  id: string
+  level: number
+  message: string
+  data: Record<string, unknown>
+  created: string
+  /** `settings.logs.maxDataSize` when the entry was made. */
+  maxDataSize: number
+}
+
+/** Tuning of a `LogWriter`. */
+export interface LogWriterOptions {
+  /** Milliseconds between the first queued entry and its flush. */
+  flushInterval?: number
+  /** Entries per transaction; a queue this long is flushed at once. */
+  batchSize?: number
+  /** Entries held at most; beyond it new entries are dropped and counted. */
+  maxQueue?: number
+}
+
+/** Rows per INSERT statement; the remainder uses power-of-two sizes, so few statements are cached. */
+const ROWS_PER_INSERT = 128
+
+/** Splits `n` rows into statement sizes: full chunks, then powers of two. */
+function chunkSizes(n: number): number[] {
+  const sizes: number[] = []
+  let left = n
+  while (left >= ROWS_PER_INSERT) {
+    sizes.push(ROWS_PER_INSERT)
+    left -= ROWS_PER_INSERT
+  }
+  for (let p = ROWS_PER_INSERT / 2; p >= 1; p /= 2) {
+    if (left >= p) {
+      sizes.push(p)
+      left -= p
+    }
+  }
+  return sizes
+}
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * Writes `_logs` rows off the request path: entries queue in memory and are inserted in batches
+ * (one transaction of multi-row INSERTs per batch) after `flushInterval` or as soon as
+ * `batchSize` entries wait. `settings.logs` is read live: nothing is queued when `maxDays` is 0
+ * or the level is below `minLevel`, and `maxDataSize` bounds each row's `data` JSON.
+ */
+export class LogWriter {
+  private queue: PendingLog[] = []
+  private timer: NodeJS.Timeout | null = null
+  private running: Promise<void> | null = null
+  private closed = false
+  private droppedUnreported = 0
+  private readonly flushInterval: number
+  private readonly batchSize: number
+  private readonly maxQueue: number
+  /** Entries written since start. */
+  written = 0
+  /** Entries lost since start: queue overflow or a failed write. */
+  dropped = 0
+
+  constructor(
+    private readonly app: App,
+    options: LogWriterOptions = {},
+  ) {
+    this.flushInterval = options.flushInterval ?? 200
+    this.batchSize = options.batchSize ?? 500
+    this.maxQueue = options.maxQueue ?? 100_000
+  }
+
+  /** Entries waiting to be written. */
+  get pending(): number {
+    return this.queue.length
+  }
+
+  /** Queues one entry; returns false when settings or a full queue leave it out. */
+  add(level: number, message: string, data: Record<string, unknown>): boolean {
+    if (this.closed) return false
+    const { maxDays, minLevel, maxDataSize } = this.app.settings.get().logs
+    if (maxDays <= 0 || level < minLevel) return false
+    if (this.queue.length >= this.maxQueue) {
+      this.dropped++
+      this.droppedUnreported++
+      this.schedule()
+      return false
+    }
+    this.queue.push({ id: newId(), level, message, data, created: nowDate(), maxDataSize })
+    if (this.queue.length >= this.batchSize) this.start()
+    else this.schedule()
+    return true
+  }
+
+  /** Writes everything queued so far; resolves once it is stored (or dropped on a write error). */
+  async flush(): Promise<void> {
+    this.clearTimer()
+    for (;;) {
+      if (this.running) await this.running
+      else if (this.queue.length === 0) break
+      else this.start()
+    }
+    this.reportDropped()
+  }
+
+  /** Flushes what is queued and refuses new entries. */
+  async close(): Promise<void> {
+    this.closed = true
+    await this.flush()
+  }
+
+  private schedule(): void {
+    if (this.timer || this.running || this.closed) return
+    this.timer = setTimeout(() => {
+      this.timer = null
+      this.start()
+    }, this.flushInterval)
+    this.timer.unref()
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+  }
+
+  private start(): void {
+    if (this.running) return
+    this.clearTimer()
+    this.running = this.drain().finally(() => {
+      this.running = null
+      this.reportDropped()
+      if (this.queue.length > 0) this.schedule()
+    })
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.batchSize)
+      try {
+        await this.write(batch)
+        this.written += batch.length
+      } catch (err) {
+        this.dropped += batch.length
+        this.app.logger.error('writing request logs failed', {
+          entries: batch.length,
+          error: String(err),
+        })
+      }
+      // NB: SQLite writes are synchronous; yield so requests run between batches.
+      await tick()
+    }
+  }
+
+  private async write(batch: PendingLog[]): Promise<void> {
+    const collection = this.app.collections.find('_logs')
+    if (!collection) throw new Error('the _logs collection is missing')
+    const db: Db = this.app.dbFor(collection)
+    const rows = batch.map(
+      (e) =>
+        sql`(${e.id}, ${e.level}, ${e.message}, ${serializeLogData(e.data, e.maxDataSize)}, ${e.created}, ${e.created})`,
+    )
+    await db.transaction(async (tx) => {
+      let at = 0
+      for (const size of chunkSizes(rows.length)) {
+        await tx.run(insertRows(collection, rows.slice(at, at + size)))
+        at += size
+      }
+    })
+  }
+
+  private reportDropped(): void {
+    if (this.droppedUnreported === 0) return
+    this.app.logger.warn('request log queue full: entries dropped', {
+      dropped: this.droppedUnreported,
+      maxQueue: this.maxQueue,
+    })
+    this.droppedUnreported = 0
+  }
+}
+
+/** `INSERT INTO _logs (…) VALUES (…), (…)`; every value is a bound parameter. */
+function insertRows(collection: Collection, rows: Sql[]): Sql {
+  const columns = ['id', 'level', 'message', 'data', 'created', 'updated'].map((c) => ident(c))
+  return sql`INSERT INTO ${ident(collection.name)} (${join(columns)}) VALUES ${join(rows)}`
+}

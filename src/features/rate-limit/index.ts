@@ -1,0 +1,76 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { App } from '../../core/app.js'
+import { ApiError } from '../../core/errors.js'
+import { SUPERUSERS } from '../../core/request-info.js'
+import { MemoryCounterStore, type CounterStore } from './counter-store.js'
+import { isApiPath, RateLimiter, type RateLimitRequest } from './limiter.js'
+
+export { MemoryCounterStore, type CounterStore, type CounterHit } from './counter-store.js'
+export { RateLimiter, type RateLimitDecision, type RateLimitRequest } from './limiter.js'
+export { compileRules, selectRule, type RateLimitRule, type RateLimitTarget } from './rules.js'
+
+/** Options of the rate-limit feature. */
+export interface RateLimitOptions {
+  /**
+   * A shared counter store (several instances); the caller owns and closes it. By default an
+   * in-memory store is made and closed with the HTTP instance.
+   */
+  store?: CounterStore
+}
+
+/** The decoded path of a request URL, without its query string. */
+function urlPath(url: string): string {
+  const path = url.split('?', 1)[0] ?? ''
+  try {
+    // Decoded as the router does, so `/api/%62atch` meets the `/api/batch` rule.
+    return decodeURIComponent(path)
+  } catch {
+    return path
+  }
+}
+
+/** The limiter's view of a Fastify request (route tags, collection, auth, client IP). */
+function limiterRequest(app: App, req: FastifyRequest, path: string): RateLimitRequest {
+  const route = req.routeOptions.url ?? null
+  const tags = req.routeOptions.config.rateLimitTags ?? []
+  const param = (req.params as Record<string, unknown> | undefined)?.collection
+  const collection =
+    route?.includes(':collection') && typeof param === 'string'
+      ? (app.collections.find(param) ?? null)
+      : null
+  return {
+    method: req.method.toUpperCase(),
+    path,
+    collection: collection?.name ?? null,
+    collectionId: collection?.id ?? null,
+    tags,
+    route,
+    authenticated: req.svcAuth !== null,
+    superuser: req.svcAuth?.collection.name === SUPERUSERS,
+    ip: req.svcIp,
+  }
+}
+
+/**
+ * Rate limiting (SPEC §2.7, §8; reference §10): when `settings.rateLimits.enabled`, every request
+ * under `/api/` (never `/metrics`, never an OPTIONS preflight) is counted per client IP against
+ * the single most specific matching rule, and answered 429 `Too Many Requests.` with a
+ * `Retry-After` header once over the rule's `maxRequests` within its `duration`. Superusers and
+ * `excludedIPs` are exempt. Runs after the auth hook of `createHttp` and before the body is read.
+ */
+export function register(app: App, http: FastifyInstance, options: RateLimitOptions = {}): void {
+  const store = options.store ?? new MemoryCounterStore()
+  const limiter = new RateLimiter(app, store)
+
+  http.addHook('onRequest', async (req, reply) => {
+    const path = urlPath(req.url)
+    if (req.method === 'OPTIONS' || !isApiPath(path)) return
+    const decision = await limiter.check(limiterRequest(app, req, path))
+    if (!decision || decision.allowed) return
+    const seconds = Math.max(1, Math.ceil((decision.resetAt - Date.now()) / 1000))
+    void reply.header('Retry-After', String(seconds))
+    throw new ApiError(429)
+  })
+
+  if (!options.store) http.addHook('onClose', async () => store.close())
+}

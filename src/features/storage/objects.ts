@@ -1,0 +1,219 @@
+import { randomBytes } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
+import { unlink } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Transform, type Readable, type TransformCallback } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { App } from '../../core/app.js'
+import {
+  badRequest,
+  fieldError,
+  hasErrors,
+  notFound,
+  tooLarge,
+  type FieldError,
+  type ValidationErrors,
+} from '../../core/errors.js'
+import { required } from '../../core/fields/generic-errors.js'
+import { requireSuperuser } from '../../http/guards.js'
+import { requestInfo } from '../../http/request-info.js'
+import { formatDate } from '../../tools/dates.js'
+import { InvalidKeyError, assertPrefix, keyProblem } from '../../tools/filesystem/index.js'
+
+/** The longest object key accepted, in characters. */
+export const MAX_KEY_LENGTH = 1024
+
+/** The largest object the browser accepts in one upload (5 GiB, S3's single-PUT limit). */
+export const MAX_UPLOAD_BYTES = 5 * 1024 ** 3
+
+/**
+ * `validation_match_invalid`: a key that is absolute, has `..`, `.` or empty segments, a
+ * backslash or NUL, or ends in `/`.
+ */
+const invalidKey = (): FieldError =>
+  fieldError('validation_match_invalid', 'Must be in a valid format.')
+
+/** Validates an object key from a client: the field error, or null when it is fine. */
+export function validateObjectKey(key: unknown): FieldError | null {
+  if (key === undefined || key === null || key === '') return required()
+  if (typeof key !== 'string') return invalidKey()
+  if ([...key].length > MAX_KEY_LENGTH || Buffer.byteLength(key) > MAX_KEY_LENGTH)
+    return fieldError('validation_length_too_long', 'The length must be no more than {max}.', {
+      max: MAX_KEY_LENGTH,
+    })
+  if (keyProblem(key) !== null) return invalidKey()
+  return null
+}
+
+/** Runs a storage call, answering 400 when the driver refuses the key. */
+async function refuseBadKeys<T>(op: () => Promise<T>): Promise<T> {
+  try {
+    return await op()
+  } catch (err) {
+    if (err instanceof InvalidKeyError)
+      throw badRequest('An error occurred while validating the submitted data.', {
+        key: invalidKey(),
+      })
+    throw err
+  }
+}
+
+function keyOrThrow(key: string | undefined): string {
+  const problem = validateObjectKey(key)
+  if (problem)
+    throw badRequest('An error occurred while validating the submitted data.', { key: problem })
+  return key!
+}
+
+/** Fails the stream with 413 once more than `max` bytes went through. */
+function byteLimit(max: number): Transform {
+  let seen = 0
+  return new Transform({
+    transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
+      seen += chunk.length
+      if (seen > max) done(tooLarge())
+      else done(null, chunk)
+    },
+  })
+}
+
+/** Consumes a stream to its end, discarding it. */
+async function drain(stream: Readable): Promise<void> {
+  stream.resume()
+  await new Promise<void>((resolve) => {
+    stream.once('end', resolve)
+    stream.once('close', resolve)
+    stream.once('error', () => resolve())
+  })
+}
+
+/**
+ * `POST /api/storage/objects`: reads the multipart parts in order and streams the `file` part
+ * straight into storage. NB: send `key` before `file`; when the file comes first it is spooled
+ * to a temporary file in the OS temp folder until the key is known.
+ */
+async function upload(app: App, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  requireSuperuser(requestInfo(req))
+  if (!req.isMultipart())
+    throw badRequest('Failed to read the submitted data: expected multipart/form-data.')
+  let key: string | undefined
+  let seenFile = false
+  let written = false
+  let refused = false
+  let spool: { path: string; contentType: string } | undefined
+  try {
+    // NB: busboy's own size limit truncates silently; byteLimit() fails the write instead.
+    for await (const part of req.parts({ limits: { fileSize: Infinity } })) {
+      if (part.type === 'field') {
+        if (part.fieldname === 'key' && key === undefined) key = String(part.value)
+        continue
+      }
+      if (part.fieldname !== 'file' || seenFile) {
+        await drain(part.file)
+        continue
+      }
+      seenFile = true
+      if (key !== undefined) {
+        if (validateObjectKey(key) !== null) {
+          await drain(part.file)
+          continue
+        }
+        const limited = part.file.pipe(byteLimit(MAX_UPLOAD_BYTES))
+        part.file.once('error', (err) => limited.destroy(err))
+        try {
+          await app.storage.write(key, limited, { contentType: part.mimetype })
+          written = true
+        } catch (err) {
+          if (!(err instanceof InvalidKeyError)) throw err
+          // A key this driver cannot store (a local name over 255 bytes): drop the body.
+          part.file.unpipe(limited)
+          await drain(part.file)
+          refused = true
+        }
+      } else {
+        const path = join(tmpdir(), `svcbase-upload-${randomBytes(12).toString('hex')}`)
+        spool = { path, contentType: part.mimetype }
+        await pipeline(part.file, byteLimit(MAX_UPLOAD_BYTES), createWriteStream(path))
+      }
+    }
+    const errors: ValidationErrors = {}
+    const keyError = refused ? invalidKey() : validateObjectKey(key)
+    if (keyError) errors.key = keyError
+    if (!seenFile) errors.file = required()
+    if (hasErrors(errors))
+      throw badRequest('An error occurred while validating the submitted data.', errors)
+    const spooled = spool
+    if (!written && spooled)
+      await refuseBadKeys(() =>
+        app.storage.writeFile(key!, spooled.path, { contentType: spooled.contentType }),
+      )
+  } finally {
+    if (spool) await unlink(spool.path).catch(() => undefined)
+  }
+  await reply.code(204).send()
+}
+
+/** A `Content-Disposition: attachment` value with an ASCII fallback and the UTF-8 name. */
+function attachment(key: string): string {
+  const name = key.slice(key.lastIndexOf('/') + 1)
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`
+}
+
+/**
+ * The object browser of SPEC §4.15 (superuser only): raw keys in the configured storage, no
+ * records involved. `GET /api/storage/objects?prefix=` lists one level;
+ * `POST /api/storage/objects` (multipart `key`, `file`) writes or overwrites;
+ * `DELETE /api/storage/objects?key=` removes one object; `GET /api/storage/objects/download?key=`
+ * streams it as an attachment.
+ */
+export function registerObjects(app: App, http: FastifyInstance): void {
+  http.get('/api/storage/objects', async (req) => {
+    const info = requestInfo(req)
+    requireSuperuser(info)
+    const prefix = info.query.prefix ?? ''
+    try {
+      assertPrefix(prefix)
+    } catch (err) {
+      if (!(err instanceof InvalidKeyError)) throw err
+      throw badRequest('An error occurred while validating the submitted data.', {
+        prefix: invalidKey(),
+      })
+    }
+    const listing = await app.storage.list(prefix)
+    return {
+      folders: listing.folders,
+      files: listing.files.map((f) => ({
+        key: f.key,
+        size: f.size,
+        lastModified: formatDate(f.lastModified),
+      })),
+    }
+  })
+
+  http.post('/api/storage/objects', (req, reply) => upload(app, req, reply))
+
+  http.delete('/api/storage/objects', async (req, reply) => {
+    const info = requestInfo(req)
+    requireSuperuser(info)
+    const key = keyOrThrow(info.query.key)
+    if (!(await refuseBadKeys(() => app.storage.delete(key)))) throw notFound()
+    await reply.code(204).send()
+  })
+
+  http.get('/api/storage/objects/download', async (req, reply) => {
+    const info = requestInfo(req)
+    requireSuperuser(info)
+    const key = keyOrThrow(info.query.key)
+    const result = await refuseBadKeys(() => app.storage.read(key))
+    if (!result) throw notFound()
+    return reply
+      .header('Content-Type', 'application/octet-stream')
+      .header('Content-Disposition', attachment(key))
+      .header('Content-Length', String(result.info.size))
+      .header('Cache-Control', 'no-store')
+      .send(result.stream)
+  })
+}

@@ -1,0 +1,224 @@
+import { randomBytes } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { mkdir, open, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises'
+import type { FileHandle } from 'node:fs/promises'
+import { dirname, join, sep } from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { assertKey, assertPrefix, clampRange, compareKeys, TEMP_PREFIX } from './keys.js'
+import {
+  InvalidKeyError,
+  type ByteRange,
+  type FileInfo,
+  type Filesystem,
+  type Listing,
+  type ReadResult,
+  type WriteOptions,
+} from './types.js'
+
+/** The longest file or folder name most local file systems allow, in bytes. */
+const MAX_NAME_BYTES = 255
+
+const errno = (err: unknown): string | undefined =>
+  err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined
+
+/**
+ * The local-disk driver: key `a/b/c.txt` is the file `<root>/a/b/c.txt`. Writes go to a
+ * temporary file in the same folder and are renamed into place, so a reader never sees half a
+ * file and a failed write leaves nothing. Content types are not stored.
+ *
+ * NB: a key cannot be both an object and a folder here (`a` and `a/b`), unlike on S3.
+ */
+export class LocalFilesystem implements Filesystem {
+  readonly kind = 'local' as const
+
+  /** @param root the folder objects live in; created on the first write. */
+  constructor(readonly root: string) {}
+
+  private path(key: string): string {
+    assertKey(key)
+    const segments = key.split('/')
+    // NB: file systems cap a name at 255 bytes; S3 has no such limit per segment.
+    if (segments.some((s) => Buffer.byteLength(s) > MAX_NAME_BYTES)) throw new InvalidKeyError(key)
+    return join(this.root, ...segments)
+  }
+
+  async write(key: string, body: Readable | Buffer, _options?: WriteOptions): Promise<void> {
+    const target = this.path(key)
+    const dir = dirname(target)
+    const tmp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`)
+    let handle: FileHandle
+    for (let attempt = 0; ; attempt++) {
+      await mkdir(dir, { recursive: true })
+      try {
+        handle = await open(tmp, 'wx')
+        break
+      } catch (err) {
+        // NB: a concurrent delete may prune the folder between mkdir and open; try again.
+        if (errno(err) !== 'ENOENT' || attempt >= 3) throw err
+      }
+    }
+    try {
+      const source = Buffer.isBuffer(body) ? Readable.from([body]) : body
+      // The write stream closes the handle when it finishes or fails.
+      await pipeline(source, handle.createWriteStream())
+      await rename(tmp, target)
+    } catch (err) {
+      await handle.close().catch(() => undefined)
+      await unlink(tmp).catch(() => undefined)
+      await this.prune(dir)
+      throw err
+    }
+  }
+
+  async writeFile(key: string, path: string, options?: WriteOptions): Promise<void> {
+    this.path(key)
+    // NB: opened first so a missing source fails here, not as an unhandled stream error.
+    const source = await open(path, 'r')
+    await this.write(key, source.createReadStream(), options)
+  }
+
+  async stat(key: string): Promise<FileInfo | null> {
+    const path = this.path(key)
+    try {
+      const s = await stat(path)
+      if (!s.isFile()) return null
+      return { key, size: s.size, lastModified: s.mtime }
+    } catch (err) {
+      if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return null
+      throw err
+    }
+  }
+
+  async read(key: string, range?: ByteRange): Promise<ReadResult | null> {
+    const path = this.path(key)
+    let handle
+    try {
+      handle = await open(path, 'r')
+    } catch (err) {
+      const code = errno(err)
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null
+      throw err
+    }
+    try {
+      const s = await handle.stat()
+      if (!s.isFile()) {
+        await handle.close()
+        return null
+      }
+      const info: FileInfo = { key, size: s.size, lastModified: s.mtime }
+      if (!range) return { stream: createReadStream(path, { fd: handle }), info }
+      const r = clampRange(range, s.size)
+      const stream = createReadStream(path, { fd: handle, start: r.start, end: r.end })
+      return { stream, info, range: r }
+    } catch (err) {
+      await handle.close()
+      throw err
+    }
+  }
+
+  async delete(key: string): Promise<boolean> {
+    const path = this.path(key)
+    try {
+      const s = await stat(path)
+      if (!s.isFile()) return false
+      await unlink(path)
+    } catch (err) {
+      if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return false
+      throw err
+    }
+    await this.prune(dirname(path))
+    return true
+  }
+
+  async deletePrefix(prefix: string): Promise<number> {
+    assertPrefix(prefix, false)
+    const { dir, name } = this.split(prefix)
+    let count = 0
+    for (const entry of await readdirOrEmpty(dir)) {
+      if (!entry.name.startsWith(name) || entry.name.startsWith(TEMP_PREFIX)) continue
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) count += await removeTree(path)
+      else if (entry.isFile()) {
+        await unlink(path).catch(ignoreMissing)
+        count++
+      }
+    }
+    await this.prune(dir)
+    return count
+  }
+
+  async list(prefix: string): Promise<Listing> {
+    assertPrefix(prefix)
+    const { dir, name } = this.split(prefix)
+    const base = prefix.slice(0, prefix.length - name.length)
+    const folders: string[] = []
+    const files: FileInfo[] = []
+    for (const entry of await readdirOrEmpty(dir)) {
+      if (!entry.name.startsWith(name) || entry.name.startsWith(TEMP_PREFIX)) continue
+      const key = base + entry.name
+      if (entry.isDirectory()) folders.push(`${key}/`)
+      else if (entry.isFile()) {
+        const s = await stat(join(dir, entry.name)).catch(ignoreMissing)
+        if (s) files.push({ key, size: s.size, lastModified: s.mtime })
+      }
+    }
+    folders.sort(compareKeys)
+    files.sort((a, b) => compareKeys(a.key, b.key))
+    return { folders, files }
+  }
+
+  async close(): Promise<void> {}
+
+  /** Splits a prefix into the folder it lists and the name prefix of entries in it. */
+  private split(prefix: string): { dir: string; name: string } {
+    const slash = prefix.lastIndexOf('/')
+    const folder = slash < 0 ? '' : prefix.slice(0, slash)
+    return {
+      dir: folder === '' ? this.root : join(this.root, ...folder.split('/')),
+      name: prefix.slice(slash + 1),
+    }
+  }
+
+  /** Removes empty folders from `dir` up to (not including) the root. */
+  private async prune(dir: string): Promise<void> {
+    const root = this.root.endsWith(sep) ? this.root : this.root + sep
+    while (dir.startsWith(root) && dir.length > root.length) {
+      try {
+        await rmdir(dir)
+      } catch {
+        return // not empty (or gone): stop
+      }
+      dir = dirname(dir)
+    }
+  }
+}
+
+function ignoreMissing(err: unknown): undefined {
+  if (errno(err) === 'ENOENT') return undefined
+  throw err
+}
+
+async function readdirOrEmpty(dir: string) {
+  try {
+    return await readdir(dir, { withFileTypes: true })
+  } catch (err) {
+    if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return []
+    throw err
+  }
+}
+
+/** Deletes a folder tree; returns how many object files were in it (temporary files not counted). */
+async function removeTree(dir: string): Promise<number> {
+  let count = 0
+  for (const entry of await readdirOrEmpty(dir)) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) count += await removeTree(path)
+    else {
+      await unlink(path).catch(ignoreMissing)
+      if (!entry.name.startsWith(TEMP_PREFIX)) count++
+    }
+  }
+  await rmdir(dir).catch(() => undefined)
+  return count
+}

@@ -1,0 +1,155 @@
+/**
+ * Vitest global setup: starts a real S3-compatible server (Ceph RGW, scripts/s3-server.sh) for
+ * the run and hands its address to the test workers through `SVC_TEST_S3_*` variables (forks
+ * inherit this process's environment). Teardown stops it.
+ *
+ * - Skipped when `SVC_TEST_S3_ENDPOINT` is already set (a server you run yourself).
+ * - Skipped when the run is filtered to test files that never mention S3 (no file among them
+ *   contains `SVC_TEST_S3` or imports `helpers/s3`), so a focused run stays fast;
+ *   `SVC_TEST_S3=always` starts it anyway.
+ * - Otherwise a failure to install or start the server fails the whole run: S3 tests never skip.
+ */
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
+const script = join(root, 'scripts', 's3-server.sh')
+
+/** Runs the server script; rejects with its output when it fails. */
+function run(args: string[]): Promise<string> {
+  return new Promise((ok, fail) => {
+    execFile(
+      'bash',
+      [script, ...args],
+      { cwd: root, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err)
+          fail(new Error(`scripts/s3-server.sh ${args.join(' ')} failed:\n${stderr}${stdout}`))
+        else ok(stderr)
+      },
+    )
+  })
+}
+
+/** Vitest CLI options that take a value (their value is not a file filter). */
+const valued = new Set([
+  '-t',
+  '--testNamePattern',
+  '-c',
+  '--config',
+  '-r',
+  '--root',
+  '--dir',
+  '--reporter',
+  '--outputFile',
+  '--project',
+  '--pool',
+  '--shard',
+  '--maxWorkers',
+  '--environment',
+  '--mode',
+  '--testTimeout',
+  '--hookTimeout',
+  '--tags',
+])
+
+/** The file filters given on the command line, or null when the run is not filtered. */
+function cliFilters(): string[] | null {
+  const args = process.argv.slice(2)
+  const filters: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!
+    if (a.startsWith('-')) {
+      if (valued.has(a)) i++
+      continue
+    }
+    if (filters.length === 0 && ['run', 'watch', 'dev'].includes(a)) continue
+    if (a === 'related') return null
+    filters.push(a)
+  }
+  return filters.length > 0 ? filters : null
+}
+
+/** Test files under `dir`, as absolute paths. */
+function testFiles(dir: string): string[] {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.test.ts') && !f.includes('node_modules'))
+    .map((f) => join(dir, f))
+}
+
+/** True unless the run is filtered to files none of which use the S3 server. */
+function runNeedsS3(): boolean {
+  if (process.env.SVC_TEST_S3 === 'always') return true
+  const filters = cliFilters()
+  if (!filters) return true
+  const usesS3 = [...testFiles(join(root, 'src')), ...testFiles(join(root, 'test'))].filter((f) =>
+    /SVC_TEST_S3|helpers\/s3/.test(readFileSync(f, 'utf8')),
+  )
+  return filters.some((filter) => {
+    const plain = filter.replace(/^\.\//, '').split('/').join(sep)
+    const absolute = resolve(filter)
+    return usesS3.some((f) => f.includes(plain) || f.startsWith(absolute))
+  })
+}
+
+/** Parses the `KEY=value` lines of the server's env file. */
+function parseEnv(text: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const line of text.split('\n')) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim())
+    if (m) out[m[1]!] = m[2]!
+  }
+  return out
+}
+
+/** Starts the S3 server (unless not needed) and returns its teardown. */
+export default async function setup(): Promise<(() => Promise<void>) | void> {
+  // The SDK pinned for Node 20 warns once per process that later releases need Node 22.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
+  if (process.env.SVC_TEST_S3_ENDPOINT) return
+  if (!runNeedsS3()) return
+  const started = Date.now()
+  const dir = mkdtempSync(join(tmpdir(), 'svcbase-s3-'))
+  const stop = async () => {
+    await run(['stop', dir]).catch((err: unknown) => console.error(String(err)))
+    rmSync(dir, { recursive: true, force: true })
+  }
+  try {
+    await run(['install'])
+    await run(['start', dir])
+    const env = parseEnv(readFileSync(join(dir, 'env'), 'utf8'))
+    for (const key of [
+      'SVC_TEST_S3_ENDPOINT',
+      'SVC_TEST_S3_BUCKET',
+      'SVC_TEST_S3_ACCESS_KEY',
+      'SVC_TEST_S3_SECRET',
+      'SVC_TEST_S3_REGION',
+    ]) {
+      const value = env[key]
+      if (!value) throw new Error(`the S3 server's env file has no ${key}`)
+      process.env[key] = value
+    }
+  } catch (err) {
+    await stop()
+    throw new Error(
+      `The S3 test server (Ceph RGW) could not be started, so the S3 tests cannot run: ${
+        err instanceof Error ? err.message : String(err)
+      }`,
+      { cause: err },
+    )
+  }
+  console.log(
+    `S3 test server (Ceph RGW) ready at ${process.env.SVC_TEST_S3_ENDPOINT} after ${
+      (Date.now() - started) / 1000
+    } s`,
+  )
+  return async () => {
+    const t = Date.now()
+    await stop()
+    console.log(`S3 test server stopped in ${(Date.now() - t) / 1000} s`)
+  }
+}
