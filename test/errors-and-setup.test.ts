@@ -18,7 +18,12 @@ describe('health, routing and errors', () => {
     expect(guest.status).toBe(200)
     expect(guest.body).toEqual({ code: 200, message: 'API is healthy.', data: {} })
     const su = await t.api('GET', '/api/health', { token: t.suToken })
-    expect(su.body.data).toMatchObject({ canBackup: true, realIP: '127.0.0.1' })
+    expect(su.body.data).toEqual({ canBackup: true, realIP: '127.0.0.1', possibleProxyHeader: '' })
+    const proxied = await t.api('GET', '/api/health', {
+      token: t.suToken,
+      headers: { 'cf-connecting-ip': '1.2.3.4' },
+    })
+    expect(proxied.body.data.possibleProxyHeader).toBe('CF-Connecting-IP')
     expect(guest.headers.get('x-content-type-options')).toBe('nosniff')
   })
 
