@@ -62,7 +62,7 @@ export class StorageSwitch implements Filesystem {
 
   /** The driver kind the current settings select. */
   get kind(): 'local' | 's3' {
-    return this.current().fs.kind
+    return s3ConfigOf(this.getConfig()).enabled ? 's3' : 'local'
   }
 
   /** The driver the current settings select (building or replacing the S3 one as needed). */
@@ -84,6 +84,7 @@ export class StorageSwitch implements Filesystem {
     if (this.s3?.fingerprint !== fingerprint) {
       if (this.s3) this.retire(this.s3)
       this.s3 = null
+      // NB: throws (on every call) while S3 is enabled without a bucket.
       this.s3 = { fs: new S3Filesystem(config), fingerprint, active: 0, retired: false }
     }
     return this.s3

@@ -308,6 +308,8 @@ export function describeS3Error(err: unknown): string {
   if (name && name !== 'Error' && !err.message.startsWith(name)) parts.push(name)
   if (status !== undefined) parts.push(`(HTTP ${status})`)
   const head = parts.join(' ')
-  const message = err.message && err.message !== name ? err.message : ''
+  // NB: the SDK says `UnknownError` when the server's error body has no message (RGW does so).
+  const message =
+    err.message && err.message !== name && err.message !== 'UnknownError' ? err.message : ''
   return [head, message].filter((s) => s !== '').join(': ') || 'unknown error'
 }

@@ -1,0 +1,163 @@
+/**
+ * `npm run bench`: builds svcbase, seeds a PocketBase-like dataset, starts svcbase (from `dist/`)
+ * and the bare baseline as separate processes, runs every scenario with autocannon in this
+ * process, and writes `bench/results/latest.json` and `latest.md`.
+ *
+ * Environment knobs (defaults in brackets): `BENCH_DURATION` seconds measured per run [5],
+ * `BENCH_WARMUP` seconds of warm-up [1], `BENCH_CONNECTIONS` keep-alive connections [32],
+ * `BENCH_FRESH_CONNECTIONS` loops of the new-connection runs [16], `BENCH_LARGE` rows of the
+ * large posts collection [100000], `BENCH_ONLY` a regex of step labels to run, `BENCH_NO_BUILD=1`
+ * to skip the build.
+ */
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { api } from './api.js'
+import { round, writeReport, type Report, type ScenarioRow } from './report.js'
+import { allSteps, signIn, type Context } from './scenarios.js'
+import { defineCollections, seedRows, type SeedSizes } from './seed.js'
+import {
+  createSuperuser,
+  ROOT,
+  startBaseline,
+  startSvcbase,
+  type ServerProcess,
+} from './servers.js'
+
+const started = performance.now()
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
+const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`
+const log = (line: string) => console.log(`[${elapsed().padStart(7)}] ${line}`)
+
+const SUPERUSER = { email: 'bench@example.com', password: 'bench-superuser-password' }
+const SIZES: SeedSizes = {
+  users: 1000,
+  small: 10_000,
+  large: env('BENCH_LARGE', 100_000),
+  deletes: env('BENCH_LARGE', 100_000),
+}
+/** Users signed in for the scenarios that need a token. */
+const SIGNED_IN = 50
+
+async function superuserToken(url: string): Promise<string> {
+  const res = await api<{ token: string }>(
+    url,
+    'POST',
+    '/api/collections/_superusers/auth-with-password',
+    { identity: SUPERUSER.email, password: SUPERUSER.password },
+  )
+  return res.token
+}
+
+/** Seeds a fresh data dir and returns the running servers with the context for the scenarios. */
+async function prepare(
+  tmp: string,
+): Promise<Omit<Context, 'durationS' | 'warmupS' | 'connections' | 'freshConnections' | 'log'>> {
+  const dir = join(tmp, 'data')
+  createSuperuser(dir, SUPERUSER.email, SUPERUSER.password)
+  let svc = await startSvcbase(dir)
+  await defineCollections(svc.url, await superuserToken(svc.url))
+  await svc.stop()
+  log(`collections defined; seeding ${SIZES.users} users, ${SIZES.small} + ${SIZES.large} posts`)
+  const data = seedRows(join(dir, 'data.db'), SIZES)
+  const baselineDb = join(tmp, 'baseline.db')
+  copyFileSync(join(dir, 'data.db'), baselineDb)
+  log('seeded; starting svcbase and the baseline')
+  svc = await startSvcbase(dir)
+  const baseline = await startBaseline(baselineDb, [
+    'posts10k',
+    'posts100k',
+    'creates_open',
+    'creates_ruled',
+  ])
+  const superToken = await superuserToken(svc.url)
+  const users = await signIn(svc.url, data, SIGNED_IN)
+  log(`svcbase at ${svc.url} (pid ${svc.pid}), baseline at ${baseline.url} (pid ${baseline.pid})`)
+  return { svc, baseline, data, users, superToken }
+}
+
+function summary(r: ScenarioRow): string {
+  const parts = [r.name]
+  if (r.reqPerSec !== null) parts.push(`${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms`)
+  if (r.rssMb !== undefined) parts.push(`RSS ${r.rssMb} MB`)
+  if (r.ratio !== undefined) parts.push(`baseline ${r.baselineReqPerSec} req/s, ratio ${r.ratio}`)
+  if (r.errors) parts.push(`${r.errors} failed ${JSON.stringify(r.failures)}`)
+  if (r.met !== undefined) parts.push(r.met ? 'target met' : `MISSED ${r.target}`)
+  return parts.join(' | ')
+}
+
+async function main(): Promise<void> {
+  if (process.env.BENCH_NO_BUILD !== '1') {
+    log('building svcbase (npm run build)')
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' })
+  }
+  const tmp = mkdtempSync(join(tmpdir(), 'svcbase-bench-'))
+  const servers: ServerProcess[] = []
+  const rows: ScenarioRow[] = []
+  const ctx: Context = {
+    ...(await prepare(tmp)),
+    durationS: env('BENCH_DURATION', 5),
+    warmupS: env('BENCH_WARMUP', 1),
+    connections: env('BENCH_CONNECTIONS', 32),
+    freshConnections: env('BENCH_FRESH_CONNECTIONS', 16),
+    log,
+  }
+  servers.push(ctx.svc, ctx.baseline)
+  try {
+    const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null
+    for (const step of allSteps()) {
+      if (only && !only.test(step.label)) continue
+      log(`${step.label} …`)
+      try {
+        for (const r of await step.run(ctx)) {
+          rows.push(r)
+          log(`  ${summary(r)}`)
+        }
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err)
+        log(`  FAILED: ${message}`)
+        rows.push({
+          name: step.label,
+          reqPerSec: null,
+          p50Ms: null,
+          p99Ms: null,
+          note: `failed: ${message.split('\n')[0]}`,
+        })
+      }
+    }
+    rows.push({
+      name: 'server RSS after all scenarios',
+      reqPerSec: null,
+      p50Ms: null,
+      p99Ms: null,
+      rssMb: round(ctx.svc.rssMb()),
+    })
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()))
+    rmSync(tmp, { recursive: true, force: true })
+  }
+  const report: Report = {
+    node: process.version,
+    cores: cpus().length,
+    date: new Date().toISOString(),
+    scenarios: rows,
+  }
+  const total = elapsed()
+  const notes = [
+    `Each run: ${ctx.warmupS} s warm-up, then ${ctx.durationS} s measured; closed loop. Keep-alive runs use autocannon with ${ctx.connections} connections unless the row says otherwise (concurrency 1 rows: 1; password auth: 8; thumbnail generation: 4); new-connection rows open a fresh TCP connection per request from ${ctx.freshConnections} concurrent loops.`,
+    'svcbase runs from `dist/` as its own process; the baseline is plain Fastify + better-sqlite3 (same pragmas) over a copy of the same SQLite file, in another process; the load generator is a third process on the same 2 cores. Each baseline run follows its svcbase run.',
+    `Data: ${SIZES.users} users, posts collections of ${SIZES.small} and ${SIZES.large} rows (~500-character description, a select, an author relation, an editors multi relation, an index on created). Rule scenarios sign in as ${SIGNED_IN} users in turn.`,
+    'Ratio = svcbase req/s ÷ baseline req/s. PocketBase figures are its published CAX11 (2 vCPU) results, measured with a new connection per request.',
+    `Total run time: ${total}.`,
+  ]
+  const files = await writeReport(join(ROOT, 'bench', 'results'), report, notes)
+  log(`wrote ${files.join(' and ')}`)
+  log(`total run time ${total}`)
+}
+
+main().catch((err: unknown) => {
+  console.error(err)
+  process.exit(1)
+})

@@ -1,0 +1,466 @@
+/**
+ * The scenarios: each measures svcbase and, where the issue names a bare-stack equivalent, the
+ * baseline right after it (interleaved per pair, so both see the same machine state), and
+ * returns report rows with their targets.
+ */
+import { api, mapLimit } from './api.js'
+import { measureFresh } from './fresh-conn.js'
+import {
+  cycle,
+  measure,
+  shuffled,
+  type LoadSpec,
+  type Measurement,
+  type RequestSpec,
+} from './load.js'
+import { fanOut, idleMemory } from './realtime.js'
+import { round, row, withTarget, type ScenarioRow } from './report.js'
+import { USER_PASSWORD, type SeedData } from './seed.js'
+import type { ServerProcess } from './servers.js'
+import { thumbnailScenarios } from './thumbs.js'
+
+/** A signed-in user. */
+export interface SignedIn {
+  id: string
+  token: string
+}
+
+/** What every scenario gets. */
+export interface Context {
+  svc: ServerProcess
+  baseline: ServerProcess
+  data: SeedData
+  users: SignedIn[]
+  superToken: string
+  /** Seconds measured per run, after `warmupS` of warm-up. */
+  durationS: number
+  warmupS: number
+  /** Connections of the keep-alive runs. */
+  connections: number
+  /** Concurrent loops of the new-connection runs. */
+  freshConnections: number
+  log: (line: string) => void
+}
+
+/** One step of the run: a label for progress and the rows it produces. */
+export interface Step {
+  label: string
+  run: (ctx: Context) => Promise<ScenarioRow[]>
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+const DESCRIPTION = 'A benchmark post. '.repeat(28).slice(0, 500)
+
+/** Create bodies for `authors`, each with two editors, as JSON text. */
+function postBodies(authors: readonly string[], all: readonly string[]): string[] {
+  return authors.map((author, i) =>
+    JSON.stringify({
+      title: `Bench post ${i}`,
+      description: DESCRIPTION,
+      status: 'live',
+      author,
+      editors: [all[(i * 7) % all.length], all[(i * 13 + 1) % all.length]],
+    }),
+  )
+}
+
+/** Measures svcbase, then the baseline, with the same connection count and timings. */
+async function pair(
+  ctx: Context,
+  svc: LoadSpec,
+  base: LoadSpec,
+): Promise<{ s: Measurement; b: Measurement }> {
+  const s = await measure(ctx.svc.url, svc, ctx.durationS, ctx.warmupS)
+  const b = await measure(ctx.baseline.url, base, ctx.durationS, ctx.warmupS)
+  return { s, b }
+}
+
+const get = (path: string, headers?: Record<string, string>): (() => RequestSpec) => {
+  const spec: RequestSpec = { path, ...(headers ? { headers } : {}) }
+  return () => spec
+}
+
+function viewSteps(): Step[] {
+  const view = (ctx: Context) => {
+    const ids = cycle(shuffled(ctx.data.smallIds))
+    return {
+      svc: () => ({ path: `/api/collections/posts10k/records/${ids()}` }),
+      base: () => ({ path: `/posts/posts10k/${ids()}` }),
+    }
+  }
+  return [
+    {
+      label: 'view one record',
+      async run(ctx) {
+        const v = view(ctx)
+        const c = ctx.connections
+        const { s, b } = await pair(
+          ctx,
+          { next: v.svc, connections: c },
+          { next: v.base, connections: c },
+        )
+        return [
+          row('view one record (posts10k)', s, {
+            baseline: b,
+            goal: { ratio: 0.6, reqPerSec: 2500 },
+          }),
+        ]
+      },
+    },
+    {
+      label: 'view one record, new connection per request',
+      async run(ctx) {
+        const v = view(ctx)
+        const c = ctx.freshConnections
+        const s = await measureFresh(ctx.svc.url, v.svc, c, ctx.durationS, ctx.warmupS)
+        const b = await measureFresh(ctx.baseline.url, v.base, c, ctx.durationS, ctx.warmupS)
+        return [
+          row('view one record, new connection per request', s, {
+            baseline: b,
+            mode: 'new-connection',
+            goal: { reqPerSec: 2500 },
+          }),
+        ]
+      },
+    },
+  ]
+}
+
+function listSteps(): Step[] {
+  const list =
+    (table: string, skipTotal: boolean, connections: number) =>
+    async (ctx: Context): Promise<{ s: Measurement; b: Measurement }> => {
+      const q = `perPage=20&sort=-created${skipTotal ? '&skipTotal=1' : ''}`
+      const total = skipTotal
+        ? -1
+        : table === 'posts10k'
+          ? ctx.data.smallIds.length
+          : ctx.data.largeIds.length
+      return pair(
+        ctx,
+        {
+          next: get(`/api/collections/${table}/records?${q}`),
+          connections,
+          verify: (b) =>
+            b.items.length !== 20 || b.totalItems !== total
+              ? `expected 20 items and totalItems ${total}`
+              : undefined,
+        },
+        {
+          next: get(`/posts/${table}?limit=20`),
+          connections,
+          verify: (b) => (b.items.length !== 20 ? 'expected 20 items' : undefined),
+        },
+      )
+    }
+  const steps: Step[] = []
+  for (const [table, size] of [
+    ['posts10k', '10k'],
+    ['posts100k', '100k'],
+  ] as const) {
+    for (const skipTotal of [true, false]) {
+      const name = `list 20 of ${size}${skipTotal ? ', skipTotal' : ', with total'}`
+      steps.push({
+        label: name,
+        async run(ctx) {
+          const { s, b } = await list(table, skipTotal, ctx.connections)(ctx)
+          return [row(name, s, { baseline: b, ...(skipTotal ? { goal: { ratio: 0.6 } } : {}) })]
+        },
+      })
+    }
+  }
+  // PocketBase's list figures are at concurrency 1.
+  for (const skipTotal of [false, true]) {
+    const name = `list 20 of 10k${skipTotal ? ', skipTotal' : ', with total'}, concurrency 1`
+    steps.push({
+      label: name,
+      async run(ctx) {
+        const { s, b } = await list('posts10k', skipTotal, 1)(ctx)
+        return [row(name, s, { baseline: b, goal: { reqPerSec: skipTotal ? 1300 : 320 } })]
+      },
+    })
+  }
+  return steps
+}
+
+function createSteps(): Step[] {
+  const open = (ctx: Context) => {
+    const all = ctx.data.users.map((u) => u.id)
+    const bodies = cycle(postBodies(shuffled(all), all))
+    return {
+      svc: (): RequestSpec => ({
+        method: 'POST',
+        path: '/api/collections/creates_open/records',
+        body: bodies(),
+      }),
+      base: (): RequestSpec => ({ method: 'POST', path: '/posts/creates_open', body: bodies() }),
+    }
+  }
+  return [
+    {
+      label: 'create, no rule',
+      async run(ctx) {
+        const o = open(ctx)
+        const c = ctx.connections
+        const { s, b } = await pair(
+          ctx,
+          { next: o.svc, connections: c },
+          { next: o.base, connections: c },
+        )
+        return [
+          row('create, no rule (createRule "")', s, {
+            baseline: b,
+            goal: { ratio: 0.6, reqPerSec: 2000 },
+          }),
+        ]
+      },
+    },
+    {
+      label: 'create with a rule',
+      async run(ctx) {
+        const all = ctx.data.users.map((u) => u.id)
+        const bodies = postBodies(
+          ctx.users.map((u) => u.id),
+          all,
+        )
+        const reqs = cycle(
+          ctx.users.map((u, i): RequestSpec => ({
+            method: 'POST',
+            path: '/api/collections/creates_ruled/records',
+            body: bodies[i],
+            headers: bearer(u.token),
+          })),
+        )
+        const baseReqs = cycle(
+          bodies.map((body): RequestSpec => ({
+            method: 'POST',
+            path: '/posts/creates_ruled',
+            body,
+          })),
+        )
+        const c = ctx.connections
+        const { s, b } = await pair(
+          ctx,
+          { next: reqs, connections: c },
+          { next: baseReqs, connections: c },
+        )
+        return [
+          row('create with a rule (signed in, author = @request.auth.id)', s, {
+            baseline: b,
+            goal: { ratio: 0.5, reqPerSec: 2000 },
+          }),
+        ]
+      },
+    },
+    {
+      label: 'create, new connection per request',
+      async run(ctx) {
+        const o = open(ctx)
+        const c = ctx.freshConnections
+        const s = await measureFresh(ctx.svc.url, o.svc, c, ctx.durationS, ctx.warmupS)
+        const b = await measureFresh(ctx.baseline.url, o.base, c, ctx.durationS, ctx.warmupS)
+        return [
+          row('create, no rule, new connection per request', s, {
+            baseline: b,
+            mode: 'new-connection',
+            goal: { reqPerSec: 2000 },
+          }),
+        ]
+      },
+    },
+  ]
+}
+
+/** A list of 20 as the signed-in users, in turn. */
+function signedInList(ctx: Context, collection: string): () => RequestSpec {
+  return cycle(
+    ctx.users.map((u) => ({
+      path: `/api/collections/${collection}/records?perPage=20&sort=-created`,
+      headers: bearer(u.token),
+    })),
+  )
+}
+
+function ruleSteps(): Step[] {
+  const owned = (indexed: boolean): Step => ({
+    label: `list with author = @request.auth.id, ${indexed ? 'indexed' : 'no index'}`,
+    async run(ctx) {
+      if (indexed) {
+        await api(
+          ctx.svc.url,
+          'PATCH',
+          '/api/collections/owned100k',
+          {
+            indexes: [
+              'CREATE INDEX idx_owned100k_created ON owned100k (created)',
+              'CREATE INDEX idx_owned100k_author ON owned100k (author)',
+            ],
+          },
+          ctx.superToken,
+        )
+      }
+      const m = await measure(
+        ctx.svc.url,
+        { next: signedInList(ctx, 'owned100k'), connections: ctx.connections },
+        ctx.durationS,
+        ctx.warmupS,
+      )
+      const how = indexed ? 'index on author' : 'no index on author'
+      return [row(`list 20 of 100k, rule author = @request.auth.id, ${how}`, m)]
+    },
+  })
+  return [
+    owned(false),
+    owned(true),
+    {
+      label: 'list with a multi-relation rule',
+      async run(ctx) {
+        const m = await measure(
+          ctx.svc.url,
+          { next: signedInList(ctx, 'shared10k'), connections: ctx.connections },
+          ctx.durationS,
+          ctx.warmupS,
+        )
+        return [row('list 20 of 10k, rule editors ?= @request.auth.id', m)]
+      },
+    },
+  ]
+}
+
+function authSteps(): Step[] {
+  return [
+    {
+      label: 'auth-refresh',
+      async run(ctx) {
+        const next = cycle(
+          ctx.users.map((u): RequestSpec => ({
+            method: 'POST',
+            path: '/api/collections/users/auth-refresh',
+            headers: bearer(u.token),
+          })),
+        )
+        const m = await measure(
+          ctx.svc.url,
+          { next, connections: ctx.connections },
+          ctx.durationS,
+          ctx.warmupS,
+        )
+        return [row('auth-refresh', m)]
+      },
+    },
+    {
+      label: 'password auth',
+      async run(ctx) {
+        const next = cycle(
+          ctx.data.users.map((u): RequestSpec => ({
+            method: 'POST',
+            path: '/api/collections/users/auth-with-password',
+            body: JSON.stringify({ identity: u.email, password: USER_PASSWORD }),
+          })),
+        )
+        const m = await measure(ctx.svc.url, { next, connections: 8 }, ctx.durationS, ctx.warmupS)
+        return [row('password auth (bcrypt cost 10)', m, { goal: { reqPerSec: 30 } })]
+      },
+    },
+  ]
+}
+
+function deleteStep(): Step {
+  return {
+    label: 'delete',
+    async run(ctx) {
+      const ids = shuffled(ctx.data.deleteIds)
+      let i = 0
+      // Past the seeded ids, requests 404 and count as errors in the row.
+      const next = (): RequestSpec => ({
+        method: 'DELETE',
+        path: `/api/collections/deletes/records/${ids[i++] ?? 'xxxxxxxxxxxxxxx'}`,
+      })
+      const m = await measure(
+        ctx.svc.url,
+        { next, connections: ctx.connections },
+        ctx.durationS,
+        ctx.warmupS,
+      )
+      return [row('delete one record', m)]
+    },
+  }
+}
+
+function realtimeSteps(): Step[] {
+  return [
+    {
+      label: 'idle SSE clients (memory)',
+      async run(ctx) {
+        const r = await idleMemory(ctx.svc, 1000, 3)
+        const memory: ScenarioRow = {
+          name: `idle memory: ${r.clients} SSE clients connected (server RSS)`,
+          reqPerSec: null,
+          p50Ms: null,
+          p99Ms: null,
+          connections: r.clients,
+          rssMb: round(r.rssMb),
+          rssBeforeMb: round(r.rssBeforeMb),
+        }
+        return [withTarget(memory, { rssMbMax: 150 })]
+      },
+    },
+    {
+      label: 'realtime fan-out',
+      async run(ctx) {
+        const clients = 100
+        const rate = 200
+        const r = await fanOut(ctx.svc.url, clients, rate, ctx.durationS)
+        return [
+          {
+            ...row(
+              `realtime fan-out: ${clients} SSE clients, ${rate} creates/s (events/s delivered)`,
+              {
+                ...r.creates,
+                reqPerSec: r.deliveredPerSec,
+                p50Ms: r.p50Ms,
+                p99Ms: r.p99Ms,
+              },
+            ),
+            connections: clients,
+            delivered: r.delivered,
+            expected: r.expected,
+            createsPerSec: round(r.creates.reqPerSec),
+          },
+        ]
+      },
+    },
+  ]
+}
+
+/** Signs in `count` seeded users and returns their tokens. */
+export async function signIn(url: string, data: SeedData, count: number): Promise<SignedIn[]> {
+  return mapLimit(data.users.slice(0, count), 4, async (u) => {
+    const res = await api<{ token: string }>(
+      url,
+      'POST',
+      '/api/collections/users/auth-with-password',
+      {
+        identity: u.email,
+        password: USER_PASSWORD,
+      },
+    )
+    return { id: u.id, token: res.token }
+  })
+}
+
+/** Every step, in run order: memory on the fresh server first, reads before writes, deletes last. */
+export function allSteps(): Step[] {
+  return [
+    realtimeSteps()[0]!,
+    ...viewSteps(),
+    ...listSteps(),
+    ...ruleSteps(),
+    ...authSteps(),
+    ...createSteps(),
+    realtimeSteps()[1]!,
+    ...thumbnailScenarios(),
+    deleteStep(),
+  ]
+}
