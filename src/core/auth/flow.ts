@@ -3,7 +3,7 @@ import { sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
 import { badRequest } from '../errors.js'
-import { byId, ruleContext, selectFrom } from '../records/query.js'
+import { recordSatisfies, ruleContext } from '../records/query.js'
 import { serializeRecord } from '../records/serialize.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
 import { compileFilter } from '../rules/index.js'
@@ -62,9 +62,7 @@ async function mfaApplies(
   try {
     const asRecord: RequestInfo = { ...info, auth: { record, collection: c } }
     const cond = compileFilter(rule, ruleContext(app, c, asRecord, false))
-    return (
-      (await app.db.get(selectFrom(c, [byId(String(record.id)), cond], sql`1 AS ok`))) !== undefined
-    )
+    return await recordSatisfies(app, c, String(record.id), cond)
   } catch {
     throw badRequest('Failed to authenticate.')
   }

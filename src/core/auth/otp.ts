@@ -6,7 +6,7 @@ import type { Collection } from '../collections/model.js'
 import { ApiError, badRequest, fieldError, forbidden, type ValidationErrors } from '../errors.js'
 import type { RecordData } from '../request-info.js'
 import { sendRecordEmail } from './emails.js'
-import { findByEmail, isEmailShaped } from './lookup.js'
+import { findByEmail, isEmailShaped, requiredText } from './lookup.js'
 import { systemRequest } from './superusers.js'
 
 /** Attempts allowed per (record, client IP) within the window, whatever the rate-limit settings. */
@@ -102,23 +102,9 @@ export async function verifyOtp(
   attempts: OtpAttempts,
 ): Promise<RecordData> {
   requireOtp(c)
-  const otpId = typeof body.otpId === 'string' ? body.otpId : ''
-  const password = typeof body.password === 'string' ? body.password : ''
   const errors: ValidationErrors = {}
-  if (otpId === '') errors.otpId = fieldError('validation_required', 'Cannot be blank.')
-  else if (otpId.length > 255)
-    errors.otpId = fieldError(
-      'validation_length_too_long',
-      'The length must be no more than {max}.',
-      { max: 255 },
-    )
-  if (password === '') errors.password = fieldError('validation_required', 'Cannot be blank.')
-  else if (password.length > 71)
-    errors.password = fieldError(
-      'validation_length_too_long',
-      'The length must be no more than {max}.',
-      { max: 71 },
-    )
+  const otpId = requiredText(body, 'otpId', 255, errors)
+  const password = requiredText(body, 'password', 71, errors)
   if (Object.keys(errors).length > 0)
     throw badRequest('An error occurred while validating the submitted data.', errors)
   const invalid = (): ApiError => badRequest('Invalid or expired OTP.')

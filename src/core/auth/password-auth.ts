@@ -3,7 +3,8 @@ import { ident, param, sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
 import { badRequest, fieldError, forbidden, type ValidationErrors } from '../errors.js'
-import { byId, ruleCondition, selectFrom } from '../records/query.js'
+import { recordSatisfies, ruleCondition } from '../records/query.js'
+import { requiredText } from './lookup.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
 
 // NB: compared against for unknown identities, so a miss costs the same time as a wrong password.
@@ -17,29 +18,9 @@ export function checkPasswordBody(
   body: Record<string, unknown>,
 ): { identity: string; password: string; identityField: string } {
   const errors: ValidationErrors = {}
-  const str = (k: string): string => {
-    const v = body[k]
-    return typeof v === 'string' ? v : ''
-  }
-  const [identity, password, identityField] = [
-    str('identity'),
-    str('password'),
-    str('identityField'),
-  ]
-  if (identity === '') errors.identity = fieldError('validation_required', 'Cannot be blank.')
-  else if (identity.length > 255)
-    errors.identity = fieldError(
-      'validation_length_out_of_range',
-      'The length must be between {min} and {max}.',
-      { min: 1, max: 255 },
-    )
-  if (password === '') errors.password = fieldError('validation_required', 'Cannot be blank.')
-  else if (password.length > 255)
-    errors.password = fieldError(
-      'validation_length_out_of_range',
-      'The length must be between {min} and {max}.',
-      { min: 1, max: 255 },
-    )
+  const identity = requiredText(body, 'identity', 255, errors)
+  const password = requiredText(body, 'password', 255, errors)
+  const identityField = typeof body.identityField === 'string' ? body.identityField : ''
   if (identityField !== '' && !c.authOptions?.passwordAuth.identityFields.includes(identityField)) {
     errors.identityField = fieldError('validation_in_invalid', 'Must be a valid value.')
   }
@@ -95,7 +76,6 @@ export async function checkAuthRule(
   if (rule.trim() === '') return
   const asRecord: RequestInfo = { ...info, auth: { record, collection: c } }
   const condition = ruleCondition(app, c, 'authRule', asRecord)
-  const ok = await app.db.get(selectFrom(c, [byId(String(record.id)), condition], sql`1 AS ok`))
-  if (!ok)
+  if (!(await recordSatisfies(app, c, String(record.id), condition)))
     throw forbidden("The request doesn't satisfy the collection requirements to authenticate.")
 }

@@ -11,7 +11,7 @@ import {
 } from '../errors.js'
 import type { RecordData } from '../request-info.js'
 import { sendRecordEmail } from './emails.js'
-import { findByEmail, isEmailShaped } from './lookup.js'
+import { findByEmail, isEmailShaped, requiredText } from './lookup.js'
 import { systemRequest } from './superusers.js'
 import { signToken, verifyToken, type TokenType } from './tokens.js'
 
@@ -161,16 +161,9 @@ export async function confirmPasswordReset(
   c: Collection,
   body: Record<string, unknown>,
 ): Promise<void> {
-  const password = typeof body.password === 'string' ? body.password : ''
-  const confirm = typeof body.passwordConfirm === 'string' ? body.passwordConfirm : ''
   const errors: ValidationErrors = {}
-  if (password === '') errors.password = fieldError('validation_required', 'Cannot be blank.')
-  else if (password.length > 255)
-    errors.password = fieldError(
-      'validation_length_out_of_range',
-      'The length must be between {min} and {max}.',
-      { min: 1, max: 255 },
-    )
+  const password = requiredText(body, 'password', 255, errors)
+  const confirm = typeof body.passwordConfirm === 'string' ? body.passwordConfirm : ''
   if (confirm === '') errors.passwordConfirm = fieldError('validation_required', 'Cannot be blank.')
   else if (confirm !== password)
     errors.passwordConfirm = fieldError('validation_values_mismatch', "Values don't match.")

@@ -122,3 +122,16 @@ export function clientFilterAndSort(
   const order = params.sort.trim() === '' ? [] : compileSort(params.sort, ctx)
   return { where, order }
 }
+
+/** True when the record `id` of `collection` satisfies `condition` (no condition: it exists). */
+export async function recordSatisfies(
+  app: App,
+  collection: Collection,
+  id: string,
+  condition: Sql | null,
+): Promise<boolean> {
+  const row = await app
+    .dbFor(collection)
+    .get(selectFrom(collection, [byId(id), condition], sql`1 AS ok`))
+  return row !== undefined
+}

@@ -21,6 +21,7 @@ import {
   clientFilterAndSort,
   MAIN,
   parseListParams,
+  recordSatisfies,
   ruleCondition,
   ruleContext,
   selectFrom,
@@ -198,10 +199,9 @@ export class RecordService {
             }
             const rule = ruleCondition(tx, collection, 'createRule', resolved)
             if (rule) {
-              const ok = await tx.db.get(
-                selectFrom(collection, [byId(String(e.record.id)), rule], sql`1 AS ok`),
-              )
-              if (!ok) throw badRequest('Failed to create record.')
+              if (!(await recordSatisfies(tx, collection, String(e.record.id), rule))) {
+                throw badRequest('Failed to create record.')
+              }
             }
           },
           [collection.id, collection.name],
@@ -349,10 +349,7 @@ export class RecordService {
       body: applied.resolvedBody,
     })
     if (rule) {
-      const ok = await this.app
-        .dbFor(collection)
-        .get(selectFrom(collection, [byId(id), rule], sql`1 AS ok`))
-      if (!ok) throw notFound()
+      if (!(await recordSatisfies(this.app, collection, id, rule))) throw notFound()
     }
     return { original, record, applied }
   }
