@@ -7,6 +7,8 @@ import { request, type ClientRequest } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { api, mapLimit } from './api.js'
 import { measure, percentile, type Measurement } from './load.js'
+import { round, row, withTarget, type ScenarioRow } from './report.js'
+import type { Step } from './scenarios.js'
 import type { ServerProcess } from './servers.js'
 
 /** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
@@ -170,6 +172,58 @@ export async function idleMemory(
     for (const c of clients) c.close()
     await sleep(500)
   }
+}
+
+/** The realtime steps: idle memory with 1 000 SSE clients, then fan-out to 100 clients. */
+export function realtimeSteps(): Step[] {
+  return [
+    {
+      label: 'idle SSE clients (memory)',
+      async run(ctx) {
+        const r = await idleMemory(ctx.svc, 1000, 3)
+        const memory: ScenarioRow = {
+          name: `idle memory: ${r.clients} SSE clients connected (server RSS; ${round(r.rssBeforeMb)} MB before they connected)`,
+          reqPerSec: null,
+          p50Ms: null,
+          p99Ms: null,
+          connections: r.clients,
+          rssMb: round(r.rssMb),
+          rssBeforeMb: round(r.rssBeforeMb),
+        }
+        return [withTarget(memory, { rssMbMax: 150 })]
+      },
+    },
+    {
+      label: 'realtime fan-out',
+      async run(ctx) {
+        const clients = 100
+        const rate = 200
+        const r = await fanOut(ctx.svc.url, clients, rate, ctx.durationS)
+        return [
+          {
+            ...row(
+              `realtime fan-out: ${clients} SSE clients, ${rate} creates/s (events/s delivered)`,
+              {
+                ...r.creates,
+                reqPerSec: r.deliveredPerSec,
+                p50Ms: r.p50Ms,
+                p99Ms: r.p99Ms,
+              },
+            ),
+            connections: clients,
+            delivered: r.delivered,
+            expected: r.expected,
+            createsPerSec: round(r.creates.reqPerSec),
+            ...(r.delivered < r.expected
+              ? {
+                  note: `${r.expected - r.delivered} of ${r.expected} events not delivered within 5 s`,
+                }
+              : {}),
+          },
+        ]
+      },
+    },
+  ]
 }
 
 /** Resolves after `ms`. */

@@ -3,8 +3,8 @@
  * and the bare baseline as separate processes, runs every scenario with autocannon in this
  * process, and writes `bench/results/latest.json` and `latest.md`.
  *
- * Environment knobs (defaults in brackets): `BENCH_DURATION` seconds measured per run [5],
- * `BENCH_WARMUP` seconds of warm-up [1], `BENCH_CONNECTIONS` keep-alive connections [32],
+ * Environment knobs (defaults in brackets): `BENCH_DURATION` seconds measured per run [6],
+ * `BENCH_WARMUP` seconds of warm-up [2], `BENCH_CONNECTIONS` keep-alive connections [32],
  * `BENCH_FRESH_CONNECTIONS` loops of the new-connection runs [16], `BENCH_LARGE` rows of the
  * large posts collection [100000], `BENCH_ONLY` a regex of step labels to run, `BENCH_NO_BUILD=1`
  * to skip the build.
@@ -18,13 +18,7 @@ import { api } from './api.js'
 import { round, writeReport, type Report, type ScenarioRow } from './report.js'
 import { allSteps, signIn, type Context } from './scenarios.js'
 import { defineCollections, seedRows, type SeedSizes } from './seed.js'
-import {
-  createSuperuser,
-  ROOT,
-  startBaseline,
-  startSvcbase,
-  type ServerProcess,
-} from './servers.js'
+import { createSuperuser, ROOT, startBaseline, startSvcbase } from './servers.js'
 
 const started = performance.now()
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
@@ -88,45 +82,46 @@ function summary(r: ScenarioRow): string {
   return parts.join(' | ')
 }
 
+/** Runs every step (or those `BENCH_ONLY` matches); a failing step becomes a row with a note. */
+async function runSteps(ctx: Context): Promise<ScenarioRow[]> {
+  const rows: ScenarioRow[] = []
+  const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null
+  for (const step of allSteps()) {
+    if (only && !only.test(step.label)) continue
+    log(`${step.label} …`)
+    try {
+      for (const r of await step.run(ctx)) {
+        rows.push(r)
+        log(`  ${summary(r)}`)
+      }
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err)
+      log(`  FAILED: ${message}`)
+      const note = `failed: ${message.split('\n')[0]}`
+      rows.push({ name: step.label, reqPerSec: null, p50Ms: null, p99Ms: null, note })
+    }
+  }
+  return rows
+}
+
 async function main(): Promise<void> {
   if (process.env.BENCH_NO_BUILD !== '1') {
     log('building svcbase (npm run build)')
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' })
   }
   const tmp = mkdtempSync(join(tmpdir(), 'svcbase-bench-'))
-  const servers: ServerProcess[] = []
   const rows: ScenarioRow[] = []
-  const ctx: Context = {
-    ...(await prepare(tmp)),
-    durationS: env('BENCH_DURATION', 5),
-    warmupS: env('BENCH_WARMUP', 1),
-    connections: env('BENCH_CONNECTIONS', 32),
-    freshConnections: env('BENCH_FRESH_CONNECTIONS', 16),
-    log,
-  }
-  servers.push(ctx.svc, ctx.baseline)
+  let ctx: Context | undefined
   try {
-    const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null
-    for (const step of allSteps()) {
-      if (only && !only.test(step.label)) continue
-      log(`${step.label} …`)
-      try {
-        for (const r of await step.run(ctx)) {
-          rows.push(r)
-          log(`  ${summary(r)}`)
-        }
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err)
-        log(`  FAILED: ${message}`)
-        rows.push({
-          name: step.label,
-          reqPerSec: null,
-          p50Ms: null,
-          p99Ms: null,
-          note: `failed: ${message.split('\n')[0]}`,
-        })
-      }
+    ctx = {
+      ...(await prepare(tmp)),
+      durationS: env('BENCH_DURATION', 6),
+      warmupS: env('BENCH_WARMUP', 2),
+      connections: env('BENCH_CONNECTIONS', 32),
+      freshConnections: env('BENCH_FRESH_CONNECTIONS', 16),
+      log,
     }
+    rows.push(...(await runSteps(ctx)))
     rows.push({
       name: 'server RSS after all scenarios',
       reqPerSec: null,
@@ -135,7 +130,7 @@ async function main(): Promise<void> {
       rssMb: round(ctx.svc.rssMb()),
     })
   } finally {
-    await Promise.all(servers.map((s) => s.stop()))
+    if (ctx) await Promise.all([ctx.svc.stop(), ctx.baseline.stop()])
     rmSync(tmp, { recursive: true, force: true })
   }
   const report: Report = {

@@ -70,9 +70,15 @@ const POST_COLLECTIONS: [string, Rules][] = [
   ['posts10k', { listRule: '', viewRule: '' }],
   ['posts100k', { listRule: '', viewRule: '' }],
   ['owned100k', { listRule: 'author = @request.auth.id', viewRule: 'author = @request.auth.id' }],
+  // NB: a bare `editors ?= x` compares the stored JSON text and matches nothing; `:each` and
+  // `.id` match per item (the first without joining users, the second through them).
   [
     'shared10k',
-    { listRule: 'editors ?= @request.auth.id', viewRule: 'editors ?= @request.auth.id' },
+    { listRule: 'editors:each ?= @request.auth.id', viewRule: 'editors:each ?= @request.auth.id' },
+  ],
+  [
+    'shared10k_id',
+    { listRule: 'editors.id ?= @request.auth.id', viewRule: 'editors.id ?= @request.auth.id' },
   ],
   ['creates_open', { viewRule: '', createRule: '' }],
   ['creates_ruled', { viewRule: '', createRule: CREATE_RULE }],
@@ -279,6 +285,7 @@ export function seedRows(dbFile: string, sizes: SeedSizes): SeedData {
   insertRows(db, 'posts100k', postRows(gen, sizes.large, userIds, start))
   copyRows(db, 'owned100k', 'posts100k', sizes.large)
   copyRows(db, 'shared10k', 'posts10k', sizes.small)
+  copyRows(db, 'shared10k_id', 'posts10k', sizes.small)
   copyRows(db, 'deletes', 'posts100k', sizes.deletes)
   const ids = (table: string) => db.prepare(`SELECT id FROM "${table}"`).pluck().all() as string[]
   const data = {

@@ -54,20 +54,17 @@ function spawnServer(
   // Both pipes are always drained, so a chatty server (mail to stdout) never blocks on them.
   child.stderr.on('data', remember)
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => fail(new Error(`${name} did not start in ${timeoutMs} ms`)),
-      timeoutMs,
-    )
     let url = ''
-    const fail = (err: Error) => {
+    const timer = setTimeout(() => fail(`${name} did not start in ${timeoutMs} ms`), timeoutMs)
+    function fail(message: string) {
       clearTimeout(timer)
       child.kill('SIGKILL')
-      reject(new Error(`${err.message}\n${tail.join('\n')}`))
+      reject(new Error(`${message}\n${tail.join('\n')}`))
     }
     const exited = new Promise<void>((done) => child.once('exit', () => done()))
     child.once('exit', (code) => {
       running.delete(child)
-      if (!url) fail(new Error(`${name} exited with ${code} before listening`))
+      if (!url) fail(`${name} exited with ${code} before listening`)
     })
     child.stdout.on('data', (chunk: Buffer) => {
       remember(chunk)

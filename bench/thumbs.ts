@@ -10,7 +10,7 @@ import type { Context, Step } from './scenarios.js'
 import { THUMB_SIZES } from './seed.js'
 
 /** Records uploaded; each has 1 + THUMB_SIZES.length distinct thumbnails to generate. */
-const IMAGES = 200
+const IMAGES = 300
 
 /** A noisy 1000x800 JPEG (noise keeps it from compressing to nothing, like a photo). */
 function makeJpeg(): Promise<Buffer> {
@@ -51,6 +51,21 @@ async function upload(ctx: Context): Promise<string[]> {
   return urls
 }
 
+/**
+ * Fetches one thumbnail and checks it is a JPEG of the asked size: svcbase answers the original
+ * for a size it does not allow, which would measure downloads instead of thumbnails.
+ */
+async function checkThumb(url: string, path: string): Promise<void> {
+  const res = await fetch(url + path)
+  const body = Buffer.from(await res.arrayBuffer())
+  const size = new URL(path, url).searchParams.get('thumb') ?? ''
+  const meta = res.ok ? await sharp(body).metadata() : undefined
+  if (!meta || `${meta.width}x${meta.height}` !== size) {
+    const got = meta ? `${meta.width}x${meta.height}` : `status ${res.status}`
+    throw new Error(`thumbnail ${path}: expected ${size}, got ${got}`)
+  }
+}
+
 /** The thumbnail steps: generation (cache misses), then cached thumbnails. */
 export function thumbnailScenarios(): Step[] {
   let generated: string[] = []
@@ -59,6 +74,7 @@ export function thumbnailScenarios(): Step[] {
       label: 'thumbnails, first generation',
       async run(ctx) {
         const urls = shuffled(await upload(ctx))
+        await checkThumb(ctx.svc.url, urls.pop()!)
         let i = 0
         const next = (): RequestSpec => ({ path: urls[i++ % urls.length]! })
         // No warm-up: it would spend unique thumbnails; sharp's work dominates anyway.

@@ -1,4 +1,4 @@
-import bcrypt from 'bcryptjs'
+import { verifyPassword } from '../fields/password.js'
 import { sql } from '../../store/sql.js'
 import { newId, randomString } from '../../tools/ids.js'
 import type { App } from '../app.js'
@@ -116,7 +116,7 @@ export async function verifyOtp(
   }
   if (isExpired(otp.created, c.authOptions!.otp.duration)) throw invalid()
   const record = await app.records.findById(c, String(otp.recordRef))
-  if (!record || !(await bcrypt.compare(password, String(otp.password)))) throw invalid()
+  if (!record || !(await verifyPassword(password, String(otp.password)))) throw invalid()
   const su = systemRequest(app)
   await app.records.delete(otps, otpId, su)
   if (record.verified !== true && otp.sentTo !== '' && otp.sentTo === record.email) {

@@ -1,4 +1,5 @@
-import bcrypt from 'bcryptjs'
+import { hash } from '@node-rs/bcrypt'
+import { verifyPassword } from '../fields/password.js'
 import { ident, param, sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
@@ -8,7 +9,8 @@ import { requiredText } from './lookup.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
 
 // NB: compared against for unknown identities, so a miss costs the same time as a wrong password.
-const DUMMY_HASH = bcrypt.hashSync('svcbase-timing-guard', 10)
+let dummyHash: Promise<string> | null = null
+const DUMMY_HASH = (): Promise<string> => (dummyHash ??= hash('svcbase-timing-guard', { cost: 10 }))
 
 const isEmail = (s: string): boolean => /^[^@\s]+@[^@\s]+$/.test(s)
 
@@ -56,9 +58,11 @@ export async function authenticateWithPassword(
       break
     }
   }
-  const hash =
-    typeof record?.password === 'string' && record.password !== '' ? record.password : DUMMY_HASH
-  const ok = await bcrypt.compare(password, hash)
+  const stored =
+    typeof record?.password === 'string' && record.password !== ''
+      ? record.password
+      : await DUMMY_HASH()
+  const ok = await verifyPassword(password, stored)
   if (!record || !ok) throw badRequest('Failed to authenticate.')
   return record
 }

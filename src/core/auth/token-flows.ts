@@ -1,4 +1,4 @@
-import bcrypt from 'bcryptjs'
+import { verifyPassword } from '../fields/password.js'
 import { decodeJwt } from 'jose'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
@@ -231,7 +231,7 @@ export async function confirmEmailChange(
   const password = typeof body.password === 'string' ? body.password : ''
   if (password === '')
     throw invalidData({ password: fieldError('validation_required', 'Cannot be blank.') })
-  if (typeof record.password !== 'string' || !(await bcrypt.compare(password, record.password))) {
+  if (typeof record.password !== 'string' || !(await verifyPassword(password, record.password))) {
     throw invalidData({
       password: fieldError(
         'validation_invalid_password',

@@ -12,6 +12,7 @@ import {
   type ValidationErrors,
 } from '../errors.js'
 import { autodateValue } from '../fields/autodate.js'
+import { verifyPassword } from '../fields/password.js'
 import { getFieldType } from '../fields/registry.js'
 import { autogenerateText } from '../fields/text.js'
 import { isSuperuser, type RecordData, type RequestInfo } from '../request-info.js'
@@ -580,8 +581,7 @@ function rejectUnmanaged(
 
 async function passwordMatches(hash: unknown, plain: unknown): Promise<boolean> {
   if (typeof hash !== 'string' || typeof plain !== 'string' || hash === '') return false
-  const { compare } = await import('bcryptjs')
-  return compare(plain, hash)
+  return verifyPassword(plain, hash)
 }
 
 function rethrowUnique(err: unknown, message: string, collection: Collection): never {
