@@ -1,5 +1,5 @@
 import type { Dialect } from './dialect.js'
-import type { Sql } from './sql.js'
+import type { CompiledQuery, Sql } from './sql.js'
 
 /** One result row, column name → value. */
 export type Row = Record<string, unknown>
@@ -27,7 +27,16 @@ export interface Db {
   describe(query: Sql): Promise<QueryColumn[]>
   /** Forgets cached prepared statements (after DDL). */
   resetStatements(): void
+  /** A writer for bulk background writes off the event loop, when the engine offers one. */
+  backgroundWriter?(): BackgroundWriter
   /** Closes every connection. */
+  close(): Promise<void>
+}
+
+/** Runs batches of writes away from the event loop (a worker thread for SQLite). */
+export interface BackgroundWriter {
+  /** Runs the queries in one transaction; resolves once committed. */
+  run(queries: readonly CompiledQuery[]): Promise<void>
   close(): Promise<void>
 }
 

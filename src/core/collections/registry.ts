@@ -8,6 +8,8 @@ export class CollectionRegistry {
   private byId: Map<string, Collection>
   private byName: Map<string, Collection>
   private changed = false
+  /** True while the maps are shared with the registry this one was forked from. */
+  private shared = false
 
   constructor(items: Iterable<Collection> = []) {
     this.byId = new Map()
@@ -28,6 +30,7 @@ export class CollectionRegistry {
 
   /** Adds or replaces a collection. */
   put(collection: Collection): void {
+    this.own()
     const old = this.byId.get(collection.id)
     if (old) this.byName.delete(old.name.toLowerCase())
     this.byId.set(collection.id, collection)
@@ -39,6 +42,7 @@ export class CollectionRegistry {
   remove(id: string): void {
     const old = this.byId.get(id)
     if (!old) return
+    this.own()
     this.byId.delete(id)
     this.byName.delete(old.name.toLowerCase())
     this.changed = true
@@ -46,7 +50,20 @@ export class CollectionRegistry {
 
   /** A copy for a transaction. */
   fork(): CollectionRegistry {
-    return new CollectionRegistry(this.byId.values())
+    // Copy-on-write: most transactions never change a collection, so they share the maps.
+    const f = new CollectionRegistry()
+    f.byId = this.byId
+    f.byName = this.byName
+    f.shared = true
+    return f
+  }
+
+  /** Takes private copies of shared maps before the first change. */
+  private own(): void {
+    if (!this.shared) return
+    this.byId = new Map(this.byId)
+    this.byName = new Map(this.byName)
+    this.shared = false
   }
 
   /** Takes over a committed fork's contents when it changed anything. */

@@ -4,6 +4,7 @@
  */
 
 import { randomInt } from 'node:crypto'
+import { randomString } from '../../tools/ids.js'
 
 const compiled = new Map<string, RegExp>()
 const CACHE_LIMIT = 500
@@ -248,5 +249,42 @@ function emit(node: Node): string {
  * Throws a SyntaxError on anything else (backreferences, lookarounds, word boundaries).
  */
 export function generateFromPattern(pattern: string): string {
-  return emit(new PatternParser(pattern).parse())
+  const simple = simpleClass(pattern)
+  if (simple) return randomString(simple.length, simple.alphabet)
+  let tree = parsed.get(pattern)
+  if (!tree) {
+    tree = new PatternParser(pattern).parse()
+    if (parsed.size >= 256) parsed.clear()
+    parsed.set(pattern, tree)
+  }
+  return emit(tree)
+}
+
+/** Parsed generator patterns, by text (patterns come from a few collection fields). */
+const parsed = new Map<string, Node>()
+/** The `[class]{n}` fast path, by text: the class's characters and the length. */
+const simpleClasses = new Map<string, { alphabet: string; length: number } | null>()
+
+/**
+ * The alphabet and length of a pattern of the common form `[a-z0-9]{15}` (ranges and single
+ * characters in one class, a fixed count), or null for anything else.
+ */
+function simpleClass(pattern: string): { alphabet: string; length: number } | null {
+  const hit = simpleClasses.get(pattern)
+  if (hit !== undefined) return hit
+  let out: { alphabet: string; length: number } | null = null
+  const m = /^\[((?:[A-Za-z0-9]-[A-Za-z0-9]|[A-Za-z0-9_])+)\]\{(\d+)\}$/.exec(pattern)
+  if (m) {
+    let alphabet = ''
+    for (const part of m[1]!.match(/[A-Za-z0-9]-[A-Za-z0-9]|[A-Za-z0-9_]/g)!) {
+      if (part.length === 3) {
+        for (let c = part.charCodeAt(0); c <= part.charCodeAt(2); c++)
+          alphabet += String.fromCharCode(c)
+      } else alphabet += part
+    }
+    out = { alphabet: [...new Set(alphabet)].join(''), length: Number(m[2]) }
+  }
+  if (simpleClasses.size >= 256) simpleClasses.clear()
+  simpleClasses.set(pattern, out)
+  return out
 }

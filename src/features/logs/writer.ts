@@ -1,9 +1,9 @@
 import type { App } from '../../core/app.js'
 import type { Collection } from '../../core/collections/model.js'
-import type { Db } from '../../store/db.js'
+import type { BackgroundWriter, Db } from '../../store/db.js'
 import { ident, join, sql, type Sql } from '../../store/sql.js'
 import { nowDate } from '../../tools/dates.js'
-import { newId } from '../../tools/ids.js'
+import { sortableId } from '../../tools/ids.js'
 import { serializeLogData } from './data-size.js'
 
 /** Log levels as PocketBase stores them (Go slog levels). */
@@ -67,6 +67,7 @@ export class LogWriter {
   private readonly flushInterval: number
   private readonly batchSize: number
   private readonly maxQueue: number
+  private background: BackgroundWriter | null = null
   /** Entries written since start. */
   written = 0
   /** Entries lost since start: queue overflow or a failed write. */
@@ -97,7 +98,7 @@ export class LogWriter {
       this.schedule()
       return false
     }
-    this.queue.push({ id: newId(), level, message, data, created: nowDate(), maxDataSize })
+    this.queue.push({ id: sortableId(), level, message, data, created: nowDate(), maxDataSize })
     if (this.queue.length >= this.batchSize) this.start()
     else this.schedule()
     return true
@@ -166,16 +167,25 @@ export class LogWriter {
     const collection = this.app.collections.find('_logs')
     if (!collection) throw new Error('the _logs collection is missing')
     const db: Db = this.app.dbFor(collection)
+    this.background ??= db.backgroundWriter?.() ?? null
     const rows = batch.map(
       (e) =>
         sql`(${e.id}, ${e.level}, ${e.message}, ${serializeLogData(e.data, e.maxDataSize)}, ${e.created}, ${e.created})`,
     )
+    const statements: Sql[] = []
+    let at = 0
+    for (const size of chunkSizes(rows.length)) {
+      statements.push(insertRows(collection, rows.slice(at, at + size)))
+      at += size
+    }
+    // NB: the worker thread's connection does the writing, so the SQLite work of request
+    // logging never runs on the event loop serving requests.
+    if (this.background) {
+      await this.background.run(statements.map((s) => db.dialect.compile(s)))
+      return
+    }
     await db.transaction(async (tx) => {
-      let at = 0
-      for (const size of chunkSizes(rows.length)) {
-        await tx.run(insertRows(collection, rows.slice(at, at + size)))
-        at += size
-      }
+      for (const s of statements) await tx.run(s)
     })
   }
 

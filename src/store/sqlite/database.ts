@@ -1,6 +1,14 @@
 import Database from 'better-sqlite3'
 import { Mutex } from 'async-mutex'
-import { DbError, UniqueViolation, type Db, type QueryColumn, type Row } from '../db.js'
+import {
+  DbError,
+  UniqueViolation,
+  type BackgroundWriter,
+  type Db,
+  type QueryColumn,
+  type Row,
+} from '../db.js'
+import { SqliteBackgroundWriter } from './background-writer.js'
 import type { Sql } from '../sql.js'
 import { sqliteDialect } from './sqlite-dialect.js'
 
@@ -157,6 +165,7 @@ export class SqliteDb implements Db {
   private readonly writer: CachedConnection
   private readonly reader: CachedConnection
   private readonly mutex = new Mutex()
+  private readonly workers: SqliteBackgroundWriter[] = []
 
   constructor(
     readonly file: string,
@@ -186,13 +195,13 @@ export class SqliteDb implements Db {
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     return this.mutex.runExclusive(async () => {
       const conn = this.writer.conn
-      conn.exec('BEGIN IMMEDIATE')
+      this.writer.prepare('BEGIN IMMEDIATE').run()
       try {
         const result = await fn(new SqliteTx(this.writer, this))
-        conn.exec('COMMIT')
+        this.writer.prepare('COMMIT').run()
         return result
       } catch (err) {
-        if (conn.inTransaction) conn.exec('ROLLBACK')
+        if (conn.inTransaction) this.writer.prepare('ROLLBACK').run()
         throw err
       }
     })
@@ -201,6 +210,13 @@ export class SqliteDb implements Db {
   resetStatements(): void {
     this.writer.reset()
     this.reader.reset()
+  }
+
+  /** A worker-thread writer on the same file, closed with this database. */
+  backgroundWriter(): BackgroundWriter {
+    const writer = new SqliteBackgroundWriter(this.file)
+    this.workers.push(writer)
+    return writer
   }
 
   /** Runs trusted SQL text with several statements (migrations). */
@@ -216,6 +232,7 @@ export class SqliteDb implements Db {
   }
 
   async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()))
     await this.mutex.waitForUnlock()
     this.reader.conn.close()
     this.writer.conn.close()

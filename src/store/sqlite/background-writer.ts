@@ -1,0 +1,100 @@
+import { createRequire } from 'node:module'
+import { Worker } from 'node:worker_threads'
+import type { BackgroundWriter } from '../db.js'
+import type { CompiledQuery } from '../sql.js'
+
+/**
+ * The worker's code, kept as a string so it runs the same from `dist/` and under tsx. It opens
+ * its own connection to the database file and runs each posted batch in one transaction.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads')
+const Database = require(workerData.driver)
+const db = new Database(workerData.file)
+db.pragma('busy_timeout = 10000')
+db.pragma('journal_mode = WAL')
+db.pragma('synchronous = NORMAL')
+const cache = new Map()
+const prepare = (text) => {
+  let stmt = cache.get(text)
+  if (!stmt) {
+    stmt = db.prepare(text)
+    if (cache.size > 200) cache.clear()
+    cache.set(text, stmt)
+  }
+  return stmt
+}
+const runBatch = db.transaction((queries) => {
+  for (const q of queries) prepare(q.sql).run(...q.params)
+})
+parentPort.on('message', (msg) => {
+  if (msg.type === 'close') {
+    db.close()
+    parentPort.postMessage({ type: 'closed' })
+    return
+  }
+  try {
+    runBatch(msg.queries)
+    parentPort.postMessage({ type: 'done', id: msg.id })
+  } catch (err) {
+    parentPort.postMessage({ type: 'done', id: msg.id, error: String(err && err.message || err) })
+  }
+})
+`
+
+/** Binds what better-sqlite3 can bind: booleans become 0/1, undefined becomes NULL. */
+function bindable(q: CompiledQuery): CompiledQuery {
+  return {
+    sql: q.sql,
+    params: q.params.map((p) => (p === true ? 1 : p === false ? 0 : p === undefined ? null : p)),
+  }
+}
+
+/**
+ * Writes batches to an SQLite file from a worker thread, so bulk background writes (request
+ * logs) never run on the event loop that serves requests. Batches run in order, one
+ * transaction each.
+ */
+export class SqliteBackgroundWriter implements BackgroundWriter {
+  private readonly worker: Worker
+  private readonly pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>()
+  private seq = 0
+  private closing: Promise<void> | null = null
+
+  constructor(file: string) {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3')
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver } })
+    this.worker.unref()
+    this.worker.on('message', (msg: { type: string; id?: number; error?: string }) => {
+      if (msg.type !== 'done' || msg.id === undefined) return
+      const p = this.pending.get(msg.id)
+      this.pending.delete(msg.id)
+      if (msg.error) p?.reject(new Error(msg.error))
+      else p?.resolve()
+    })
+    this.worker.on('error', (err) => {
+      for (const p of this.pending.values()) p.reject(err)
+      this.pending.clear()
+    })
+  }
+
+  run(queries: readonly CompiledQuery[]): Promise<void> {
+    if (this.closing) return Promise.reject(new Error('the background writer is closed'))
+    const id = ++this.seq
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject })
+      this.worker.postMessage({ type: 'batch', id, queries: queries.map(bindable) })
+    })
+  }
+
+  close(): Promise<void> {
+    this.closing ??= new Promise<void>((resolve) => {
+      this.worker.once('message', (msg: { type: string }) => {
+        if (msg.type === 'closed') void this.worker.terminate().then(() => resolve())
+      })
+      this.worker.once('error', () => resolve())
+      this.worker.postMessage({ type: 'close' })
+    })
+    return this.closing
+  }
+}
