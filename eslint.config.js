@@ -38,7 +38,7 @@ export default tseslint.config(
       ],
     },
   },
-  { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   ...layers.slice(0, -1).map((layer) => ({
     files: [`src/${layer}/**/*.ts`],
     rules: { 'no-restricted-imports': ['error', { patterns: forbiddenFor(layer) }] },

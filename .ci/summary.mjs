@@ -1,3 +1,4 @@
+/* global console */
 // Prints the plain closing line "N passed, N failed" from vitest's JSON report.
 import { readFileSync } from 'node:fs'
 
