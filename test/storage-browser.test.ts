@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { S3Filesystem } from '../src/tools/filesystem/index.js'
+import { S3Filesystem } from '../src/tools/filesystem/s3.js'
 import { createTestBucket, type TestBucket } from './helpers/s3-bucket.js'
 import { startServer, type TestServer } from './helpers/server.js'
 

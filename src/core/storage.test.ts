@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestBucket, type TestBucket } from '../../test/helpers/s3-bucket.js'
-import { S3Filesystem } from '../tools/filesystem/index.js'
+import { S3Filesystem } from '../tools/filesystem/s3.js'
 import { createStorage, s3ConfigOf, StorageSwitch } from './storage.js'
 
 async function text(stream: Readable): Promise<string> {

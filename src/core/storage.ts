@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import {
   LocalFilesystem,
-  S3Filesystem,
+  LazyS3Filesystem,
   type ByteRange,
   type FileInfo,
   type Filesystem,
@@ -85,7 +85,7 @@ export class StorageSwitch implements Filesystem {
       if (this.s3) this.retire(this.s3)
       this.s3 = null
       // NB: throws (on every call) while S3 is enabled without a bucket.
-      this.s3 = { fs: new S3Filesystem(config), fingerprint, active: 0, retired: false }
+      this.s3 = { fs: new LazyS3Filesystem(config), fingerprint, active: 0, retired: false }
     }
     return this.s3
   }

@@ -4,7 +4,8 @@
  */
 import { availableParallelism } from 'node:os'
 import type { Readable } from 'node:stream'
-import sharp from 'sharp'
+import { createRequire } from 'node:module'
+import type SharpModule from 'sharp'
 import type { FormatEnum, Sharp } from 'sharp'
 
 /** How a thumb fits its box: fill and crop (`center`, `top`, `bottom`) or fit inside (`fit`). */
@@ -60,6 +61,13 @@ const CONTENT_TYPES: Partial<Record<keyof FormatEnum, string>> = {
   png: 'image/png',
 }
 
+/** sharp (libvips), loaded on the first thumbnail: an app that never makes one never pays for it. */
+let sharpModule: typeof SharpModule | null = null
+function loadSharp(): typeof SharpModule {
+  sharpModule ??= createRequire(import.meta.url)('sharp') as typeof SharpModule
+  return sharpModule
+}
+
 /**
  * Parses a thumb size such as `100x100`, `200x0`, `0x300`, `100x50t`, `100x50b` or `100x50f`.
  * Returns `null` for anything else, for `0x0…` and for sides above {@link MAX_THUMB_SIDE}.
@@ -95,7 +103,7 @@ export async function generateThumb(
 ): Promise<Thumb> {
   if (size.width === 0 && size.height === 0) throw new RangeError('thumb size 0x0 is not allowed')
   const source = Buffer.isBuffer(input) ? input : await readAll(input)
-  const image = sharp(source, {
+  const image = loadSharp()(source, {
     limitInputPixels: options.maxInputPixels ?? DEFAULT_MAX_INPUT_PIXELS,
     animated: false,
   })

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { CreateBucketCommand, DeleteBucketCommand } from '@aws-sdk/client-s3'
-import { createS3Client, S3Filesystem, type S3Config } from '../../src/tools/filesystem/index.js'
+import { createS3Client, S3Filesystem, type S3Config } from '../../src/tools/filesystem/s3.js'
 import { s3Settings } from './s3.js'
 
 /** A bucket of its own on the test S3 server, so suites running side by side never meet. */

@@ -1,6 +1,5 @@
 import { open } from 'node:fs/promises'
 import { extname } from 'node:path'
-import { fileTypeFromFile } from 'file-type'
 import mime from 'mime-types'
 import { randomString, ID_ALPHABET } from '../../tools/ids.js'
 import type { App } from '../app.js'
@@ -73,6 +72,8 @@ export async function detectType(
   path: string,
   filename: string,
 ): Promise<{ type: string; ext?: string }> {
+  // NB: loaded on the first upload; the module is large and most requests carry no files.
+  const { fileTypeFromFile } = await import('file-type')
   const sniffed = await fileTypeFromFile(path).catch(() => undefined)
   if (sniffed) return { type: sniffed.mime, ext: sniffed.ext }
   const byName = mime.lookup(filename) || ''

@@ -1,4 +1,9 @@
-import nodemailer from 'nodemailer'
+import { createRequire } from 'node:module'
+import type nodemailer from 'nodemailer'
+
+/** nodemailer, loaded when the first SMTP mailer is built (never while mail goes to the log). */
+const loadNodemailer = (): typeof nodemailer =>
+  createRequire(import.meta.url)('nodemailer') as typeof nodemailer
 import type { Mailer, MailMessage } from '../../core/mail.js'
 
 /** The SMTP connection settings (`settings.smtp` without `enabled`), typed. */
@@ -58,7 +63,7 @@ export class SmtpMailer implements Mailer {
 
   constructor(config: SmtpConfig, timeouts: SmtpTimeouts = DEFAULT_SMTP_TIMEOUTS) {
     this.host = config.host
-    this.transport = nodemailer.createTransport({
+    this.transport = loadNodemailer().createTransport({
       host: config.host,
       port: config.port,
       secure: config.tls,

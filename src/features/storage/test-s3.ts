@@ -5,7 +5,7 @@ import { s3ConfigOf } from '../../core/storage.js'
 import { readBody } from '../../http/body.js'
 import { requireSuperuser } from '../../http/guards.js'
 import { requestInfo } from '../../http/request-info.js'
-import { probeS3 } from '../../tools/filesystem/index.js'
+import { probeS3Lazily } from '../../tools/filesystem/index.js'
 
 /** How long a probe may take before it fails, so a dead endpoint never hangs the request. */
 export const PROBE_TIMEOUT_MS = 15_000
@@ -33,7 +33,7 @@ export function registerTestS3(app: App, http: FastifyInstance): void {
     const config = s3ConfigOf(block)
     if (!config.enabled) throw badRequest(`S3 ${filesystem} filesystem is not enabled.`)
     try {
-      await probeS3(config, { timeoutMs: PROBE_TIMEOUT_MS })
+      await probeS3Lazily(config, { timeoutMs: PROBE_TIMEOUT_MS })
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err)
       throw badRequest(`Failed to test the S3 filesystem. Raw error: \n${message}`, {}, err)

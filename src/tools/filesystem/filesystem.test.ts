@@ -6,7 +6,8 @@ import { Readable } from 'node:stream'
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestBucket, type TestBucket } from '../../../test/helpers/s3-bucket.js'
-import { InvalidKeyError, LocalFilesystem, S3Filesystem, type Filesystem } from './index.js'
+import { InvalidKeyError, LocalFilesystem, type Filesystem } from './index.js'
+import { S3Filesystem } from './s3.js'
 
 /** Reads a stream whole. */
 async function collect(stream: Readable): Promise<Buffer> {
