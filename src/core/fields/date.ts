@@ -10,8 +10,22 @@ import { collectErrors, stringOption } from './options.js'
 
 /** Casts any accepted date input (canonical, RFC 3339, `YYYY-MM-DD`, unix seconds) or `''`. */
 export function toDateValue(raw: unknown): string {
-  return normalizeDate(lastScalar(raw))
+  const v = lastScalar(raw)
+  // The common case (values we produced ourselves) needs no parsing.
+  if (typeof v === 'string' && CANONICAL.test(v) && roundTrips(v)) return v
+  return normalizeDate(v)
 }
+
+/** True when a canonical-looking date is a real one (2024-02-31 is not). */
+function roundTrips(v: string): boolean {
+  const iso = `${v.slice(0, 10)}T${v.slice(11)}`
+  const d = new Date(iso)
+  return !Number.isNaN(d.getTime()) && d.toISOString() === iso
+}
+
+/** The canonical layout `YYYY-MM-DD HH:MM:SS.sssZ` with plausible field ranges. */
+const CANONICAL =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/
 
 /** Reads a stored date column: canonical text passes through, other values are normalised. */
 export function dateFromDb(raw: unknown): string {

@@ -568,3 +568,12 @@ describe('registry', () => {
     }
   })
 })
+
+describe('date fast path', () => {
+  it('keeps canonical dates as they are and still refuses impossible ones', async () => {
+    const { toDateValue } = await import('./date.js')
+    expect(toDateValue('2024-05-01 13:45:10.123Z')).toBe('2024-05-01 13:45:10.123Z')
+    expect(toDateValue('2024-02-31 00:00:00.000Z')).toBe('')
+    expect(toDateValue('2024-02-29 00:00:00.000Z')).toBe('2024-02-29 00:00:00.000Z')
+  })
+})
