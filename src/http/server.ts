@@ -7,6 +7,7 @@ import { isApiKey, resolveApiKey } from '../core/auth/api-keys.js'
 import { verifyToken } from '../core/auth/tokens.js'
 import { ApiError, badRequest } from '../core/errors.js'
 import { SUPERUSERS, type AuthInfo } from '../core/request-info.js'
+import { AuthCache } from './auth-cache.js'
 import { BODY_LIMIT, cleanUploads, parseUrlEncoded } from './body.js'
 
 export { BODY_LIMIT }
@@ -47,12 +48,22 @@ export async function resolveAuth(
   app: App,
   token: string,
   recent: Map<string, number>,
+  cache?: AuthCache,
 ): Promise<{ auth: AuthInfo | null; apiKey: boolean }> {
   if (isApiKey(token)) {
     const auth = await resolveApiKey(app, token, recent)
     return { auth, apiKey: auth !== null }
   }
-  return { auth: await verifyToken(app, token, ['auth']), apiKey: false }
+  const cached = cache?.get(token)
+  if (cached !== undefined) return { auth: cached, apiKey: false }
+  const verified = await verifyToken(app, token, ['auth'])
+  const exp = typeof verified?.claims.exp === 'number' ? verified.claims.exp : undefined
+  cache?.set(
+    token,
+    verified ? { record: verified.record, collection: verified.collection } : null,
+    exp,
+  )
+  return { auth: verified, apiKey: false }
 }
 
 /**
@@ -123,6 +134,7 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
 
   const ipGuard = new SuperuserIpGuard(app)
   const recentKeys = new Map<string, number>()
+  const authCache = new AuthCache(app)
   http.decorateRequest('svcAuth', null)
   http.decorateRequest('svcApiKey', false)
   http.decorateRequest('svcIp', '')
@@ -136,7 +148,7 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
     ipGuard.checkRoute(req, req.svcIp)
     const token = bearerToken(req.headers.authorization)
     const { auth, apiKey } = token
-      ? await resolveAuth(app, token, recentKeys)
+      ? await resolveAuth(app, token, recentKeys, authCache)
       : { auth: null, apiKey: false }
     req.svcAuth = auth
     req.svcApiKey = apiKey

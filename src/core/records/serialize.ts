@@ -40,26 +40,54 @@ export function serializeRecord(
   extra: { showEmail?: boolean } = {},
 ): Record<string, unknown> {
   const su = isSuperuser(info)
-  const out: Record<string, unknown> = {
-    collectionId: collection.id,
-    collectionName: collection.name,
-  }
-  for (const f of collection.fields) {
-    const ft = getFieldType(f.type)
-    if (ft?.serialised === false) continue
-    if (f.hidden && !su) continue
-    if (
-      collection.type === 'auth' &&
-      f.name === 'email' &&
-      !extra.showEmail &&
-      !emailVisible(collection, record, info)
-    ) {
-      continue
+  const out: Record<string, unknown> = {}
+  for (const key of outputKeys(collection)) {
+    if (key === COLLECTION_ID) out.collectionId = collection.id
+    else if (key === COLLECTION_NAME) out.collectionName = collection.name
+    else if (key === EXPAND) {
+      if ('expand' in record) out.expand = record.expand
+    } else {
+      if (key.hidden && !su) continue
+      if (key.email && !extra.showEmail && !emailVisible(collection, record, info)) continue
+      out[key.name] = record[key.name]
     }
-    out[f.name] = record[f.name]
   }
-  if ('expand' in record) out.expand = record.expand
-  const sorted: Record<string, unknown> = {}
-  for (const k of Object.keys(out).sort()) sorted[k] = out[k]
-  return sorted
+  return out
+}
+
+const COLLECTION_ID = Symbol('collectionId')
+const COLLECTION_NAME = Symbol('collectionName')
+const EXPAND = Symbol('expand')
+
+/** A serialisable field in output order. */
+interface OutputField {
+  name: string
+  hidden: boolean
+  /** An auth collection's `email`, shown only when visible to the requester. */
+  email: boolean
+}
+
+type OutputKey = OutputField | typeof COLLECTION_ID | typeof COLLECTION_NAME | typeof EXPAND
+
+/** Output keys per collection version, alphabetical, computed once (collections are immutable). */
+const keysByCollection = new WeakMap<Collection, OutputKey[]>()
+
+function outputKeys(c: Collection): OutputKey[] {
+  let keys = keysByCollection.get(c)
+  if (keys) return keys
+  const named: [string, OutputKey][] = [
+    ['collectionId', COLLECTION_ID],
+    ['collectionName', COLLECTION_NAME],
+    ['expand', EXPAND],
+  ]
+  for (const f of c.fields) {
+    if (getFieldType(f.type)?.serialised === false) continue
+    named.push([
+      f.name,
+      { name: f.name, hidden: f.hidden, email: c.type === 'auth' && f.name === 'email' },
+    ])
+  }
+  keys = named.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, k]) => k)
+  keysByCollection.set(c, keys)
+  return keys
 }
