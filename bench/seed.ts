@@ -286,7 +286,7 @@ export function seedRows(dbFile: string, sizes: SeedSizes): SeedData {
   copyRows(db, 'owned100k', 'posts100k', sizes.large)
   copyRows(db, 'shared10k', 'posts10k', sizes.small)
   copyRows(db, 'shared10k_id', 'posts10k', sizes.small)
-  copyRows(db, 'deletes', 'posts100k', sizes.deletes)
+  insertRows(db, 'deletes', postRows(gen, sizes.deletes, userIds, start))
   const ids = (table: string) => db.prepare(`SELECT id FROM "${table}"`).pluck().all() as string[]
   const data = {
     users,
