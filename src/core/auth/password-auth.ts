@@ -1,4 +1,4 @@
-import { hash } from '@node-rs/bcrypt'
+import { bcryptPool } from '../../tools/bcrypt-pool.js'
 import { verifyPassword } from '../fields/password.js'
 import { ident, param, sql } from '../../store/sql.js'
 import type { App } from '../app.js'
@@ -10,7 +10,8 @@ import type { RecordData, RequestInfo } from '../request-info.js'
 
 // NB: compared against for unknown identities, so a miss costs the same time as a wrong password.
 let dummyHash: Promise<string> | null = null
-const DUMMY_HASH = (): Promise<string> => (dummyHash ??= hash('svcbase-timing-guard', { cost: 10 }))
+const DUMMY_HASH = (): Promise<string> =>
+  (dummyHash ??= bcryptPool.hash('svcbase-timing-guard', 10))
 
 const isEmail = (s: string): boolean => /^[^@\s]+@[^@\s]+$/.test(s)
 

@@ -3,7 +3,7 @@
  * serialised. On update an unchanged value (the stored hash itself) skips the plain-text checks.
  */
 
-import { hash, verify } from '@node-rs/bcrypt'
+import { bcryptPool } from '../../tools/bcrypt-pool.js'
 import type { Field } from '../collections/model.js'
 import { fieldError, type FieldError } from '../errors.js'
 import type { FieldType, ValidateContext } from './field-type.js'
@@ -25,15 +25,15 @@ export function passwordCost(field: Field): number {
 
 /** Hashes a plain password with the field's bcrypt cost. */
 export function hashPassword(plain: string, field: Field): Promise<string> {
-  // Native bcrypt on libuv's thread pool: hashing never blocks the event loop.
-  return hash(plain, { cost: passwordCost(field) })
+  // On worker threads: hashing never blocks the event loop.
+  return bcryptPool.hash(plain, passwordCost(field))
 }
 
 /** True when `plain` matches a stored bcrypt `hashed` value; false for an empty hash. */
 export async function verifyPassword(plain: string, hashed: string): Promise<boolean> {
   if (hashed === '' || plain === '') return false
   try {
-    return await verify(plain, hashed)
+    return await bcryptPool.compare(plain, hashed)
   } catch {
     return false
   }

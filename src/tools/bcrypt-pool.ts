@@ -1,0 +1,87 @@
+import { createRequire } from 'node:module'
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
+
+/**
+ * The workers' code, a string so it runs the same from `dist/` and under tsx: bcryptjs (pure
+ * JavaScript, portable) answering hash and compare requests.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads')
+const bcrypt = require(workerData.bcrypt)
+parentPort.on('message', (m) => {
+  try {
+    const result = m.op === 'hash' ? bcrypt.hashSync(m.plain, m.cost) : bcrypt.compareSync(m.plain, m.hash)
+    parentPort.postMessage({ id: m.id, result })
+  } catch (err) {
+    parentPort.postMessage({ id: m.id, error: String((err && err.message) || err) })
+  }
+})
+`
+
+type Job = { resolve: (v: string | boolean) => void; reject: (e: Error) => void }
+
+interface PoolWorker {
+  worker: Worker
+  busy: number
+}
+
+/**
+ * bcrypt on worker threads, one per core, started on first use: hashing and checking passwords
+ * (tens of milliseconds each at cost 10) never block the event loop, and sign-ins use every core.
+ */
+export class BcryptPool {
+  private workers: PoolWorker[] = []
+  private readonly jobs = new Map<number, Job>()
+  private seq = 0
+
+  constructor(private readonly size = Math.max(1, availableParallelism())) {}
+
+  /** A bcrypt hash of `plain` at `cost`. */
+  async hash(plain: string, cost: number): Promise<string> {
+    return (await this.run({ op: 'hash', plain, cost })) as string
+  }
+
+  /** True when `plain` matches the bcrypt `hash`. */
+  async compare(plain: string, hash: string): Promise<boolean> {
+    return (await this.run({ op: 'compare', plain, hash })) as boolean
+  }
+
+  private run(message: Record<string, unknown>): Promise<string | boolean> {
+    const w = this.pick()
+    const id = ++this.seq
+    w.busy++
+    return new Promise<string | boolean>((resolve, reject) => {
+      this.jobs.set(id, { resolve, reject })
+      w.worker.postMessage({ ...message, id })
+    }).finally(() => {
+      w.busy--
+    })
+  }
+
+  /** The least busy worker, starting workers until the pool is full. */
+  private pick(): PoolWorker {
+    const idle = this.workers.find((w) => w.busy === 0)
+    if (idle) return idle
+    if (this.workers.length < this.size) return this.start()
+    return this.workers.reduce((a, b) => (b.busy < a.busy ? b : a))
+  }
+
+  private start(): PoolWorker {
+    const bcrypt = createRequire(import.meta.url).resolve('bcryptjs')
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcrypt } })
+    worker.unref()
+    worker.on('message', (m: { id: number; result?: string | boolean; error?: string }) => {
+      const job = this.jobs.get(m.id)
+      this.jobs.delete(m.id)
+      if (m.error !== undefined) job?.reject(new Error(m.error))
+      else job?.resolve(m.result!)
+    })
+    const entry = { worker, busy: 0 }
+    this.workers.push(entry)
+    return entry
+  }
+}
+
+/** The process-wide pool: workers are a per-process resource, like libuv's thread pool. */
+export const bcryptPool = new BcryptPool()
