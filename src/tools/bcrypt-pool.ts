@@ -50,12 +50,14 @@ export class BcryptPool {
   private run(message: Record<string, unknown>): Promise<string | boolean> {
     const w = this.pick()
     const id = ++this.seq
-    w.busy++
+    // Referenced while it has work, so the process waits for the answer; idle workers never
+    // keep it alive.
+    if (w.busy++ === 0) w.worker.ref()
     return new Promise<string | boolean>((resolve, reject) => {
       this.jobs.set(id, { resolve, reject })
       w.worker.postMessage({ ...message, id })
     }).finally(() => {
-      w.busy--
+      if (--w.busy === 0) w.worker.unref()
     })
   }
 
@@ -70,13 +72,14 @@ export class BcryptPool {
   private start(): PoolWorker {
     const bcrypt = createRequire(import.meta.url).resolve('bcryptjs')
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcrypt } })
-    worker.unref()
     worker.on('message', (m: { id: number; result?: string | boolean; error?: string }) => {
       const job = this.jobs.get(m.id)
       this.jobs.delete(m.id)
       if (m.error !== undefined) job?.reject(new Error(m.error))
       else job?.resolve(m.result!)
     })
+    // NB: after the listener: attaching a 'message' listener refs the worker again.
+    worker.unref()
     const entry = { worker, busy: 0 }
     this.workers.push(entry)
     return entry

@@ -64,7 +64,6 @@ export class SqliteBackgroundWriter implements BackgroundWriter {
   constructor(file: string) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3')
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver } })
-    this.worker.unref()
     this.worker.on('message', (msg: { type: string; id?: number; error?: string }) => {
       if (msg.type !== 'done' || msg.id === undefined) return
       const p = this.pending.get(msg.id)
@@ -76,14 +75,20 @@ export class SqliteBackgroundWriter implements BackgroundWriter {
       for (const p of this.pending.values()) p.reject(err)
       this.pending.clear()
     })
+    // NB: after the listeners: attaching a 'message' listener refs the worker again.
+    this.worker.unref()
   }
 
   run(queries: readonly CompiledQuery[]): Promise<void> {
     if (this.closing) return Promise.reject(new Error('the background writer is closed'))
     const id = ++this.seq
-    return new Promise((resolve, reject) => {
+    // Referenced while batches are in flight, so the process waits for them.
+    if (this.pending.size === 0) this.worker.ref()
+    return new Promise<void>((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
       this.worker.postMessage({ type: 'batch', id, queries: queries.map(bindable) })
+    }).finally(() => {
+      if (this.pending.size === 0) this.worker.unref()
     })
   }
 
