@@ -24,7 +24,12 @@ type Job = { resolve: (v: string | boolean) => void; reject: (e: Error) => void 
 interface PoolWorker {
   worker: Worker
   busy: number
+  /** Stops the worker after a quiet spell, so an idle server does not keep its memory. */
+  idle: NodeJS.Timeout | null
 }
+
+/** How long an unused worker lives on. */
+const IDLE_MS = 5_000
 
 /**
  * bcrypt on worker threads, one per core, started on first use: hashing and checking passwords
@@ -52,12 +57,18 @@ export class BcryptPool {
     const id = ++this.seq
     // Referenced while it has work, so the process waits for the answer; idle workers never
     // keep it alive.
+    if (w.idle) clearTimeout(w.idle)
+    w.idle = null
     if (w.busy++ === 0) w.worker.ref()
     return new Promise<string | boolean>((resolve, reject) => {
       this.jobs.set(id, { resolve, reject })
       w.worker.postMessage({ ...message, id })
     }).finally(() => {
-      if (--w.busy === 0) w.worker.unref()
+      if (--w.busy === 0) {
+        w.worker.unref()
+        w.idle = setTimeout(() => this.stop(w), IDLE_MS)
+        w.idle.unref()
+      }
     })
   }
 
@@ -67,6 +78,12 @@ export class BcryptPool {
     if (idle) return idle
     if (this.workers.length < this.size) return this.start()
     return this.workers.reduce((a, b) => (b.busy < a.busy ? b : a))
+  }
+
+  private stop(w: PoolWorker): void {
+    if (w.busy > 0) return
+    this.workers = this.workers.filter((x) => x !== w)
+    void w.worker.terminate()
   }
 
   private start(): PoolWorker {
@@ -80,7 +97,7 @@ export class BcryptPool {
     })
     // NB: after the listener: attaching a 'message' listener refs the worker again.
     worker.unref()
-    const entry = { worker, busy: 0 }
+    const entry: PoolWorker = { worker, busy: 0, idle: null }
     this.workers.push(entry)
     return entry
   }
