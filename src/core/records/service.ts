@@ -75,7 +75,14 @@ export class RecordService {
     opts: ListOptions = {},
   ): Promise<ListResult> {
     const hasCreated = collection.fields.some((f) => f.name === 'created')
-    const params = parseListParams(query, opts.maxPerPage ?? 500, hasCreated ? '-created' : '')
+    // NB: records created in the same millisecond tie on `created`; the row id keeps "newest
+    // first" exact for tables (views have no row id).
+    const defaultSort = !hasCreated
+      ? ''
+      : collection.type === 'view'
+        ? '-created'
+        : '-created,-@rowid'
+    const params = parseListParams(query, opts.maxPerPage ?? 500, defaultSort)
     const rule = ruleCondition(this.app, collection, 'listRule', info)
     const { where, order } = clientFilterAndSort(this.app, collection, params, info)
     const db = this.app.dbFor(collection)
