@@ -12,7 +12,12 @@ import type { ListResult } from '../src/core/records/service.js'
 import type { RequestInfo } from '../src/core/request-info.js'
 import { compileFilter, escapeLike } from '../src/core/rules/index.js'
 import { sqliteDialect } from '../src/store/sqlite/sqlite-dialect.js'
-import { parseFilter, type FilterNode, type OperandNode } from '../src/tools/filter/index.js'
+import {
+  comparisonOperators,
+  parseFilter,
+  type FilterNode,
+  type OperandNode,
+} from '../src/tools/filter/index.js'
 import { SU_EMAIL, SU_PASSWORD, startServer, type TestServer } from './helpers/server.js'
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20240501)
@@ -169,24 +174,7 @@ const MACROS = [
   '@rowid',
 ] as const
 
-const OPERATORS = [
-  '=',
-  '!=',
-  '>',
-  '>=',
-  '<',
-  '<=',
-  '~',
-  '!~',
-  '?=',
-  '?!=',
-  '?>',
-  '?>=',
-  '?<',
-  '?<=',
-  '?~',
-  '?!~',
-] as const
+const OPERATORS = comparisonOperators
 
 /** Hostile text; each piece of length ≥ 3 holds something SQL never contains here (`;`, `--`, …). */
 const NASTY = [

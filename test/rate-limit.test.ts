@@ -17,27 +17,7 @@ describe('rate limiting', () => {
   let t: TestServer
   let userToken: string
 
-  /** A request from a chosen client address (the TCP peer), through inject. */
-  const from = async (
-    ip: string,
-    method: Method,
-    url: string,
-    opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
-  ) => {
-    const headers: Record<string, string> = { ...opts.headers }
-    if (opts.token) headers.authorization = opts.token
-    if (opts.body !== undefined) headers['content-type'] = 'application/json'
-    const res = await t.server.http.inject({
-      method,
-      url,
-      remoteAddress: ip,
-      headers,
-      payload: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-    })
-    const json = /^application\/json/.test(String(res.headers['content-type']))
-    const body: unknown = json ? res.json() : res.body
-    return { status: res.statusCode, body, headers: res.headers }
-  }
+  const from: TestServer['from'] = (...args) => t.from(...args)
   /** The statuses of `n` identical requests, sent one after another. */
   const statuses = async (n: number, ip: string, method: Method, url: string, opts = {}) => {
     const out: number[] = []

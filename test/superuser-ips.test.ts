@@ -11,25 +11,7 @@ describe('superuser IP allow-list', () => {
   let t: TestServer
   let userToken: string
 
-  /** A request from a chosen client address (the TCP peer), through inject. */
-  const from = async (
-    ip: string,
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-    url: string,
-    opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
-  ) => {
-    const headers: Record<string, string> = { ...opts.headers }
-    if (opts.token) headers.authorization = opts.token
-    if (opts.body !== undefined) headers['content-type'] = 'application/json'
-    const res = await t.server.http.inject({
-      method,
-      url,
-      remoteAddress: ip,
-      headers,
-      payload: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-    })
-    return { status: res.statusCode, body: res.json() }
-  }
+  const from: TestServer['from'] = (...args) => t.from(...args)
   const suSignIn = (ip: string, collection = '_superusers', headers?: Record<string, string>) =>
     from(ip, 'POST', `/api/collections/${collection}/auth-with-password`, {
       body: { identity: SU_EMAIL, password: SU_PASSWORD },

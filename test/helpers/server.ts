@@ -22,6 +22,13 @@ export interface TestServer {
       raw?: string | Buffer | FormData
     },
   ): Promise<{ status: number; body: any; headers: Headers }>
+  /** Sends a request from a chosen client address (the TCP peer), through Fastify's inject. */
+  from(
+    ip: string,
+    method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS',
+    url: string,
+    opts?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>
   close(): Promise<void>
 }
 
@@ -64,6 +71,20 @@ export async function startServer(): Promise<TestServer> {
     dir,
     suToken: login.body.token as string,
     api,
+    async from(ip, method, url, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers }
+      if (opts.token) headers.authorization = opts.token
+      if (opts.body !== undefined) headers['content-type'] = 'application/json'
+      const res = await server.http.inject({
+        method,
+        url,
+        remoteAddress: ip,
+        headers,
+        payload: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      })
+      const json = /^application\/json/.test(String(res.headers['content-type']))
+      return { status: res.statusCode, body: json ? res.json() : res.body, headers: res.headers }
+    },
     async close() {
       await server.close()
       rmSync(dir, { recursive: true, force: true })
