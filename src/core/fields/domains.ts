@@ -2,7 +2,9 @@
 
 import type { Field } from '../collections/model.js'
 import { fieldError, type FieldError } from '../errors.js'
-import { mustBeBlank } from './generic-errors.js'
+import { toText } from './cast.js'
+import type { FieldType } from './field-type.js'
+import { mustBeBlank, required, unsupportedType } from './generic-errors.js'
 import { checkStringList, collectErrors, stringListOption } from './options.js'
 
 /** Options a new email or url field starts with. */
@@ -49,4 +51,40 @@ export function domainAllowed(field: Field, domain: string): boolean {
   if (only.length > 0 && !only.includes(d)) return false
   const except = stringListOption(field, 'exceptDomains').map((s) => s.toLowerCase())
   return !except.includes(d)
+}
+
+/** What distinguishes the two domain-restricted text types. */
+export interface DomainTextSpec {
+  type: string
+  /** Whether domain options may carry a port (`host:port`). */
+  withPort: boolean
+  /** The domain of a valid value, or null when the value is malformed. */
+  domainOf(value: string): string | null
+  invalid: FieldError
+  notAllowed: FieldError
+}
+
+/**
+ * A text field type whose value must be well-formed and whose domain may be restricted by
+ * `onlyDomains` / `exceptDomains` (the `email` and `url` types).
+ */
+export function domainTextField(spec: DomainTextSpec): FieldType {
+  return {
+    type: spec.type,
+    column: () => 'text',
+    defaultOptions: defaultDomainOptions,
+    validateOptions: (field) => validateDomainOptions(field, spec.withPort),
+    isMulti: () => false,
+    zero: () => '',
+    normalize: (raw) => toText(raw),
+    validate(value, field) {
+      if (typeof value !== 'string') return Promise.resolve(unsupportedType())
+      if (value === '') return Promise.resolve(field.required ? required() : null)
+      const domain = spec.domainOf(value)
+      if (domain === null) return Promise.resolve(spec.invalid)
+      return Promise.resolve(domainAllowed(field, domain) ? null : spec.notAllowed)
+    },
+    toDb: (value) => toText(value),
+    fromDb: (raw) => toText(raw),
+  }
 }

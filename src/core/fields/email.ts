@@ -2,9 +2,7 @@
 
 import { fieldError } from '../errors.js'
 import type { FieldType } from './field-type.js'
-import { required, unsupportedType } from './generic-errors.js'
-import { toText } from './cast.js'
-import { defaultDomainOptions, domainAllowed, validateDomainOptions } from './domains.js'
+import { domainTextField } from './domains.js'
 
 // ozzo's `is.EmailFormat`: a dot-atom local part and a dotted host name.
 const emailRe =
@@ -16,28 +14,10 @@ export function isEmail(value: string): boolean {
 }
 
 /** The `email` field type. */
-export const emailField: FieldType = {
+export const emailField: FieldType = domainTextField({
   type: 'email',
-  column: () => 'text',
-  defaultOptions: defaultDomainOptions,
-  validateOptions: (field) => validateDomainOptions(field, false),
-  isMulti: () => false,
-  zero: () => '',
-  normalize: (raw) => toText(raw),
-  validate(value, field) {
-    if (typeof value !== 'string') return Promise.resolve(unsupportedType())
-    if (value === '') return Promise.resolve(field.required ? required() : null)
-    if (!isEmail(value)) {
-      return Promise.resolve(fieldError('validation_is_email', 'Must be a valid email address.'))
-    }
-    const domain = value.slice(value.lastIndexOf('@') + 1)
-    if (!domainAllowed(field, domain)) {
-      return Promise.resolve(
-        fieldError('validation_email_domain_not_allowed', 'Email domain is not allowed.'),
-      )
-    }
-    return Promise.resolve(null)
-  },
-  toDb: (value) => toText(value),
-  fromDb: (raw) => toText(raw),
-}
+  withPort: false,
+  domainOf: (value) => (isEmail(value) ? value.slice(value.lastIndexOf('@') + 1) : null),
+  invalid: fieldError('validation_is_email', 'Must be a valid email address.'),
+  notAllowed: fieldError('validation_email_domain_not_allowed', 'Email domain is not allowed.'),
+})

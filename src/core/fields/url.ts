@@ -5,9 +5,7 @@
 
 import { fieldError } from '../errors.js'
 import type { FieldType } from './field-type.js'
-import { required, unsupportedType } from './generic-errors.js'
-import { toText } from './cast.js'
-import { defaultDomainOptions, domainAllowed, validateDomainOptions } from './domains.js'
+import { domainTextField } from './domains.js'
 
 /** The `host[:port]` of a valid absolute URL, or `null` when the value is not one. */
 export function urlHost(value: string): string | null {
@@ -21,28 +19,10 @@ export function urlHost(value: string): string | null {
 }
 
 /** The `url` field type. */
-export const urlField: FieldType = {
+export const urlField: FieldType = domainTextField({
   type: 'url',
-  column: () => 'text',
-  defaultOptions: defaultDomainOptions,
-  validateOptions: (field) => validateDomainOptions(field, true),
-  isMulti: () => false,
-  zero: () => '',
-  normalize: (raw) => toText(raw),
-  validate(value, field) {
-    if (typeof value !== 'string') return Promise.resolve(unsupportedType())
-    if (value === '') return Promise.resolve(field.required ? required() : null)
-    const host = urlHost(value)
-    if (host === null) {
-      return Promise.resolve(fieldError('validation_invalid_url', 'Must be a valid url.'))
-    }
-    if (!domainAllowed(field, host)) {
-      return Promise.resolve(
-        fieldError('validation_url_domain_not_allowed', 'Url domain is not allowed.'),
-      )
-    }
-    return Promise.resolve(null)
-  },
-  toDb: (value) => toText(value),
-  fromDb: (raw) => toText(raw),
-}
+  withPort: true,
+  domainOf: urlHost,
+  invalid: fieldError('validation_invalid_url', 'Must be a valid url.'),
+  notAllowed: fieldError('validation_url_domain_not_allowed', 'Url domain is not allowed.'),
+})
