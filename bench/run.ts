@@ -7,7 +7,7 @@
  * `BENCH_WARMUP` seconds of warm-up [2], `BENCH_CONNECTIONS` keep-alive connections [32],
  * `BENCH_FRESH_CONNECTIONS` loops of the new-connection runs [16], `BENCH_LARGE` rows of the
  * large posts collection [100000], `BENCH_ONLY` a regex of step labels to run, `BENCH_NO_BUILD=1`
- * to skip the build.
+ * to skip the build, `BENCH_CPU_PROF` a directory for a CPU profile of the svcbase process.
  */
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'

@@ -100,11 +100,21 @@ export function createSuperuser(dir: string, email: string, password: string): v
   )
 }
 
-/** Starts `node dist/cli.js serve` on a random loopback port over `dir`. */
+/**
+ * Starts `node dist/cli.js serve` on a random loopback port over `dir`; with `BENCH_CPU_PROF=DIR`
+ * the server writes a V8 CPU profile into DIR when it stops.
+ */
 export function startSvcbase(dir: string): Promise<ServerProcess> {
+  const prof = process.env.BENCH_CPU_PROF
   return spawnServer(
     'svcbase',
-    ['dist/cli.js', 'serve', '--http=127.0.0.1:0', `--dir=${dir}`],
+    [
+      ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []),
+      'dist/cli.js',
+      'serve',
+      '--http=127.0.0.1:0',
+      `--dir=${dir}`,
+    ],
     /svcbase serving (http:\/\/\S+)/,
   )
 }

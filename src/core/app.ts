@@ -142,15 +142,20 @@ class AppImpl implements App {
   async runInTransaction<T>(fn: (txApp: App) => Promise<T>): Promise<T> {
     if (this.isTransactional) return fn(this)
     const callbacks: TxCallbacks = { commit: [], rollback: [] }
-    const fork = this.registry.fork()
     let result: T
     try {
-      result = await this.db.transaction((tx) => fn(new AppImpl(this.shared, tx, fork, callbacks)))
+      result = await this.db.transaction(async (tx) => {
+        // Forked once this transaction holds the writer, so it sees every committed change; a
+        // changed fork is adopted right at commit, before the next transaction forks.
+        const fork = this.registry.fork()
+        const value = await fn(new AppImpl(this.shared, tx, fork, callbacks))
+        if (fork.isChanged) tx.onCommit(() => this.registry.adopt(fork))
+        return value
+      })
     } catch (err) {
       await this.runCallbacks(callbacks.rollback, 'after-rollback')
       throw err
     }
-    this.registry.adopt(fork)
     await this.runCallbacks(callbacks.commit, 'after-commit')
     return result
   }

@@ -20,9 +20,17 @@ export interface Db {
   run(query: Sql): Promise<{ changes: number }>
   /**
    * Runs `fn` inside one transaction; nested calls join the outer one. Transactions never
-   * interleave: they are serialised by an async mutex.
+   * interleave: they are serialised. Consecutive transactions may share one commit (group
+   * commit); the promise settles only once this transaction's work is committed, or failed.
    */
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>
+  /**
+   * Inside a transaction: runs `fn` synchronously right after the commit succeeds, before any
+   * later transaction starts, and lets no later transaction share this one's commit (for state
+   * that must move together with the data, like the collection registry). `fn` must not throw.
+   * Outside a transaction it runs at once.
+   */
+  onCommit(fn: () => void): void
   /** Checks a single read-only statement and describes its result columns without running it. */
   describe(query: Sql): Promise<QueryColumn[]>
   /** Forgets cached prepared statements (after DDL). */

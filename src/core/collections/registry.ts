@@ -18,6 +18,11 @@ export class CollectionRegistry {
     this.changed = false
   }
 
+  /** True once a collection was added, replaced or removed since this registry was made. */
+  get isChanged(): boolean {
+    return this.changed
+  }
+
   /** A collection by id or name (names are matched case-insensitively). */
   find(idOrName: string): Collection | undefined {
     return this.byId.get(idOrName) ?? this.byName.get(idOrName.toLowerCase())

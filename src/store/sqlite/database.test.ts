@@ -76,4 +76,127 @@ describe('SqliteDb', () => {
     ])
     await expect(db.describe(sql`SELECT 1; SELECT 2`)).rejects.toThrow()
   })
+
+  describe('group commit', () => {
+    const ids = async () =>
+      (await db.all<{ id: string }>(sql`SELECT id FROM t ORDER BY id`)).map((r) => r.id)
+    /** A transaction inserting `id`; it waits for `gate` so that others can queue behind it. */
+    const insert = (id: string, gate?: Promise<void>, fail = false) =>
+      db.transaction(async (tx) => {
+        await tx.run(sql`INSERT INTO t (id, n) VALUES (${id}, 1)`)
+        if (gate) await gate
+        if (fail) throw new Error(`fail ${id}`)
+        return id
+      })
+
+    it('lets queued transactions share one commit and settles each only after it', async () => {
+      let open!: () => void
+      const gate = new Promise<void>((r) => (open = r))
+      const settled: string[] = []
+      let seenByReader: string[] = ['unset']
+      const first = insert('a', gate).then((id) => settled.push(id))
+      const second = db.transaction(async (tx) => {
+        // Runs inside the group `a` left open: a is visible here but not yet committed.
+        expect(await tx.all(sql`SELECT id FROM t`)).toEqual([{ id: 'a' }])
+        seenByReader = await ids()
+        await tx.run(sql`INSERT INTO t (id, n) VALUES ('b', 1)`)
+        settled.push('b-body')
+      })
+      open()
+      await Promise.all([first, second])
+      expect(seenByReader).toEqual([])
+      expect(settled).toEqual(['b-body', 'a'])
+      expect(await ids()).toEqual(['a', 'b'])
+    })
+
+    it('rolls back only the member that failed', async () => {
+      let open!: () => void
+      const gate = new Promise<void>((r) => (open = r))
+      const results = Promise.allSettled([
+        insert('a', gate),
+        insert('b', undefined, true),
+        insert('c'),
+      ])
+      open()
+      const [a, b, c] = await results
+      expect(a).toEqual({ status: 'fulfilled', value: 'a' })
+      expect(b.status).toBe('rejected')
+      expect(c).toEqual({ status: 'fulfilled', value: 'c' })
+      expect(await ids()).toEqual(['a', 'c'])
+    })
+
+    it('starts over cleanly when the first member fails', async () => {
+      let open!: () => void
+      const gate = new Promise<void>((r) => (open = r))
+      const results = Promise.allSettled([insert('a', gate, true), insert('b'), insert('c')])
+      open()
+      expect((await results).map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled'])
+      expect(await ids()).toEqual(['b', 'c'])
+    })
+
+    it('fails every member when the shared commit fails', async () => {
+      await db.run(sql`CREATE TABLE p (id TEXT PRIMARY KEY)`)
+      await db.run(
+        sql`CREATE TABLE c (id TEXT PRIMARY KEY, pid TEXT REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED)`,
+      )
+      let open!: () => void
+      const gate = new Promise<void>((r) => (open = r))
+      const results = Promise.allSettled([
+        insert('a', gate),
+        // A deferred foreign key is only checked by COMMIT.
+        db.transaction((tx) => tx.run(sql`INSERT INTO c (id, pid) VALUES ('c1', 'missing')`)),
+      ])
+      open()
+      const [a, child] = await results
+      expect(a.status).toBe('rejected')
+      expect(child.status).toBe('rejected')
+      expect(String((a as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/)
+      expect(await ids()).toEqual([])
+      expect(await db.all(sql`SELECT * FROM c`)).toEqual([])
+      // The writer is usable afterwards.
+      await insert('z')
+      expect(await ids()).toEqual(['z'])
+    })
+
+    it('fails the earlier members when SQLite drops the whole transaction', async () => {
+      let open!: () => void
+      const gate = new Promise<void>((r) => (open = r))
+      const results = Promise.allSettled([
+        insert('a', gate),
+        db.transaction((tx) => tx.run(sql`ROLLBACK`)),
+        insert('c'),
+      ])
+      open()
+      expect((await results).map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled'])
+      expect(await ids()).toEqual(['c'])
+    })
+
+    it('runs onCommit callbacks at commit, before the next transaction starts', async () => {
+      let open!: () => void
+      const gate = new Promise<void>((r) => (open = r))
+      const events: string[] = []
+      const first = db.transaction(async (tx) => {
+        await tx.run(sql`INSERT INTO t (id, n) VALUES ('a', 1)`)
+        tx.onCommit(() => events.push('committed a'))
+        await gate
+      })
+      const second = db.transaction(async () => {
+        // `a` asked for its own commit: it is visible outside before this one starts.
+        events.push(`b starts, reader sees ${(await ids()).join(',')}`)
+      })
+      open()
+      await Promise.all([first, second])
+      expect(events).toEqual(['committed a', 'b starts, reader sees a'])
+    })
+
+    it('commits an open group before a plain write', async () => {
+      let open!: () => void
+      const gate = new Promise<void>((r) => (open = r))
+      const first = insert('a', gate)
+      const write = db.run(sql`INSERT INTO t (id, n) VALUES ('w', 1)`)
+      open()
+      await Promise.all([first, write])
+      expect(await ids()).toEqual(['a', 'w'])
+    })
+  })
 })
