@@ -109,6 +109,22 @@ describe('SqliteDb', () => {
       expect(await ids()).toEqual(['a', 'b'])
     })
 
+    it('groups transactions that reach the writer in the same turn of the event loop', async () => {
+      const seen: string[][] = []
+      const member = (id: string) =>
+        db.transaction(async (tx) => {
+          seen.push(await ids())
+          await tx.run(sql`INSERT INTO t (id, n) VALUES (${id}, 1)`)
+        })
+      await Promise.all([member('a'), member('b'), member('c')])
+      // None of them ran after another one's commit: they shared one.
+      expect(seen).toEqual([[], [], []])
+      expect(await ids()).toEqual(['a', 'b', 'c'])
+      // A transaction alone still commits before its promise settles.
+      await member('d')
+      expect(await ids()).toEqual(['a', 'b', 'c', 'd'])
+    })
+
     it('rolls back only the member that failed', async () => {
       let open!: () => void
       const gate = new Promise<void>((r) => (open = r))

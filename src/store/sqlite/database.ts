@@ -139,6 +139,8 @@ class CommitGroup {
   readonly committed: Array<() => void> = []
   /** Set by a member that must be the last one. */
   closed = false
+  /** A commit is queued behind the members still to come. */
+  scheduled = false
   readonly done: Promise<void>
   settle!: (err?: Error) => void
 
@@ -194,11 +196,11 @@ class SqliteTx implements Db {
  * first-come-first-served lock (a transaction holds it across awaits, so two requests never
  * interleave inside one), and one reader connection for reads outside a transaction.
  *
- * Group commit: a transaction that finishes while others wait for the writer leaves the SQLite
- * transaction open and the next one continues in it (in a savepoint), up to `MAX_GROUP_SIZE`
- * members or `MAX_GROUP_AGE_MS`; whoever finishes with nobody waiting commits for all. Under
- * load most transactions then skip their own `BEGIN`/`COMMIT` (the WAL append is the dearest
- * part of a small write); alone, a transaction runs exactly as `BEGIN IMMEDIATE … COMMIT`.
+ * Group commit: a finished transaction leaves the SQLite transaction open, and the transactions
+ * that reach the writer before the event loop's next check phase continue in it (each in a
+ * savepoint), up to `MAX_GROUP_SIZE` members or `MAX_GROUP_AGE_MS`; then one `COMMIT` settles
+ * them all. Under load most transactions skip their own `BEGIN`/`COMMIT` (the WAL append is
+ * the dearest part of a small write); alone, a transaction costs one `setImmediate` more.
  */
 export class SqliteDb implements Db {
   readonly dialect = sqliteDialect
@@ -295,16 +297,28 @@ export class SqliteDb implements Db {
     }
   }
 
-  /** At the end of a member: commits, unless the next waiter can join the group. */
+  /**
+   * At the end of a member: commits now if the group is full, old or closed; otherwise leaves it
+   * open for the transactions that reach the writer during this turn of the event loop and
+   * commits once that turn's I/O has been handled (`setImmediate`), behind them in the queue.
+   */
   private endTurn(): void {
     const group = this.group
     if (!group) return
-    const canJoin =
-      !group.closed &&
-      this.lock.waiting > 0 &&
-      group.size < MAX_GROUP_SIZE &&
-      performance.now() - group.opened < MAX_GROUP_AGE_MS
-    if (!canJoin) this.commitGroup()
+    if (
+      group.closed ||
+      group.size >= MAX_GROUP_SIZE ||
+      performance.now() - group.opened >= MAX_GROUP_AGE_MS
+    ) {
+      this.commitGroup()
+    } else if (!group.scheduled) {
+      group.scheduled = true
+      setImmediate(() => {
+        void this.lock.run(() => {
+          if (this.group === group) this.commitGroup()
+        })
+      })
+    }
   }
 
   /** Commits the open group, if any, and settles its members. */
@@ -346,13 +360,15 @@ export class SqliteDb implements Db {
     })
   }
 
-  /** Writes a consistent copy of the database to `target` (online backup). */
+  /** Writes a consistent copy of the committed database to `target` (online backup). */
   async backup(target: string): Promise<void> {
-    await this.writer.conn.backup(target)
+    // From the reader: the writer may hold an open commit group whose pages are not committed.
+    await this.reader.conn.backup(target)
   }
 
   async close(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.close()))
+    await this.lock.run(() => this.commitGroup())
     await this.lock.idle()
     this.reader.conn.close()
     this.writer.conn.close()
