@@ -115,6 +115,26 @@ describe('records API', () => {
     expect(view.body).toEqual(r)
   })
 
+  it('checks every relation field of a record, each against its own ids', async () => {
+    const tag = await t.api('POST', '/api/collections/tags/records', {
+      token: su,
+      body: { label: 'real' },
+    })
+    expect(tag.status).toBe(200)
+    const post = (body: Record<string, unknown>) =>
+      t.api('POST', '/api/collections/items/records', { body: { title: 'rel', ...body } })
+    // Both fields target `tags`: their ids are looked up together, errors stay per field.
+    const bad = await post({ tag: tag.body.id, tagList: [tag.body.id, 'missingid000000'] })
+    expect(bad.status).toBe(400)
+    expect(Object.keys(bad.body.data)).toEqual(['tagList'])
+    expect(bad.body.data.tagList.code).toBe('validation_missing_rel_records')
+    const bad2 = await post({ tag: 'missingid000001', tagList: [tag.body.id] })
+    expect(Object.keys(bad2.body.data)).toEqual(['tag'])
+    const ok = await post({ tag: tag.body.id, tagList: [tag.body.id] })
+    expect(ok.status).toBe(200)
+    expect(ok.body.tagList).toEqual([tag.body.id])
+  })
+
   it('validates with PocketBase error codes in the error envelope', async () => {
     const res = await t.api('POST', '/api/collections/items/records', {
       body: {

@@ -94,21 +94,60 @@ export class CollectionService {
     return this.app.registry.all()
   }
 
-  /** What field validation may look up. */
+  /**
+   * What field validation may look up. `missingIds` calls made in the same tick for the same
+   * collection are answered by one query, so a record's relation fields (validated together)
+   * cost one lookup per target collection.
+   */
   lookup(): FieldLookup & { all(): Collection[] } {
+    interface Batch {
+      collection: Collection
+      ids: Set<string>
+      waiters: Array<{ ids: readonly string[]; done: (missing: Set<string>) => void }>
+      failed: Array<(err: unknown) => void>
+    }
+    let pending: Map<string, Batch> | null = null
+    const query = async (collection: Collection, ids: string[]): Promise<Set<string>> => {
+      const rows = await this.app
+        .dbFor(collection)
+        .all<{ id: string }>(
+          sql`SELECT id FROM ${ident(collection.name)} WHERE id IN (${join(ids.map((id) => param(id)))})`,
+        )
+      const found = new Set(rows.map((r) => r.id))
+      return new Set(ids.filter((id) => !found.has(id)))
+    }
+    const flush = () => {
+      const batches = pending
+      pending = null
+      for (const b of batches?.values() ?? []) {
+        query(b.collection, [...b.ids]).then(
+          (missing) => b.waiters.forEach((w) => w.done(missing)),
+          (err: unknown) => b.failed.forEach((fail) => fail(err)),
+        )
+      }
+    }
     return {
       findCollection: (n) => this.app.registry.find(n),
       all: () => this.app.registry.all(),
-      missingIds: async (collection, ids) => {
-        const unique = [...new Set(ids)]
-        if (unique.length === 0) return []
-        const rows = await this.app
-          .dbFor(collection)
-          .all<{ id: string }>(
-            sql`SELECT id FROM ${ident(collection.name)} WHERE id IN (${join(unique.map((id) => param(id)))})`,
-          )
-        const found = new Set(rows.map((r) => r.id))
-        return unique.filter((id) => !found.has(id))
+      missingIds: (collection, ids) => {
+        if (ids.length === 0) return Promise.resolve([])
+        return new Promise<string[]>((resolve, reject) => {
+          if (!pending) {
+            pending = new Map()
+            queueMicrotask(flush)
+          }
+          let batch = pending.get(collection.id)
+          if (!batch) {
+            batch = { collection, ids: new Set(), waiters: [], failed: [] }
+            pending.set(collection.id, batch)
+          }
+          for (const id of ids) batch.ids.add(id)
+          batch.waiters.push({
+            ids,
+            done: (missing) => resolve([...new Set(ids)].filter((id) => missing.has(id))),
+          })
+          batch.failed.push(reject)
+        })
       },
     }
   }

@@ -18,10 +18,14 @@ export function toDateValue(raw: unknown): string {
 
 /** True when a canonical-looking date is a real one (2024-02-31 is not). */
 function roundTrips(v: string): boolean {
-  const iso = `${v.slice(0, 10)}T${v.slice(11)}`
-  const d = new Date(iso)
-  return !Number.isNaN(d.getTime()) && d.toISOString() === iso
+  const year = Number(v.slice(0, 4))
+  const month = Number(v.slice(5, 7))
+  const day = Number(v.slice(8, 10))
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+  return day <= (month === 2 ? (leap ? 29 : 28) : DAYS_IN_MONTH[month - 1]!)
 }
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
 /** The canonical layout `YYYY-MM-DD HH:MM:SS.sssZ` with plausible field ranges. */
 const CANONICAL =

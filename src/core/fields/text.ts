@@ -35,15 +35,17 @@ const reservedPk = /^(?:CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])$/i
 export function validateTextValue(value: string, field: Field): FieldError | null {
   const primaryKey = field.options.primaryKey === true
   if (value === '') return field.required || primaryKey ? required() : null
-  const length = runeLength(value)
+  // A string has between length / 2 and length runes: count them only when that matters.
+  let runes = -1
+  const length = () => (runes < 0 ? (runes = runeLength(value)) : runes)
   const min = numberOption(field, 'min', 0)
-  if (min > 0 && length < min) {
+  if (min > 0 && value.length / 2 < min && length() < min) {
     return fieldError('validation_min_text_constraint', 'Must be at least {min} character(s).', {
       min,
     })
   }
   const max = numberOption(field, 'max', 0) || DEFAULT_TEXT_MAX
-  if (length > max) {
+  if (value.length > max && length() > max) {
     return fieldError(
       'validation_max_text_constraint',
       'Must be no more than {max} character(s).',

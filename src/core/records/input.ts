@@ -1,4 +1,4 @@
-import { fieldError, type ValidationErrors } from '../errors.js'
+import { fieldError, type FieldError, type ValidationErrors } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import type { Modifier } from '../fields/field-type.js'
 import type { Collection, Field } from '../collections/model.js'
@@ -98,19 +98,22 @@ export async function validateRecord(
     skip: Set<string>
   },
 ): Promise<ValidationErrors> {
-  const errors: ValidationErrors = {}
+  // Fields are validated together, so their lookups (relation existence) share queries.
+  const checks: Array<Promise<readonly [string, FieldError | null]>> = []
   for (const field of collection.fields) {
     if (ctx.skip.has(field.name)) continue
     const ft = getFieldType(field.type)
     if (!ft) continue
-    const err = await ft.validate(record[field.name], field, {
+    const check = ft.validate(record[field.name], field, {
       collection,
       lookup: ctx.lookup,
       isNew: ctx.isNew,
       original: ctx.original?.[field.name],
     })
-    if (err) errors[field.name] = err
+    checks.push(check.then((err) => [field.name, err] as const))
   }
+  const errors: ValidationErrors = {}
+  for (const [name, err] of await Promise.all(checks)) if (err) errors[name] = err
   return errors
 }
 
