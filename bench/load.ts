@@ -74,7 +74,14 @@ export function summarize(
   }
 }
 
-function runOnce(url: string, spec: LoadSpec, durationS: number): Promise<Measurement> {
+/** What one run collected, before it is summarised. */
+interface RawRun {
+  latencies: number[]
+  failures: Record<string, number>
+  durationS: number
+}
+
+function runOnce(url: string, spec: LoadSpec, durationS: number): Promise<RawRun> {
   const latencies: number[] = []
   const failures: Record<string, number> = {}
   return new Promise((resolve, reject) => {
@@ -106,7 +113,7 @@ function runOnce(url: string, spec: LoadSpec, durationS: number): Promise<Measur
       (err, result) => {
         if (err) return reject(err instanceof Error ? err : new Error(String(err)))
         if (result.errors > 0) countFailure(failures, 'socket', result.errors)
-        resolve(summarize(latencies, failures, result.duration, spec.connections))
+        resolve({ latencies, failures, durationS: result.duration })
       },
     )
     instance.on('response', (_client, status, _bytes, responseTime) => {
@@ -147,7 +154,60 @@ export async function measure(
 ): Promise<Measurement> {
   await probe(url, spec)
   if (warmupS > 0) await runOnce(url, spec, warmupS)
-  return runOnce(url, spec, durationS)
+  return combine([await runOnce(url, spec, durationS)], spec.connections)
+}
+
+/** One measurement from several runs of the same load. */
+function combine(runs: RawRun[], connections: number): Measurement {
+  const failures: Record<string, number> = {}
+  for (const r of runs)
+    for (const [k, n] of Object.entries(r.failures)) countFailure(failures, k, n)
+  return summarize(
+    runs.flatMap((r) => r.latencies),
+    failures,
+    runs.reduce((t, r) => t + r.durationS, 0),
+    connections,
+  )
+}
+
+/** One side of a paired measurement. */
+export interface Target {
+  url: string
+  spec: LoadSpec
+}
+
+/**
+ * Measures two servers under the same kind of load for a ratio: both are probed and warmed up,
+ * then measured in `rounds` alternating slices of `durationS / rounds` seconds each (A B, B A,
+ * A B, …), so drift of the machine during the pair (other processes, CPU frequency, a log
+ * backlog being written) falls on both sides alike.
+ */
+export async function measurePair(
+  a: Target,
+  b: Target,
+  durationS: number,
+  warmupS: number,
+  rounds = 3,
+): Promise<{ a: Measurement; b: Measurement }> {
+  await probe(a.url, a.spec)
+  await probe(b.url, b.spec)
+  if (warmupS > 0) {
+    await runOnce(a.url, a.spec, warmupS)
+    await runOnce(b.url, b.spec, warmupS)
+  }
+  const runs = { a: [] as RawRun[], b: [] as RawRun[] }
+  const slice = durationS / rounds
+  for (let i = 0; i < rounds; i++) {
+    const order = i % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)
+    for (const side of order) {
+      const t = side === 'a' ? a : b
+      runs[side].push(await runOnce(t.url, t.spec, slice))
+    }
+  }
+  return {
+    a: combine(runs.a, a.spec.connections),
+    b: combine(runs.b, b.spec.connections),
+  }
 }
 
 /** A round-robin over `items`. */

@@ -8,6 +8,7 @@ import { measureFresh } from './fresh-conn.js'
 import {
   cycle,
   measure,
+  measurePair,
   shuffled,
   type LoadSpec,
   type Measurement,
@@ -65,14 +66,18 @@ function postBodies(authors: readonly string[], all: readonly string[]): string[
   )
 }
 
-/** Measures svcbase, then the baseline, with the same connection count and timings. */
+/** Measures svcbase and the baseline in alternating slices, with the same connections and timings. */
 async function pair(
   ctx: Context,
   svc: LoadSpec,
   base: LoadSpec,
 ): Promise<{ s: Measurement; b: Measurement }> {
-  const s = await measure(ctx.svc.url, svc, ctx.durationS, ctx.warmupS)
-  const b = await measure(ctx.baseline.url, base, ctx.durationS, ctx.warmupS)
+  const { a: s, b } = await measurePair(
+    { url: ctx.svc.url, spec: svc },
+    { url: ctx.baseline.url, spec: base },
+    ctx.durationS,
+    ctx.warmupS,
+  )
   return { s, b }
 }
 

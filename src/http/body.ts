@@ -137,6 +137,8 @@ async function spool(
 }
 
 /** Removes a request's upload folder; registered as an onResponse hook. */
-export async function cleanUploads(req: FastifyRequest): Promise<void> {
-  if (req.svcUploadDir) await rm(req.svcUploadDir, { recursive: true, force: true })
+export function cleanUploads(req: FastifyRequest, _reply: unknown, done: () => void): void {
+  // NB: a callback hook: most requests upload nothing and should not pay for a promise.
+  if (!req.svcUploadDir) return done()
+  rm(req.svcUploadDir, { recursive: true, force: true }).then(done, done)
 }

@@ -27,15 +27,16 @@ function isPickable(payload: unknown): payload is object {
  * picked; a malformed expression answers 400 through the error handler.
  */
 export function registerFieldsPicker(http: FastifyInstance): void {
-  http.addHook('preSerialization', async (req, reply, payload: unknown) => {
-    if (reply.statusCode < 200 || reply.statusCode > 299 || !isPickable(payload)) return payload
+  http.addHook('preSerialization', (req, reply, payload: unknown, done) => {
+    if (reply.statusCode < 200 || reply.statusCode > 299 || !isPickable(payload)) {
+      return done(null, payload)
+    }
     const fields = fieldsParam(req)
-    if (fields.trim() === '') return payload
+    if (fields.trim() === '') return done(null, payload)
     try {
-      return pickFields(payload, fields)
+      done(null, pickFields(payload, fields))
     } catch (err) {
-      if (err instanceof PickerError) throw badRequest(err.message, {}, err)
-      throw err
+      done(err instanceof PickerError ? badRequest(err.message, {}, err) : (err as Error))
     }
   })
 }

@@ -25,6 +25,13 @@ declare module 'fastify' {
   }
 }
 
+/** Headers of every response (PocketBase sends the same). */
+const SECURITY_HEADERS = {
+  'X-XSS-Protection': '1; mode=block',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'SAMEORIGIN',
+}
+
 /** Options of the HTTP instance. */
 export interface HttpOptions {
   bodyLimit?: number
@@ -140,19 +147,27 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
   http.decorateRequest('svcIp', '')
   http.decorateRequest('svcUploadDir', null)
   http.addHook('onResponse', cleanUploads)
-  http.addHook('onRequest', async (req, reply) => {
-    void reply.header('X-XSS-Protection', '1; mode=block')
-    void reply.header('X-Content-Type-Options', 'nosniff')
-    void reply.header('X-Frame-Options', 'SAMEORIGIN')
-    req.svcIp = clientIp(req, app.settings.get().trustedProxy)
-    ipGuard.checkRoute(req, req.svcIp)
+  // NB: a callback hook: a request without a token passes without a promise.
+  http.addHook('onRequest', (req, reply, done) => {
+    void reply.headers(SECURITY_HEADERS)
+    try {
+      req.svcIp = clientIp(req, app.settings.get().trustedProxy)
+      ipGuard.checkRoute(req, req.svcIp)
+    } catch (err) {
+      return done(err as Error)
+    }
     const token = bearerToken(req.headers.authorization)
-    const { auth, apiKey } = token
-      ? await resolveAuth(app, token, recentKeys, authCache)
-      : { auth: null, apiKey: false }
-    req.svcAuth = auth
-    req.svcApiKey = apiKey
-    ipGuard.checkAuth(auth?.collection.name === SUPERUSERS, req.svcIp)
+    if (!token) return done()
+    resolveAuth(app, token, recentKeys, authCache).then(({ auth, apiKey }) => {
+      req.svcAuth = auth
+      req.svcApiKey = apiKey
+      try {
+        ipGuard.checkAuth(auth?.collection.name === SUPERUSERS, req.svcIp)
+      } catch (err) {
+        return done(err as Error)
+      }
+      done()
+    }, done)
   })
   return http
 }

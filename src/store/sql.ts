@@ -25,14 +25,15 @@ export type SqlValue = unknown
  */
 export function sql(strings: TemplateStringsArray, ...values: SqlValue[]): Sql {
   const parts: SqlPart[] = []
-  strings.forEach((s, i) => {
+  for (let i = 0; i < strings.length; i++) {
+    const s = strings[i]!
     if (s !== '') parts.push({ text: s })
     if (i < values.length) {
       const v = values[i]
-      if (v instanceof Sql) parts.push(...v.parts)
+      if (v instanceof Sql) for (const p of v.parts) parts.push(p)
       else parts.push({ param: v })
     }
-  })
+  }
   return new Sql(parts)
 }
 
@@ -59,10 +60,11 @@ export function raw(text: string): Sql {
 /** Joins fragments with a constant separator. */
 export function join(items: readonly Sql[], separator = ', '): Sql {
   const parts: SqlPart[] = []
-  items.forEach((item, i) => {
-    if (i > 0) parts.push({ text: separator })
-    parts.push(...item.parts)
-  })
+  const sep = { text: separator }
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) parts.push(sep)
+    for (const p of items[i]!.parts) parts.push(p)
+  }
   return new Sql(parts)
 }
 
@@ -77,11 +79,19 @@ export interface CompiledQuery {
  * an empty name or a NUL character, which no engine accepts in an identifier.
  */
 export function quoteDoubled(name: string): string {
+  let quoted = quotedNames.get(name)
+  if (quoted !== undefined) return quoted
   if (name === '' || name.includes('\0')) {
     throw new Error(`invalid SQL identifier ${JSON.stringify(name)}`)
   }
-  return `"${name.replaceAll('"', '""')}"`
+  quoted = `"${name.replaceAll('"', '""')}"`
+  if (quotedNames.size >= 10_000) quotedNames.clear()
+  quotedNames.set(name, quoted)
+  return quoted
 }
+
+/** Identifiers repeat (tables, columns, aliases): their quoted forms are kept. */
+const quotedNames = new Map<string, string>()
 
 /**
  * Compiles a fragment with one dialect's conventions: text is copied, identifiers go through

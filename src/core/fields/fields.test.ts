@@ -402,6 +402,11 @@ describe('field storage: column, toDb, fromDb', () => {
     { name: 'null multi select', type: 'select', options: { values: ['a'], maxSelect: 2 }, raw: null, value: [] },
     { name: 'single stored, now multi', type: 'relation', options: { maxSelect: 3 }, raw: 'u1', value: ['u1'] },
     { name: 'multi stored, now single', type: 'relation', options: { maxSelect: 1 }, raw: '["u1","u2"]', value: 'u2' },
+    { name: 'canonical multi list', type: 'relation', options: { maxSelect: 3 }, raw: '["u1","u2"]', value: ['u1', 'u2'] },
+    { name: 'multi list with duplicates', type: 'relation', options: { maxSelect: 3 }, raw: '["u1","u1",""]', value: ['u1'] },
+    { name: 'multi list of numbers', type: 'select', options: { values: ['1'], maxSelect: 3 }, raw: '[1,2]', value: ['1', '2'] },
+    { name: 'empty stored, multi', type: 'relation', options: { maxSelect: 3 }, raw: '', value: [] },
+    { name: 'plain single', type: 'relation', options: { maxSelect: 1 }, raw: 'u1', value: 'u1' },
     { name: 'null geoPoint', type: 'geoPoint', raw: null, value: { lon: 0, lat: 0 } },
     { name: 'null date', type: 'date', raw: null, value: '' },
   ]

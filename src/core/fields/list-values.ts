@@ -105,5 +105,20 @@ export function listToDb(value: unknown, field: Field): string {
 
 /** Stored value → canonical value; tolerates a field switched between single and multiple. */
 export function listFromDb(raw: unknown, field: Field): string[] | string {
+  // Fast paths for what `listToDb` wrote: a plain string, or a JSON list already canonical.
+  if (typeof raw === 'string') {
+    const multi = isMultiList(field)
+    if (!multi && !raw.includes('[')) return raw
+    if (multi && raw.startsWith('[')) {
+      const items = parseArray(raw)
+      if (isCanonicalList(items)) return items
+    }
+  }
   return normalizeList(raw, field)
+}
+
+/** True for a list of unique non-empty strings. */
+function isCanonicalList(items: unknown[]): items is string[] {
+  for (const item of items) if (typeof item !== 'string' || item === '') return false
+  return items.length < 2 || new Set(items).size === items.length
 }

@@ -86,32 +86,39 @@ function reported<T>(what: 'filter' | 'sort', fn: () => T): T {
  */
 export function compileFilter(text: string, ctx: RuleContext): Sql {
   assertClientText(text, ctx)
-  const key = cacheKey(text, ctx)
-  const hit = key === null ? undefined : compiled.get(key)
+  return cached(compiledFilters, cacheKey(text, text, ctx), () =>
+    reported('filter', () => {
+      const state = new State(ctx)
+      return state.finish(state.compileNode(parseCached(text)))
+    }),
+  )
+}
+
+const COMPILED_CAPACITY = 1000
+/** Compiled filters and sorts that depend only on their collection's own schema (`cacheKey`). */
+const compiledFilters = new Map<string, Sql>()
+const compiledSorts = new Map<string, Sql[]>()
+
+function cached<T>(cache: Map<string, T>, key: string | null, compile: () => T): T {
+  const hit = key === null ? undefined : cache.get(key)
   if (hit) return hit
-  const out = reported('filter', () => {
-    const state = new State(ctx)
-    return state.finish(state.compileNode(parseCached(text)))
-  })
+  const out = compile()
   if (key !== null) {
-    if (compiled.size >= COMPILED_CAPACITY) compiled.delete(compiled.keys().next().value!)
-    compiled.set(key, out)
+    if (cache.size >= COMPILED_CAPACITY) cache.delete(cache.keys().next().value!)
+    cache.set(key, out)
   }
   return out
 }
 
-const COMPILED_CAPACITY = 1000
-/** Compiled filters that depend only on their collection's own schema (see `cacheKey`). */
-const compiled = new Map<string, Sql>()
-
 /**
- * The cache key of a filter whose SQL depends on nothing but the text and the collection's own
- * schema: no `@` (request values, macros, `@collection`), no `.` (relations, whose joined
- * listRules may read the request) and no back-relations. Others are compiled per request,
- * since their `@request.*` values are bound into the SQL. Null when not cacheable.
+ * The cache key of a filter or sort whose SQL depends on nothing but the text and the
+ * collection's own schema: `probe` (the text, less what is known to be static) has no `@`
+ * (request values, macros, `@collection`), no `.` (relations, whose joined listRules may read
+ * the request) and no back-relations. Others are compiled per request, since their
+ * `@request.*` values are bound into the SQL. Null when not cacheable.
  */
-function cacheKey(text: string, ctx: RuleContext): string | null {
-  if (text.length > 500 || /[@.]|_via_/.test(text) || ctx.now) return null
+function cacheKey(text: string, probe: string, ctx: RuleContext): string | null {
+  if (text.length > 500 || /[@.]|_via_/.test(probe) || ctx.now) return null
   const c = ctx.collection
   return `${ctx.dialect.name}\u0000${c.id}\u0000${c.updated}\u0000${ctx.alias}\u0000${ctx.restricted}\u0000${text}`
 }
@@ -123,10 +130,13 @@ function cacheKey(text: string, ctx: RuleContext): string | null {
  */
 export function compileSort(text: string, ctx: RuleContext): Sql[] {
   assertClientText(text, ctx)
-  return reported('sort', () => {
-    const state = new State(ctx)
-    return parseSort(text).map((item) => sortExpression(item, state))
-  })
+  const probe = text.replace(/@(?:random|rowid)\b/g, '')
+  return cached(compiledSorts, cacheKey(text, probe, ctx), () =>
+    reported('sort', () => {
+      const state = new State(ctx)
+      return parseSort(text).map((item) => sortExpression(item, state))
+    }),
+  )
 }
 
 function sortExpression(item: SortItem, state: State): Sql {

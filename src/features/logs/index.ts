@@ -58,17 +58,19 @@ export function register(
     },
   }
 
-  http.addHook('onError', async (req, _reply, err) => {
+  // NB: callback hooks: they run on every request and never wait for anything.
+  http.addHook('onError', (req, _reply, err, done) => {
     errors.set(req, err)
+    done()
   })
-  http.addHook('onResponse', async (req, reply) => {
-    const status = reply.statusCode
-    if (skipLog(req, status)) return
+  http.addHook('onResponse', (req, reply, done) => {
     const settings = app.settings.get().logs
     // Cheap checks first: the writer would drop these anyway.
-    if (settings.maxDays <= 0) return
-    const log = requestLog(req, reply, settings, errors.get(req))
-    writer.add(log.level, log.message, log.data)
+    if (settings.maxDays > 0 && !skipLog(req, reply.statusCode)) {
+      const log = requestLog(req, reply, settings, errors.get(req))
+      writer.add(log.level, log.message, log.data)
+    }
+    done()
   })
   http.addHook('onClose', async () => {
     await feature.close()

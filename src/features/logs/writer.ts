@@ -1,7 +1,7 @@
 import type { App } from '../../core/app.js'
 import type { Collection } from '../../core/collections/model.js'
 import type { BackgroundWriter, Db } from '../../store/db.js'
-import { ident, join, sql, type Sql } from '../../store/sql.js'
+import { ident, join, param, sql, type Sql } from '../../store/sql.js'
 import { nowDate } from '../../tools/dates.js'
 import { sortableId } from '../../tools/ids.js'
 import { serializeLogData } from './data-size.js'
@@ -68,6 +68,7 @@ export class LogWriter {
   private readonly batchSize: number
   private readonly maxQueue: number
   private background: BackgroundWriter | null = null
+  private readonly insertTexts = new Map<string, string>()
   /** Entries written since start. */
   written = 0
   /** Entries lost since start: queue overflow or a failed write. */
@@ -168,25 +169,41 @@ export class LogWriter {
     if (!collection) throw new Error('the _logs collection is missing')
     const db: Db = this.app.dbFor(collection)
     this.background ??= db.backgroundWriter?.() ?? null
-    const rows = batch.map(
-      (e) =>
-        sql`(${e.id}, ${e.level}, ${e.message}, ${serializeLogData(e.data, e.maxDataSize)}, ${e.created}, ${e.created})`,
-    )
-    const statements: Sql[] = []
+    const rows = batch.map(rowValues)
+    const chunks: Array<{ at: number; size: number }> = []
     let at = 0
     for (const size of chunkSizes(rows.length)) {
-      statements.push(insertRows(collection, rows.slice(at, at + size)))
+      chunks.push({ at, size })
       at += size
     }
     // NB: the worker thread's connection does the writing, so the SQLite work of request
-    // logging never runs on the event loop serving requests.
-    if (this.background) {
-      await this.background.run(statements.map((s) => db.dialect.compile(s)))
+    // logging never runs on the event loop serving requests. The statement text of each chunk
+    // size is compiled once; only the values travel with each batch.
+    const background = this.background
+    if (background) {
+      await background.run(
+        chunks.map((c) => ({
+          sql: this.insertText(db, collection, c.size),
+          params: rows.slice(c.at, c.at + c.size).flat(),
+        })),
+      )
       return
     }
     await db.transaction(async (tx) => {
-      for (const s of statements) await tx.run(s)
+      for (const c of chunks) await tx.run(insertRows(collection, rows.slice(c.at, c.at + c.size)))
     })
+  }
+
+  /** The compiled `INSERT` of `size` rows (cached per collection name and size). */
+  private insertText(db: Db, collection: Collection, size: number): string {
+    const key = `${collection.name}\u0000${size}`
+    let text = this.insertTexts.get(key)
+    if (text === undefined) {
+      const blank = Array.from({ length: size }, () => LOG_COLUMNS.map(() => null))
+      text = db.dialect.compile(insertRows(collection, blank)).sql
+      this.insertTexts.set(key, text)
+    }
+    return text
   }
 
   private reportDropped(): void {
@@ -199,8 +216,17 @@ export class LogWriter {
   }
 }
 
+/** The columns of a `_logs` row, in the order of `rowValues`. */
+const LOG_COLUMNS = ['id', 'level', 'message', 'data', 'created', 'updated']
+
+/** The values of one entry's row. */
+function rowValues(e: PendingLog): unknown[] {
+  return [e.id, e.level, e.message, serializeLogData(e.data, e.maxDataSize), e.created, e.created]
+}
+
 /** `INSERT INTO _logs (…) VALUES (…), (…)`; every value is a bound parameter. */
-function insertRows(collection: Collection, rows: Sql[]): Sql {
-  const columns = ['id', 'level', 'message', 'data', 'created', 'updated'].map((c) => ident(c))
-  return sql`INSERT INTO ${ident(collection.name)} (${join(columns)}) VALUES ${join(rows)}`
+function insertRows(collection: Collection, rows: readonly unknown[][]): Sql {
+  const columns = LOG_COLUMNS.map((c) => ident(c))
+  const values = rows.map((r) => sql`(${join(r.map((v) => param(v)))})`)
+  return sql`INSERT INTO ${ident(collection.name)} (${join(columns)}) VALUES ${join(values)}`
 }

@@ -44,12 +44,14 @@ export function createMetrics(): Metrics {
  */
 export function register(_app: App, http: FastifyInstance): Metrics {
   const metrics = createMetrics()
-  http.addHook('onResponse', async (req, reply) => {
-    if (req.routeOptions.url === METRICS_PATH) return
-    const status = reply.statusCode
-    metrics.requests.inc({ method: req.method, status: String(status) })
-    metrics.duration.observe(reply.elapsedTime / 1000)
-    if (status >= 400) metrics.errors.inc()
+  http.addHook('onResponse', (req, reply, done) => {
+    if (req.routeOptions.url !== METRICS_PATH) {
+      const status = reply.statusCode
+      metrics.requests.inc({ method: req.method, status: String(status) })
+      metrics.duration.observe(reply.elapsedTime / 1000)
+      if (status >= 400) metrics.errors.inc()
+    }
+    done()
   })
   http.get(METRICS_PATH, async (_req, reply) => {
     const body = await metrics.registry.metrics()

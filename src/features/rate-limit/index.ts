@@ -62,14 +62,17 @@ export function register(app: App, http: FastifyInstance, options: RateLimitOpti
   const store = options.store ?? new MemoryCounterStore()
   const limiter = new RateLimiter(app, store)
 
-  http.addHook('onRequest', async (req, reply) => {
+  // NB: a callback hook, so the common case (limits off) costs no promise.
+  http.addHook('onRequest', (req, reply, done) => {
+    if (!limiter.enabled) return done()
     const path = urlPath(req.url)
-    if (req.method === 'OPTIONS' || !isApiPath(path)) return
-    const decision = await limiter.check(limiterRequest(app, req, path))
-    if (!decision || decision.allowed) return
-    const seconds = Math.max(1, Math.ceil((decision.resetAt - Date.now()) / 1000))
-    void reply.header('Retry-After', String(seconds))
-    throw new ApiError(429)
+    if (req.method === 'OPTIONS' || !isApiPath(path)) return done()
+    limiter.check(limiterRequest(app, req, path)).then((decision) => {
+      if (!decision || decision.allowed) return done()
+      const seconds = Math.max(1, Math.ceil((decision.resetAt - Date.now()) / 1000))
+      void reply.header('Retry-After', String(seconds))
+      done(new ApiError(429))
+    }, done)
   })
 
   if (!options.store) http.addHook('onClose', async () => store.close())

@@ -86,6 +86,12 @@ export class RateLimiter {
    * limiting disabled, a path outside `/api/`, an OPTIONS preflight, a superuser, an excluded
    * IP, or no matching rule.
    */
+  /** True when `settings.rateLimits.enabled`. */
+  get enabled(): boolean {
+    const limits: unknown = this.app.settings.get().rateLimits
+    return isRecord(limits) && limits.enabled === true
+  }
+
   async check(req: RateLimitRequest): Promise<RateLimitDecision | null> {
     const limits: unknown = this.app.settings.get().rateLimits
     if (!isRecord(limits) || limits.enabled !== true) return null
