@@ -142,8 +142,8 @@ async function main(): Promise<void> {
   }
   const total = elapsed()
   const notes = [
-    `Each run: ${ctx.warmupS} s warm-up, then ${ctx.durationS} s measured; closed loop. Keep-alive runs use autocannon with ${ctx.connections} connections unless the row says otherwise (concurrency 1 rows: 1; password auth: 8; thumbnail generation: 4); new-connection rows open a fresh TCP connection per request from ${ctx.freshConnections} concurrent loops.`,
-    'svcbase runs from `dist/` as its own process; the baseline is plain Fastify + better-sqlite3 (same pragmas) over a copy of the same SQLite file, in another process; the load generator is a third process on the same 2 cores. Each baseline run follows its svcbase run.',
+    `Each run: ${ctx.warmupS} s warm-up, then ${ctx.durationS} s measured; closed loop. Keep-alive rows with a baseline measure svcbase and the baseline in three alternating slices of ${ctx.durationS / 3} s each (svcbase, baseline, baseline, svcbase, svcbase, baseline) after a warm-up of each, so drift of the machine falls on both alike; new-connection rows measure svcbase, then the baseline. Keep-alive runs use autocannon with ${ctx.connections} connections unless the row says otherwise (concurrency 1 rows: 1; password auth: 8; thumbnail generation: 4); new-connection rows open a fresh TCP connection per request from ${ctx.freshConnections} concurrent loops.`,
+    'svcbase runs from `dist/` as its own process; the baseline is plain Fastify + better-sqlite3 (same pragmas) over a copy of the same SQLite file, in another process; the load generator is a third process on the same 2 cores.',
     `Data: ${SIZES.users} users, posts collections of ${SIZES.small} and ${SIZES.large} rows (~500-character description, a select, an author relation, an editors multi relation, an index on created). Rule scenarios sign in as ${SIGNED_IN} users in turn.`,
     'Ratio = svcbase req/s ÷ baseline req/s. PocketBase figures are its published CAX11 (2 vCPU) results, measured with a new connection per request.',
     `Total run time: ${total}.`,

@@ -678,7 +678,29 @@ describe('compiled filter cache', () => {
       collection: { ...ctx.collection, updated: `${ctx.collection.updated}x` },
     }
     expect(compileFilter('title = "cached" && views > 3', changed)).not.toBe(a)
-    const owner = compileFilter('title = @request.auth.id', { ...ctx, ...user })
-    expect(compileFilter('title = @request.auth.id', { ...ctx, ...user })).not.toBe(owner)
+    const body = { request: userRequest({ body: { title: 'a' } }) }
+    const fromBody = compileFilter('title = @request.body.title', { ...ctx, ...body })
+    expect(compileFilter('title = @request.body.title', { ...ctx, ...body })).not.toBe(fromBody)
+  })
+
+  it('reuses rules reading only @request.auth fields per auth record', () => {
+    const ctx = context(sqliteDialect, { now: undefined })
+    const rule = 'title = @request.auth.id && views > @request.auth.age'
+    const owner = compileFilter(rule, { ...ctx, ...user })
+    expect(compileFilter(rule, { ...ctx, ...user })).toBe(owner)
+    expect(sqliteDialect.compile(owner).params).toEqual(['u1', 30])
+    // Another auth record (another verified token) gets its own SQL with its own values.
+    const other = userRequest()
+    other.auth!.record = { ...other.auth!.record, id: 'u2', age: 40 }
+    const second = compileFilter(rule, { ...ctx, request: other })
+    expect(second).not.toBe(owner)
+    expect(sqliteDialect.compile(second).params).toEqual(['u2', 40])
+    // Guests share theirs.
+    const guest = internalRequest()
+    const g = compileFilter(rule, { ...ctx, request: guest })
+    expect(compileFilter(rule, { ...ctx, request: internalRequest() })).toBe(g)
+    // A path through a relation of the auth record is compiled per request.
+    const viaOrg = compileFilter('title = @request.auth.org.name', { ...ctx, ...user })
+    expect(compileFilter('title = @request.auth.org.name', { ...ctx, ...user })).not.toBe(viaOrg)
   })
 })

@@ -86,13 +86,38 @@ function reported<T>(what: 'filter' | 'sort', fn: () => T): T {
  */
 export function compileFilter(text: string, ctx: RuleContext): Sql {
   assertClientText(text, ctx)
-  return cached(compiledFilters, cacheKey(text, text, ctx), () =>
+  const compile = () =>
     reported('filter', () => {
       const state = new State(ctx)
       return state.finish(state.compileNode(parseCached(text)))
-    }),
+    })
+  const key = cacheKey(text, text, ctx)
+  if (key !== null) return cached(compiledFilters, key, compile)
+  // Rules reading only `@request.auth.<field>` besides the record's own fields (the common
+  // `owner = @request.auth.id`) are cached per auth record: the verified-token cache hands the
+  // same record object to every request of a token until any auth record changes.
+  const request = ctx.request
+  const authKey = request ? cacheKey(text, text.replace(AUTH_FIELD, ''), ctx) : null
+  if (request === null || authKey === null) return compile()
+  const owner = request.auth?.record ?? GUEST
+  let perAuth = compiledForAuth.get(owner)
+  if (!perAuth) {
+    perAuth = new Map()
+    compiledForAuth.set(owner, perAuth)
+  }
+  const authCollection = request.auth?.collection
+  return cached(
+    perAuth,
+    `${authCollection?.id}\u0000${authCollection?.updated}\u0000${authKey}`,
+    compile,
   )
 }
+
+/** `@request.auth.<field>` without a further path. */
+const AUTH_FIELD = /@request\.auth\.[A-Za-z_]\w*(?![\w.])/g
+/** The owner of the guest's cached rules. */
+const GUEST = {}
+const compiledForAuth = new WeakMap<object, Map<string, Sql>>()
 
 const COMPILED_CAPACITY = 1000
 /** Compiled filters and sorts that depend only on their collection's own schema (`cacheKey`). */
