@@ -205,6 +205,21 @@ describe('SqliteDb', () => {
       expect(events).toEqual(['committed a', 'b starts, reader sees a'])
     })
 
+    it('drops the onCommit callbacks of a transaction that failed', async () => {
+      const events: string[] = []
+      await expect(
+        db.transaction(async (tx) => {
+          tx.onCommit(() => events.push('failed one'))
+          throw new Error('no')
+        }),
+      ).rejects.toThrow('no')
+      await db.transaction(async (tx) => {
+        tx.onCommit(() => events.push('good one'))
+        await tx.run(sql`INSERT INTO t (id, n) VALUES ('a', 1)`)
+      })
+      expect(events).toEqual(['good one'])
+    })
+
     it('commits an open group before a plain write', async () => {
       let open!: () => void
       const gate = new Promise<void>((r) => (open = r))

@@ -255,6 +255,9 @@ export class SqliteDb implements Db {
     const conn = this.writer.conn
     const joining = this.group !== null
     const group = this.group ?? new CommitGroup()
+    // Earlier members never registered onCommit callbacks (that closes the group), but keep
+    // exactly the ones of those before this member anyway.
+    const callbacksBefore = group.committed.length
     if (!joining) {
       this.writer.prepare('BEGIN IMMEDIATE').run()
       this.group = group
@@ -271,6 +274,7 @@ export class SqliteDb implements Db {
       group.size++
       return { result, group }
     } catch (err) {
+      group.committed.length = callbacksBefore
       this.undoMember(group, joining, savepoint, err)
       throw err
     } finally {
@@ -281,7 +285,6 @@ export class SqliteDb implements Db {
   /** Takes a failed member's work out of the shared transaction. */
   private undoMember(group: CommitGroup, joining: boolean, savepoint: boolean, err: unknown): void {
     const conn = this.writer.conn
-    group.committed.length = 0
     if (!conn.inTransaction) {
       // SQLite rolled the whole transaction back (I/O error, disk full): the members before this
       // one lost their work too.
@@ -314,9 +317,14 @@ export class SqliteDb implements Db {
     } else if (!group.scheduled) {
       group.scheduled = true
       setImmediate(() => {
-        void this.lock.run(() => {
-          if (this.group === group) this.commitGroup()
-        })
+        this.lock
+          .run(() => {
+            if (this.group === group) this.commitGroup()
+          })
+          .catch((err: unknown) => {
+            // Only an onCommit callback can throw here, after the commit succeeded.
+            process.emitWarning(`an onCommit callback failed: ${String(err)}`)
+          })
       })
     }
   }
