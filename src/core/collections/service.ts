@@ -100,11 +100,15 @@ export class CollectionService {
    * cost one lookup per target collection.
    */
   lookup(): FieldLookup & { all(): Collection[] } {
+    interface Waiter {
+      ids: readonly string[]
+      resolve: (missing: string[]) => void
+      reject: (err: unknown) => void
+    }
     interface Batch {
       collection: Collection
       ids: Set<string>
-      waiters: Array<{ ids: readonly string[]; done: (missing: Set<string>) => void }>
-      failed: Array<(err: unknown) => void>
+      waiters: Waiter[]
     }
     let pending: Map<string, Batch> | null = null
     const query = async (collection: Collection, ids: string[]): Promise<Set<string>> => {
@@ -121,8 +125,13 @@ export class CollectionService {
       pending = null
       for (const b of batches?.values() ?? []) {
         query(b.collection, [...b.ids]).then(
-          (missing) => b.waiters.forEach((w) => w.done(missing)),
-          (err: unknown) => b.failed.forEach((fail) => fail(err)),
+          (missing) => {
+            for (const w of b.waiters)
+              w.resolve([...new Set(w.ids)].filter((id) => missing.has(id)))
+          },
+          (err: unknown) => {
+            for (const w of b.waiters) w.reject(err)
+          },
         )
       }
     }
@@ -138,15 +147,11 @@ export class CollectionService {
           }
           let batch = pending.get(collection.id)
           if (!batch) {
-            batch = { collection, ids: new Set(), waiters: [], failed: [] }
+            batch = { collection, ids: new Set(), waiters: [] }
             pending.set(collection.id, batch)
           }
           for (const id of ids) batch.ids.add(id)
-          batch.waiters.push({
-            ids,
-            done: (missing) => resolve([...new Set(ids)].filter((id) => missing.has(id))),
-          })
-          batch.failed.push(reject)
+          batch.waiters.push({ ids, resolve, reject })
         })
       },
     }
