@@ -28,16 +28,7 @@ describe('POST /api/batch', () => {
     const res = await su('GET', '/api/collections/posts/records?perPage=500&sort=title')
     return (res.body.items as { title: string }[]).map((r) => r.title)
   }
-  const storedKeys = async (prefix: string): Promise<string[]> => {
-    const out: string[] = []
-    const walk = async (p: string) => {
-      const l = await t.server.app.storage.list(p)
-      out.push(...l.files.map((f) => f.key))
-      for (const folder of l.folders) await walk(folder)
-    }
-    await walk(prefix)
-    return out.sort()
-  }
+  const storedKeys = (prefix: string): Promise<string[]> => t.storedKeys(prefix)
 
   beforeAll(async () => {
     t = await startServer()

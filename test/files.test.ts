@@ -33,16 +33,7 @@ describe.each(['local', 's3'] as const)('file fields on %s storage', (driver) =>
     const res = await fetch(`${t.url}${path}`, { headers })
     return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) }
   }
-  const listKeys = async (prefix: string): Promise<string[]> => {
-    const out: string[] = []
-    const walk = async (p: string) => {
-      const l = await t.server.app.storage.list(p)
-      out.push(...l.files.map((f) => f.key))
-      for (const folder of l.folders) await walk(folder)
-    }
-    await walk(prefix)
-    return out.sort()
-  }
+  const listKeys = (prefix: string): Promise<string[]> => t.storedKeys(prefix)
 
   beforeAll(async () => {
     t = await startServer()

@@ -29,6 +29,8 @@ export interface TestServer {
     url: string,
     opts?: { token?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>
+  /** Every file key under `prefix` in the app's current storage, sorted. */
+  storedKeys(prefix: string): Promise<string[]>
   close(): Promise<void>
 }
 
@@ -84,6 +86,16 @@ export async function startServer(): Promise<TestServer> {
       })
       const json = /^application\/json/.test(String(res.headers['content-type']))
       return { status: res.statusCode, body: json ? res.json() : res.body, headers: res.headers }
+    },
+    async storedKeys(prefix) {
+      const out: string[] = []
+      const walk = async (p: string) => {
+        const l = await server.app.storage.list(p)
+        out.push(...l.files.map((f) => f.key))
+        for (const folder of l.folders) await walk(folder)
+      }
+      await walk(prefix)
+      return out.sort()
     },
     async close() {
       await server.close()
