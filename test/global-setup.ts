@@ -1,8 +1,14 @@
 /**
- * Vitest global setup: starts a real S3-compatible server (Ceph RGW, scripts/s3-server.sh) for
- * the run and hands its address to the test workers through `SVC_TEST_S3_*` variables (forks
- * inherit this process's environment). Teardown stops it.
+ * Vitest global setup: installs and starts what the tests need on a fresh machine, so
+ * `npm ci && npm test` works with nothing else run first.
  *
+ * promtool (Debian `prometheus`, scripts/promtool.sh) for the metrics test:
+ * - installed when missing and the run includes a test file that mentions `promtool`;
+ * - a failure to install fails the whole run (the metrics test never skips).
+ *
+ * A real S3-compatible server (Ceph RGW, scripts/s3-server.sh), whose address reaches the test
+ * workers through `SVC_TEST_S3_*` variables (forks inherit this process's environment).
+ * Teardown stops it.
  * - Skipped when `SVC_TEST_S3_ENDPOINT` is already set (a server you run yourself).
  * - Skipped when the run is filtered to test files that never mention S3 (no file among them
  *   contains `SVC_TEST_S3` or imports `helpers/s3`), so a focused run stays fast;
@@ -16,23 +22,24 @@ import { join, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
-const script = join(root, 'scripts', 's3-server.sh')
 
-/** Runs the server script; rejects with its output when it fails. */
-function run(args: string[]): Promise<string> {
+/** Runs one of the scripts under `scripts/`; rejects with its output when it fails. */
+function runScript(name: string, args: string[]): Promise<string> {
   return new Promise((ok, fail) => {
     execFile(
       'bash',
-      [script, ...args],
+      [join(root, 'scripts', name), ...args],
       { cwd: root, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => {
-        if (err)
-          fail(new Error(`scripts/s3-server.sh ${args.join(' ')} failed:\n${stderr}${stdout}`))
+        if (err) fail(new Error(`scripts/${name} ${args.join(' ')} failed:\n${stderr}${stdout}`))
         else ok(stderr)
       },
     )
   })
 }
+
+/** Runs the S3 server script. */
+const run = (args: string[]) => runScript('s3-server.sh', args)
 
 /** Vitest CLI options that take a value (their value is not a file filter). */
 const valued = new Set([
@@ -57,8 +64,7 @@ const valued = new Set([
 ])
 
 /** The file filters given on the command line, or null when the run is not filtered. */
-function cliFilters(): string[] | null {
-  const args = process.argv.slice(2)
+function cliFilters(args: string[]): string[] | null {
   const filters: string[] = []
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
@@ -81,19 +87,42 @@ function testFiles(dir: string): string[] {
     .map((f) => join(dir, f))
 }
 
-/** True unless the run is filtered to files none of which use the S3 server. */
-function runNeedsS3(): boolean {
-  if (process.env.SVC_TEST_S3 === 'always') return true
-  const filters = cliFilters()
+/**
+ * True unless the run (vitest's arguments `args`) is filtered to test files none of which
+ * matches `uses` (their source text is searched).
+ */
+export function runUses(uses: RegExp, args: string[] = process.argv.slice(2)): boolean {
+  const filters = cliFilters(args)
   if (!filters) return true
-  const usesS3 = [...testFiles(join(root, 'src')), ...testFiles(join(root, 'test'))].filter((f) =>
-    /SVC_TEST_S3|helpers\/s3/.test(readFileSync(f, 'utf8')),
+  const users = [...testFiles(join(root, 'src')), ...testFiles(join(root, 'test'))].filter((f) =>
+    uses.test(readFileSync(f, 'utf8')),
   )
   return filters.some((filter) => {
     const plain = filter.replace(/^\.\//, '').split('/').join(sep)
     const absolute = resolve(filter)
-    return usesS3.some((f) => f.includes(plain) || f.startsWith(absolute))
+    return users.some((f) => f.includes(plain) || f.startsWith(absolute))
   })
+}
+
+/** True unless the run is filtered to files none of which use the S3 server. */
+function runNeedsS3(): boolean {
+  if (process.env.SVC_TEST_S3 === 'always') return true
+  return runUses(/SVC_TEST_S3|helpers\/s3/)
+}
+
+/** Installs promtool when the run includes the metrics test; fails the run when it cannot. */
+async function ensurePromtool(): Promise<void> {
+  if (!runUses(/promtool/)) return
+  try {
+    await runScript('promtool.sh', ['install'])
+  } catch (err) {
+    throw new Error(
+      `promtool (Debian package prometheus) could not be installed, so the metrics test cannot run: ${
+        err instanceof Error ? err.message : String(err)
+      }`,
+      { cause: err },
+    )
+  }
 }
 
 /** Parses the `KEY=value` lines of the server's env file. */
@@ -106,10 +135,12 @@ function parseEnv(text: string): Record<string, string> {
   return out
 }
 
-/** Starts the S3 server (unless not needed) and returns its teardown. */
+/** Installs promtool and starts the S3 server (each unless not needed); returns the teardown. */
 export default async function setup(): Promise<(() => Promise<void>) | void> {
   // The SDK pinned for Node 20 warns once per process that later releases need Node 22.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
+  // NB: before the S3 server's install: both use apt-get, which allows one run at a time.
+  await ensurePromtool()
   if (process.env.SVC_TEST_S3_ENDPOINT) return
   if (!runNeedsS3()) return
   const started = Date.now()

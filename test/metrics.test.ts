@@ -1,15 +1,22 @@
 import { spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { register as globalRegistry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runUses } from './global-setup.js'
 import { startServer, type TestServer } from './helpers/server.js'
 
-/** Runs `promtool check metrics` on an exposition; promtool must be installed (.ci/run does). */
+/**
+ * Runs `promtool check metrics` on an exposition; test/global-setup.ts installs promtool
+ * (scripts/promtool.sh) before any run that includes this file.
+ */
 function promtoolCheck(exposition: string): { status: number | null; output: string } {
   const res = spawnSync('promtool', ['check', 'metrics'], { input: exposition, encoding: 'utf8' })
   if (res.error) {
     throw new Error(
       `promtool is required to validate /metrics but could not run (${res.error.message}); ` +
-        'install it with `apt-get install -y --no-install-recommends prometheus` (see .ci/run).',
+        'test/global-setup.ts should have installed it (scripts/promtool.sh install).',
     )
   }
   return { status: res.status, output: `${res.stdout}${res.stderr}` }
@@ -129,5 +136,88 @@ describe('metrics', () => {
     const { status, output } = promtoolCheck(text)
     expect(output).toBe('')
     expect(status).toBe(0)
+  })
+})
+
+describe('promtool for a fresh machine', () => {
+  const script = join(process.cwd(), 'scripts', 'promtool.sh')
+
+  /**
+   * Runs `scripts/promtool.sh install` with only `dir` on PATH (plus the coreutils it needs), so
+   * fake `apt-get` and `promtool` stand in for the real ones.
+   */
+  const install = (dir: string) =>
+    spawnSync('/bin/bash', [script, 'install'], {
+      encoding: 'utf8',
+      env: { PATH: dir, TMPDIR: dir },
+    })
+
+  /** A temporary PATH folder with the coreutils used here, and the given fake commands. */
+  const fakePath = (commands: Record<string, string>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'svcbase-promtool-'))
+    for (const tool of ['tail', 'tr', 'chmod', 'dirname']) {
+      const real = spawnSync('/bin/bash', ['-c', `command -v ${tool}`], { encoding: 'utf8' })
+      writeFileSync(join(dir, tool), `#!/bin/bash\nexec ${real.stdout.trim()} "$@"\n`)
+      chmodSync(join(dir, tool), 0o755)
+    }
+    for (const [name, body] of Object.entries(commands)) {
+      writeFileSync(join(dir, name), `#!/bin/bash\n${body}\n`)
+      chmodSync(join(dir, name), 0o755)
+    }
+    return dir
+  }
+  const dirs: string[] = []
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+
+  it('installs Debian prometheus with apt-get when promtool is missing', () => {
+    const dir = fakePath({
+      'apt-get': `echo "$*" >> "$(dirname "$0")/apt-calls"
+[ "$1" = install ] && printf '#!/bin/bash\\n' > "$(dirname "$0")/promtool" && chmod +x "$(dirname "$0")/promtool"
+exit 0`,
+    })
+    dirs.push(dir)
+    const res = install(dir)
+    expect(res.stderr).toContain('installed prometheus')
+    expect(res.status).toBe(0)
+    expect(readFileSync(join(dir, 'apt-calls'), 'utf8')).toBe(
+      'install -y --no-install-recommends prometheus\n',
+    )
+    expect(existsSync(join(dir, 'promtool'))).toBe(true)
+  })
+
+  it('does nothing when promtool is already there', () => {
+    const dir = fakePath({
+      promtool: 'exit 0',
+      'apt-get': 'echo called > "$(dirname "$0")/apt-calls"',
+    })
+    dirs.push(dir)
+    const res = install(dir)
+    expect(res.status).toBe(0)
+    expect(existsSync(join(dir, 'apt-calls'))).toBe(false)
+  })
+
+  it('fails clearly when apt-get cannot install it', () => {
+    const dir = fakePath({ 'apt-get': 'echo "E: are you root?" >&2; exit 100' })
+    dirs.push(dir)
+    const res = install(dir)
+    expect(res.status).toBe(1)
+    expect(res.stderr).toContain('apt-get update failed (needs root')
+    expect(res.stderr).toContain('E: are you root?')
+  })
+
+  it('fails clearly without apt-get', () => {
+    const dir = fakePath({})
+    dirs.push(dir)
+    const res = install(dir)
+    expect(res.status).toBe(1)
+    expect(res.stderr).toContain('apt-get is not available')
+  })
+
+  it('is installed by the global setup whenever the run includes this file', () => {
+    expect(runUses(/promtool/, ['run'])).toBe(true)
+    expect(runUses(/promtool/, ['run', 'test/metrics.test.ts'])).toBe(true)
+    expect(runUses(/promtool/, ['run', 'metrics'])).toBe(true)
+    expect(runUses(/promtool/, ['run', 'test/cli.test.ts'])).toBe(false)
+    expect(runUses(/promtool/, ['run', '-t', 'metrics', 'test/cli.test.ts'])).toBe(false)
   })
 })
