@@ -1,71 +1,271 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { createApp } from './core/app.js'
 import { countSuperusers, describeError, manageSuperuser } from './core/auth/superusers.js'
 import { createServer } from './server.js'
 
-const USAGE = `Usage:
-  svcbase serve [--http=127.0.0.1:8090] [--dir=./svc_data] [--hooksDir=./svc_hooks] [--dev]
-  svcbase superuser create|upsert|update EMAIL PASSWORD [--dir=./svc_data]
-  svcbase superuser delete EMAIL [--dir=./svc_data]`
-
-/** PocketBase flags accepted for script compatibility and ignored (DECISIONS "CLI"). */
-const IGNORED = [
-  'automigrate',
-  'migrationsDir',
-  'publicDir',
-  'encryptionEnv',
-  'queryTimeout',
-  'origins',
-  'https',
-]
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      http: { type: 'string', default: '127.0.0.1:8090' },
-      dir: { type: 'string', default: './svc_data' },
-      hooksDir: { type: 'string', default: './svc_hooks' },
-      dev: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-      ...Object.fromEntries(IGNORED.map((k) => [k, { type: 'string' as const }])),
-    },
-  })
-}
-
-function splitAddress(addr: string): { host: string; port: number } {
-  const i = addr.lastIndexOf(':')
-  const host = i > 0 ? addr.slice(0, i).replace(/^\[|\]$/g, '') : '127.0.0.1'
-  const port = Number(i >= 0 ? addr.slice(i + 1) : addr)
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new Error(`invalid --http address "${addr}"`)
-  return { host, port }
-}
-
-async function serve(values: ReturnType<typeof parse>['values']): Promise<void> {
-  for (const k of IGNORED)
-    if (values[k as keyof typeof values] !== undefined)
-      console.warn(`warning: --${k} is accepted for PocketBase compatibility and ignored`)
-  const { host, port } = splitAddress(String(values.http))
-  const server = await createServer({
-    dataDir: resolve(String(values.dir)),
-    hooksDir: resolve(String(values.hooksDir)),
-    dev: Boolean(values.dev),
-    encryptionKey: process.env.SVC_ENCRYPTION_KEY || undefined,
-  })
-  const address = await server.http.listen({ host, port })
-  console.log(`svcbase serving ${address}/api/ with data in ${resolve(String(values.dir))}`)
-  if ((await countSuperusers(server.app)) === 0) {
-    console.log(`No superuser yet. Create one with "svcbase superuser create EMAIL PASSWORD",`)
-    console.log(
-      `or POST ${address}/api/setup {email, password, passwordConfirm, token} with the one-time setup token:`,
-    )
-    console.log(`  ${server.setupToken}`)
+/** The package version (package.json sits one folder up from both `src/` and `dist/`). */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string
   }
+  return pkg.version
+}
+
+const USAGE = `svcbase: a PocketBase-compatible backend (collections, records, rules, auth, files,
+realtime) over SQLite.
+
+Usage:
+  svcbase serve [flags]                                 start the HTTP server
+  svcbase superuser create|upsert|update EMAIL PASSWORD create or change a superuser
+  svcbase superuser delete EMAIL                        delete a superuser
+  svcbase help                                          this text
+  svcbase --version                                     the version
+
+Flags (PocketBase's, in any of its forms: --flag=value, --flag value, -flag=value; booleans
+as --flag or --flag=false):
+  --dir=./svc_data        the data folder (data.db, auxiliary.db, storage/)
+  --encryptionEnv=VAR     the environment variable holding the settings encryption key
+                          (default SVC_ENCRYPTION_KEY); the settings are stored encrypted
+  --dev                   print every request and every SQL statement
+  -h, --help              this text
+  -v, --version           the version
+
+Flags of serve:
+  --http=127.0.0.1:8090   the address to listen on (":8090" listens on every interface)
+  --origins=*             the CORS allowed origins, comma separated
+
+Accepted for PocketBase scripts, not built yet (serve prints what each one loses):
+  --https, --hooksDir, --hooksWatch, --hooksPool, --migrationsDir, --automigrate,
+  --publicDir, --indexFallback, --queryTimeout`
+
+/** A mistake on the command line: printed with the usage, exit status 2. */
+class UsageError extends Error {}
+
+type FlagType = 'string' | 'bool' | 'int' | 'list'
+
+interface FlagSpec {
+  type: FlagType
+  /** `serve` only (PocketBase's serve flags); the others are PocketBase's persistent flags. */
+  serve?: boolean
+}
+
+/** PocketBase's flags (root and `serve`), by name. */
+const FLAGS = {
+  dir: { type: 'string' },
+  encryptionEnv: { type: 'string' },
+  dev: { type: 'bool' },
+  help: { type: 'bool' },
+  version: { type: 'bool' },
+  hooksDir: { type: 'string' },
+  hooksWatch: { type: 'bool' },
+  hooksPool: { type: 'int' },
+  migrationsDir: { type: 'string' },
+  automigrate: { type: 'bool' },
+  publicDir: { type: 'string' },
+  indexFallback: { type: 'bool' },
+  queryTimeout: { type: 'int' },
+  http: { type: 'string', serve: true },
+  https: { type: 'string', serve: true },
+  origins: { type: 'list', serve: true },
+} satisfies Record<string, FlagSpec>
+
+type FlagName = keyof typeof FLAGS
+type FlagValue = string | boolean | number | string[]
+
+/** One-letter aliases (PocketBase's `-h` and `-v`). */
+const SHORT: Record<string, FlagName> = { h: 'help', v: 'version' }
+
+/** A parsed command line: the flags given (only those) and the positional arguments. */
+export interface CommandLine {
+  flags: Partial<Record<FlagName, FlagValue>>
+  positionals: string[]
+}
+
+/** Go's strconv.ParseBool, which Go's flag package and pflag use for booleans. */
+function parseBool(name: string, text: string): boolean {
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(text)) return true
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(text)) return false
+  throw new UsageError(`invalid value "${text}" for --${name}: expected true or false`)
+}
+
+function parseInt10(name: string, text: string): number {
+  if (!/^[+-]?\d+$/.test(text.trim()))
+    throw new UsageError(`invalid value "${text}" for --${name}: expected a whole number`)
+  return Number(text)
+}
+
+/**
+ * Parses arguments the way PocketBase's flags are read: `--flag=value`, `--flag value` (not for
+ * booleans), `-flag` with one dash, bare booleans and `--bool=false`; flags may come anywhere,
+ * `--` ends them. A flag given twice keeps the last value; list flags (`--origins`) collect
+ * comma-separated items across repeats.
+ */
+export function parseCommandLine(argv: string[]): CommandLine {
+  const flags: CommandLine['flags'] = {}
+  const positionals: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1))
+      break
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      positionals.push(arg)
+      continue
+    }
+    const body = arg.replace(/^--?/, '')
+    const eq = body.indexOf('=')
+    const rawName = eq === -1 ? body : body.slice(0, eq)
+    if (rawName === '' || rawName.startsWith('-')) throw new UsageError(`bad flag syntax: ${arg}`)
+    const name: FlagName | undefined =
+      rawName in FLAGS ? (rawName as FlagName) : arg.startsWith('--') ? undefined : SHORT[rawName]
+    if (!name) throw new UsageError(`unknown flag: ${arg}`)
+    const spec: FlagSpec = FLAGS[name]
+    let text: string
+    if (eq !== -1) {
+      text = body.slice(eq + 1)
+    } else if (spec.type === 'bool') {
+      flags[name] = true
+      continue
+    } else {
+      const next = argv[i + 1]
+      if (next === undefined) throw new UsageError(`flag needs a value: --${name}`)
+      text = next
+      i++
+    }
+    if (spec.type === 'bool') flags[name] = parseBool(name, text)
+    else if (spec.type === 'int') flags[name] = parseInt10(name, text)
+    else if (spec.type === 'list') {
+      const items = text
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '')
+      flags[name] = [...((flags[name] as string[] | undefined) ?? []), ...items]
+    } else flags[name] = text
+  }
+  return { flags, positionals }
+}
+
+/**
+ * Splits `--http`: `host:port`, `[v6]:port`, `:port` (every interface, as in Go) or a bare
+ * port (loopback).
+ */
+export function splitAddress(addr: string): { host: string; port: number } {
+  const i = addr.lastIndexOf(':')
+  const rawHost = i >= 0 ? addr.slice(0, i).replace(/^\[|\]$/g, '') : '127.0.0.1'
+  const portText = i >= 0 ? addr.slice(i + 1) : addr
+  const port = Number(portText)
+  if (portText === '' || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(
+      `invalid --http address "${addr}": expected HOST:PORT, e.g. 127.0.0.1:8090 or 0.0.0.0:8090`,
+    )
+  return { host: rawHost === '' ? '0.0.0.0' : rawHost, port }
+}
+
+/** The URL of the address a server really listens on (the port chosen by the OS for 0). */
+function listeningUrl(info: AddressInfo | string | null): string {
+  if (!info || typeof info === 'string') return String(info)
+  const host = info.family === 'IPv6' ? `[${info.address}]` : info.address
+  return `http://${host}:${info.port}`
+}
+
+/** The settings encryption key: from the variable `--encryptionEnv` names, else SVC_ENCRYPTION_KEY. */
+function encryptionKey(flags: CommandLine['flags']): string | undefined {
+  const name = flags.encryptionEnv as string | undefined
+  if (name === undefined) return process.env.SVC_ENCRYPTION_KEY || undefined
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    throw new UsageError(`invalid --encryptionEnv "${name}": expected an environment variable name`)
+  const key = process.env[name]
+  if (!key)
+    throw new UsageError(
+      `--encryptionEnv=${name}: the environment variable ${name} is not set or empty; set it to the settings encryption key`,
+    )
+  return key
+}
+
+/** Warnings for the PocketBase flags svcbase accepts but has not built: what each one loses. */
+function unsupportedWarnings(cl: CommandLine, hooksDir: string): string[] {
+  const f = cl.flags
+  const out: string[] = []
+  if (f.https !== undefined)
+    out.push(
+      `--https=${String(f.https)}: HTTPS with automatic certificates is not built; svcbase serves plain HTTP on --http only (put a TLS proxy in front)`,
+    )
+  const domains = cl.positionals.slice(1)
+  if (domains.length > 0)
+    out.push(
+      `serve ${domains.join(' ')}: domain arguments are for automatic HTTPS certificates, which are not built; they are ignored`,
+    )
+  if (existsSync(hooksDir) && readdirSync(hooksDir).length > 0)
+    out.push(`hook scripts (pb_hooks) are not built: the files in ${hooksDir} are not run`)
+  else if (f.hooksDir !== undefined)
+    out.push(`--hooksDir: hook scripts (pb_hooks) are not built; nothing in ${hooksDir} would run`)
+  if (f.hooksWatch === true)
+    out.push('--hooksWatch: hook scripts are not built, so nothing is watched or reloaded')
+  if (f.hooksPool !== undefined)
+    out.push('--hooksPool: hook scripts are not built, so there is no hooks pool')
+  if (f.migrationsDir !== undefined)
+    out.push(
+      `--migrationsDir: migration files are not built; nothing in ${String(f.migrationsDir)} is applied`,
+    )
+  if (f.automigrate === true)
+    out.push(
+      '--automigrate: migration files are not built; collection changes are not written as migrations (export them with GET /api/collections and PUT /api/collections/import)',
+    )
+  if (f.publicDir !== undefined)
+    out.push(
+      `--publicDir: serving static files is not built; ${String(f.publicDir)} is not served (put a web server in front)`,
+    )
+  if (f.indexFallback !== undefined)
+    out.push(
+      '--indexFallback: serving static files is not built, so there is no index.html fallback',
+    )
+  if (f.queryTimeout !== undefined)
+    out.push(
+      `--queryTimeout=${String(f.queryTimeout)}: query timeouts are not built; SQL queries run without a time limit`,
+    )
+  return out
+}
+
+/** Refuses `serve`'s flags on other commands (PocketBase does too). */
+function refuseServeFlags(command: string, cl: CommandLine): void {
+  for (const name of Object.keys(cl.flags) as FlagName[]) {
+    const spec: FlagSpec = FLAGS[name]
+    if (spec.serve) throw new UsageError(`unknown flag for "${command}": --${name}`)
+  }
+}
+
+async function serve(cl: CommandLine): Promise<void> {
+  const f = cl.flags
+  const dir = resolve((f.dir as string | undefined) ?? './svc_data')
+  const hooksDir = resolve((f.hooksDir as string | undefined) ?? './svc_hooks')
+  const { host, port } = splitAddress((f.http as string | undefined) ?? '127.0.0.1:8090')
+  const origins = f.origins as string[] | undefined
+  if (origins && origins.length === 0)
+    throw new UsageError('--origins needs at least one origin (or * for any)')
+  const key = encryptionKey(f)
+  for (const warning of unsupportedWarnings(cl, hooksDir)) console.warn(`warning: ${warning}`)
+  const server = await createServer(
+    { dataDir: dir, hooksDir, dev: f.dev === true, encryptionKey: key },
+    { origins },
+  )
+  await server.http.listen({ host, port })
+  const url = listeningUrl(server.http.server.address())
+  // One write, so whoever reads the output sees these lines together.
+  const lines = [`svcbase ${version()} serving ${url}/api/ with data in ${dir}`]
+  if (origins && !origins.includes('*')) lines.push(`CORS allowed origins: ${origins.join(', ')}`)
+  if (f.dev === true) lines.push('dev mode: every request and SQL statement is printed')
+  if ((await countSuperusers(server.app)) === 0) {
+    lines.push(
+      `No superuser yet. Create one with "svcbase superuser create EMAIL PASSWORD",`,
+      `or POST ${url}/api/setup {email, password, passwordConfirm, token} with the one-time setup token:`,
+      `  ${server.setupToken}`,
+    )
+  }
+  console.log(lines.join('\n'))
   const stop = () => {
     server.close().then(
       () => process.exit(0),
@@ -76,20 +276,24 @@ async function serve(values: ReturnType<typeof parse>['values']): Promise<void> 
   process.once('SIGTERM', stop)
 }
 
-async function superuser(positionals: string[], dir: string): Promise<void> {
-  const [action, email, password] = positionals
-  if (
-    !action ||
-    !['create', 'upsert', 'update', 'delete'].includes(action) ||
-    !email ||
-    (action !== 'delete' && !password)
-  ) {
-    throw new Error(USAGE)
-  }
+async function superuser(cl: CommandLine): Promise<void> {
+  refuseServeFlags('superuser', cl)
+  const [, action, email, password, ...extra] = cl.positionals
+  if (!action || !['create', 'upsert', 'update', 'delete'].includes(action))
+    throw new UsageError(
+      action
+        ? `unknown superuser action "${action}": expected create, upsert, update or delete`
+        : 'superuser needs an action: create, upsert, update or delete',
+    )
+  const wanted = action === 'delete' ? 'EMAIL' : 'EMAIL PASSWORD'
+  if (!email || (action !== 'delete' && !password))
+    throw new UsageError(`superuser ${action} needs ${wanted}`)
+  if (extra.length > 0 || (action === 'delete' && password !== undefined))
+    throw new UsageError(`superuser ${action} takes only ${wanted}`)
   const app = await createApp({
-    dataDir: resolve(dir),
+    dataDir: resolve((cl.flags.dir as string | undefined) ?? './svc_data'),
     logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
-    encryptionKey: process.env.SVC_ENCRYPTION_KEY || undefined,
+    encryptionKey: encryptionKey(cl.flags),
   })
   try {
     await manageSuperuser(app, action as 'create', email, password)
@@ -101,18 +305,30 @@ async function superuser(positionals: string[], dir: string): Promise<void> {
 
 /** Runs the CLI with the given arguments. */
 export async function main(argv: string[]): Promise<void> {
-  const { values, positionals } = parse(argv)
-  const [command, ...rest] = positionals
-  if (values.help || !command) {
+  const cl = parseCommandLine(argv)
+  const command = cl.positionals[0]
+  if (cl.flags.version === true || command === 'version') {
+    console.log(`svcbase version ${version()}`)
+    return
+  }
+  if (cl.flags.help === true || command === 'help') {
     console.log(USAGE)
     return
   }
-  if (command === 'serve') return serve(values)
-  if (command === 'superuser') return superuser(rest, String(values.dir))
-  throw new Error(`unknown command "${command}"\n${USAGE}`)
+  if (!command) {
+    console.log(USAGE)
+    return
+  }
+  if (command === 'serve') return serve(cl)
+  if (command === 'superuser') return superuser(cl)
+  throw new UsageError(`unknown command "${command}"`)
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError) {
+    console.error(`error: ${err.message}\n\n${USAGE}`)
+    process.exit(2)
+  }
   console.error(describeError(err))
   process.exit(1)
 })

@@ -24,7 +24,7 @@ export interface AppConfig {
   logger?: Logger
   /** A shared event transport for several instances; local by default. */
   transport?: EventTransport
-  /** Development mode: more logging. */
+  /** Development mode: debug logging, every request and every SQL statement printed. */
   dev?: boolean
   /** Encrypts the stored settings at rest (AES-256-GCM) with a key derived from this secret. */
   encryptionKey?: string
@@ -199,6 +199,7 @@ export async function createApp(config: AppConfig): Promise<App> {
   const store = await openStore(
     join(config.dataDir, 'data.db'),
     join(config.dataDir, 'auxiliary.db'),
+    config.dev ? { verbose: (sql) => logger.debug('SQL', { sql }) } : {},
   )
   const events = new EventBus(
     config.transport ??

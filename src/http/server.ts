@@ -37,6 +37,8 @@ export interface HttpOptions {
   bodyLimit?: number
   /** Fastify's own request logging (off by default; svcbase logs requests itself). */
   logger?: boolean
+  /** CORS allowed origins (`serve --origins`); absent or containing `*` allows any origin. */
+  origins?: string[]
 }
 
 /** Reads the token of an `Authorization` header: `Bearer <token>` or the bare token. */
@@ -108,7 +110,8 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
   http.setErrorHandler(errorHandler(app.logger))
   http.setNotFoundHandler(notFoundHandler)
   await http.register(cors, {
-    origin: '*',
+    // An allowed origin is echoed in Access-Control-Allow-Origin; others get no CORS headers.
+    origin: options.origins && !options.origins.includes('*') ? options.origins : '*',
     methods: ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE'],
   })
   await http.register(multipart, {
@@ -169,5 +172,15 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
       done()
     }, done)
   })
+  if (app.config.dev) {
+    // `serve --dev` prints every request, as PocketBase's dev mode does.
+    http.addHook('onResponse', (req, reply, done) => {
+      app.logger.debug(`${req.method} ${req.url}`, {
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+      })
+      done()
+    })
+  }
   return http
 }

@@ -1,6 +1,6 @@
 import type { Db } from './db.js'
 import type { SchemaManager } from './schema.js'
-import { SqliteDb } from './sqlite/database.js'
+import { SqliteDb, type SqliteOptions } from './sqlite/database.js'
 import { migrateSqlite } from './sqlite/migrations.js'
 import { sqliteSchema } from './sqlite/schema.js'
 
@@ -15,9 +15,13 @@ export interface Store {
 }
 
 /** Opens (creating if needed) the SQLite files and migrates their system tables. */
-export async function openStore(dataFile: string, auxFile: string): Promise<Store> {
-  const db = new SqliteDb(dataFile)
-  const auxDb = new SqliteDb(auxFile)
+export async function openStore(
+  dataFile: string,
+  auxFile: string,
+  options: SqliteOptions = {},
+): Promise<Store> {
+  const db = new SqliteDb(dataFile, options)
+  const auxDb = new SqliteDb(auxFile, options)
   await migrateSqlite(db)
   return {
     db,

@@ -26,11 +26,18 @@ const MAX_GROUP_AGE_MS = 4
 export interface SqliteOptions {
   /** Milliseconds a connection waits for a lock before failing. */
   busyTimeout?: number
+  /** Called with the text of every statement run on this file's connections (`serve --dev`). */
+  verbose?: (sql: string) => void
 }
 
 /** Opens one connection with the pragmas svcbase relies on. */
-function openConnection(file: string, busyTimeout: number, readonly: boolean): Connection {
-  const conn = new Database(file)
+function openConnection(
+  file: string,
+  busyTimeout: number,
+  readonly: boolean,
+  verbose?: (sql: string) => void,
+): Connection {
+  const conn = new Database(file, verbose ? { verbose: (sql) => verbose(String(sql)) } : {})
   conn.pragma(`busy_timeout = ${busyTimeout}`)
   conn.pragma('journal_mode = WAL')
   conn.pragma('synchronous = NORMAL')
@@ -217,8 +224,8 @@ export class SqliteDb implements Db {
     options: SqliteOptions = {},
   ) {
     const busy = options.busyTimeout ?? 10_000
-    this.writer = new CachedConnection(openConnection(file, busy, false))
-    this.reader = new CachedConnection(openConnection(file, busy, true))
+    this.writer = new CachedConnection(openConnection(file, busy, false, options.verbose))
+    this.reader = new CachedConnection(openConnection(file, busy, true, options.verbose))
   }
 
   async all<T = Row>(query: Sql): Promise<T[]> {
