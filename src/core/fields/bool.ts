@@ -1,8 +1,8 @@
 /** The `bool` field: `required` means the value must be `true`. */
 
 import type { FieldType } from './field-type.js'
-import { required, unsupportedType } from './generic-errors.js'
-import { toBool } from './cast.js'
+import { required, wrongType } from './generic-errors.js'
+import { isBoolLike, toBool } from './cast.js'
 
 /** The `bool` field type. */
 export const boolField: FieldType = {
@@ -12,9 +12,11 @@ export const boolField: FieldType = {
   validateOptions: () => ({}),
   isMulti: () => false,
   zero: () => false,
-  normalize: (raw) => toBool(raw),
+  // NB: PocketBase reads anything unknown as false; we keep such a value as sent, so that
+  // validation says it is not a boolean instead of storing false or "Cannot be blank."
+  normalize: (raw) => (isBoolLike(raw) ? toBool(raw) : raw),
   validate(value, field) {
-    if (typeof value !== 'boolean') return Promise.resolve(unsupportedType())
+    if (typeof value !== 'boolean') return Promise.resolve(wrongType('a boolean', value))
     return Promise.resolve(field.required && !value ? required() : null)
   },
   toDb: (value) => toBool(value),

@@ -9,6 +9,17 @@ export function lastScalar(raw: unknown): unknown {
   return Array.isArray(raw) ? raw[raw.length - 1] : raw
 }
 
+/**
+ * True for a submitted value no scalar cast applies to: an object, an empty list, or a list whose
+ * last item is an object or a list. Field types keep such a value as sent, so that validation
+ * reports its type instead of reading it as blank.
+ */
+export function isUncastable(raw: unknown): boolean {
+  if (Array.isArray(raw) && raw.length === 0) return true
+  const v = lastScalar(raw)
+  return typeof v === 'object' && v !== null && !(v instanceof Date)
+}
+
 /** Casts to a string: numbers and booleans print, objects and `null` become `''`. */
 export function toText(raw: unknown): string {
   const v = lastScalar(raw)
@@ -24,7 +35,25 @@ export function toText(raw: unknown): string {
   }
 }
 
+/** `toText`, except that an uncastable value is kept as sent, for validation to report. */
+export function castText(raw: unknown): unknown {
+  return isUncastable(raw) ? raw : toText(raw)
+}
+
 const truthy = new Set(['1', 't', 'true', 'y', 'yes', 'on'])
+const falsy = new Set(['', '0', 'f', 'false', 'n', 'no', 'off'])
+
+/**
+ * True when a submitted value reads as a boolean: a boolean, a number, `null`, or one of the
+ * words `toBool` knows (`"true"`, `"on"`, `"0"`, `"no"`, `""`…), possibly as the last of a list.
+ */
+export function isBoolLike(raw: unknown): boolean {
+  if (isUncastable(raw)) return false
+  const v = lastScalar(raw)
+  if (typeof v !== 'string') return true
+  const s = v.trim().toLowerCase()
+  return truthy.has(s) || falsy.has(s)
+}
 
 /** Casts to a boolean: `true`, non-zero numbers and `"1"`/`"t"`/`"true"`/`"yes"`/`"on"` are true. */
 export function toBool(raw: unknown): boolean {
@@ -65,6 +94,18 @@ export function toNumber(raw: unknown): number {
     default:
       return 0
   }
+}
+
+/**
+ * True when a submitted value reads as a number: a number, a boolean, `null`, `''`, or numeric
+ * text (`" 12.5 "`, `"1e3"`, `"Infinity"`, `"NaN"`), possibly as the last of a list.
+ */
+export function isNumberLike(raw: unknown): boolean {
+  if (isUncastable(raw)) return false
+  const v = lastScalar(raw)
+  if (typeof v !== 'string') return true
+  const s = v.trim()
+  return s === '' || !Number.isNaN(Number(s)) || /^[+-]?nan$/i.test(s)
 }
 
 /** The length in Unicode code points (Go runes), not UTF-16 units. */

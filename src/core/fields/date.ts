@@ -4,8 +4,8 @@ import type { Field } from '../collections/model.js'
 import { fieldError, type FieldError } from '../errors.js'
 import { normalizeDate, parseDate } from '../../tools/dates.js'
 import type { FieldType } from './field-type.js'
-import { maxThreshold, minThreshold, required, unsupportedType } from './generic-errors.js'
-import { lastScalar } from './cast.js'
+import { describeValue, maxThreshold, minThreshold, required, wrongType } from './generic-errors.js'
+import { isUncastable, lastScalar } from './cast.js'
 import { collectErrors, stringOption } from './options.js'
 
 /** Casts any accepted date input (canonical, RFC 3339, `YYYY-MM-DD`, unix seconds) or `''`. */
@@ -14,6 +14,28 @@ export function toDateValue(raw: unknown): string {
   // The common case (values we produced ourselves) needs no parsing.
   if (typeof v === 'string' && CANONICAL.test(v) && roundTrips(v)) return v
   return normalizeDate(v)
+}
+
+/**
+ * `toDateValue` for a submitted value; a value that was sent but is no date (`"yesterday"`,
+ * `{}`) is kept as sent, so that validation reports it instead of reading it as blank.
+ */
+function castDate(raw: unknown): unknown {
+  if (isUncastable(raw)) return raw
+  const date = toDateValue(raw)
+  if (date !== '') return date
+  const v = lastScalar(raw)
+  const blank = v === null || v === undefined || (typeof v === 'string' && v.trim() === '')
+  return blank ? '' : raw
+}
+
+/** `validation_date_invalid` for a submitted value that is not a date. */
+function invalidDate(value: unknown): FieldError {
+  return fieldError(
+    'validation_date_invalid',
+    'Must be a valid date (such as 2024-01-31 12:00:00.000Z), not {actual}.',
+    { actual: describeValue(value) },
+  )
 }
 
 /** True when a canonical-looking date is a real one (2024-02-31 is not). */
@@ -55,7 +77,7 @@ function checkBound(field: Field, key: 'min' | 'max'): FieldError | null {
 function validateDate(value: string, field: Field): FieldError | null {
   if (value === '') return field.required ? required() : null
   const d = parseDate(value)
-  if (d === null) return unsupportedType()
+  if (d === null) return invalidDate(value)
   const min = parseDate(stringOption(field, 'min'))
   if (min && d < min) return minThreshold(normalizeDate(min))
   const max = parseDate(stringOption(field, 'max'))
@@ -72,9 +94,12 @@ export const dateField: FieldType = {
     collectErrors({ min: checkBound(field, 'min'), max: checkBound(field, 'max') }),
   isMulti: () => false,
   zero: () => '',
-  normalize: (raw) => toDateValue(raw),
+  normalize: castDate,
   validate(value, field) {
-    if (typeof value !== 'string') return Promise.resolve(unsupportedType())
+    if (typeof value === 'object' && value !== null) {
+      return Promise.resolve(wrongType('a date string', value))
+    }
+    if (typeof value !== 'string') return Promise.resolve(invalidDate(value))
     return Promise.resolve(validateDate(value, field))
   },
   toDb: (value) => toDateValue(value),

@@ -2,9 +2,9 @@
 
 import type { Field } from '../collections/model.js'
 import { fieldError, type FieldError } from '../errors.js'
-import { toText } from './cast.js'
+import { castText, toText } from './cast.js'
 import type { FieldType } from './field-type.js'
-import { mustBeBlank, required, unsupportedType } from './generic-errors.js'
+import { mustBeBlank, required, wrongType } from './generic-errors.js'
 import { checkStringList, collectErrors, stringListOption } from './options.js'
 
 /** Options a new email or url field starts with. */
@@ -76,9 +76,9 @@ export function domainTextField(spec: DomainTextSpec): FieldType {
     validateOptions: (field) => validateDomainOptions(field, spec.withPort),
     isMulti: () => false,
     zero: () => '',
-    normalize: (raw) => toText(raw),
+    normalize: (raw) => castText(raw),
     validate(value, field) {
-      if (typeof value !== 'string') return Promise.resolve(unsupportedType())
+      if (typeof value !== 'string') return Promise.resolve(wrongType('a string', value))
       if (value === '') return Promise.resolve(field.required ? required() : null)
       const domain = spec.domainOf(value)
       if (domain === null) return Promise.resolve(spec.invalid)

@@ -3,8 +3,8 @@
 import type { Field } from '../collections/model.js'
 import { fieldError } from '../errors.js'
 import type { FieldType } from './field-type.js'
-import { required, unsupportedType } from './generic-errors.js'
-import { byteLength, toText } from './cast.js'
+import { required, wrongType } from './generic-errors.js'
+import { byteLength, castText, toText } from './cast.js'
 import { checkBool, checkInt, collectErrors, numberOption } from './options.js'
 
 /** The effective `maxSize` when the option is 0: 5 MiB. */
@@ -27,9 +27,9 @@ export const editorField: FieldType = {
     }),
   isMulti: () => false,
   zero: () => '',
-  normalize: (raw) => toText(raw),
+  normalize: (raw) => castText(raw),
   validate(value, field) {
-    if (typeof value !== 'string') return Promise.resolve(unsupportedType())
+    if (typeof value !== 'string') return Promise.resolve(wrongType('a string', value))
     if (value === '') return Promise.resolve(field.required ? required() : null)
     const maxSize = editorMaxSize(field)
     if (byteLength(value) > maxSize) {

@@ -7,13 +7,14 @@
 import type { Field } from '../collections/model.js'
 import { fieldError, type FieldError } from '../errors.js'
 import type { FieldType } from './field-type.js'
-import { required, unsupportedType } from './generic-errors.js'
+import { required } from './generic-errors.js'
 import {
   applyListModifier,
   isMultiList,
   listColumn,
   listFromDb,
   listToDb,
+  listTypeError,
   listZero,
   normalizeList,
   toUniqueStrings,
@@ -121,10 +122,7 @@ export const fileField: FieldType = {
   normalize: normalizeList,
   applyModifier: applyListModifier,
   validate(value, field) {
-    const ok = isMultiList(field)
-      ? Array.isArray(value) && value.every((n) => typeof n === 'string')
-      : typeof value === 'string'
-    return Promise.resolve(ok ? validateFiles(value, field) : unsupportedType())
+    return Promise.resolve(listTypeError(value, field) ?? validateFiles(value, field))
   },
   toDb: listToDb,
   fromDb: listFromDb,

@@ -5,7 +5,7 @@
 
 import { fieldError, type FieldError } from '../errors.js'
 import type { FieldType } from './field-type.js'
-import { required, unsupportedType } from './generic-errors.js'
+import { required, wrongType } from './generic-errors.js'
 import { lastScalar, parseJson, toNumber } from './cast.js'
 
 /** A geographic point. */
@@ -41,7 +41,12 @@ function isGeoPoint(v: unknown): v is GeoPoint {
 
 function validatePoint(value: unknown, isRequired: boolean): FieldError | null {
   if (!isGeoPoint(value) || !Number.isFinite(value.lon) || !Number.isFinite(value.lat)) {
-    return unsupportedType()
+    return isRecord(value)
+      ? fieldError(
+          'validation_unsupported_value_type',
+          'The point lon and lat must be finite numbers.',
+        )
+      : wrongType('a point {"lon": number, "lat": number}', value)
   }
   if (value.lon === 0 && value.lat === 0) return isRequired ? required() : null
   if (value.lat < -90 || value.lat > 90) {

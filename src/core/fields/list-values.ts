@@ -5,7 +5,9 @@
 
 import type { ColumnKind } from '../../store/dialect.js'
 import type { Field } from '../collections/model.js'
+import { fieldError, type FieldError } from '../errors.js'
 import type { Modifier } from './field-type.js'
+import { describeValue, wrongType } from './generic-errors.js'
 import { maxSelectOption } from './options.js'
 
 function itemText(item: unknown): string {
@@ -21,18 +23,32 @@ function itemText(item: unknown): string {
   }
 }
 
+/** The items of a submitted value: a string containing `[` is parsed as a JSON array. */
+function rawItems(raw: unknown): unknown[] {
+  if (raw === null || raw === undefined || raw === '') return []
+  if (Array.isArray(raw)) return raw
+  if (typeof raw === 'string') return raw.includes('[') ? parseArray(raw) : [raw]
+  return [raw]
+}
+
+/** An object or a list: an item no string cast applies to. */
+function isStructured(item: unknown): boolean {
+  return typeof item === 'object' && item !== null
+}
+
 /**
  * Casts a submitted value to unique non-empty strings, first occurrence first (PocketBase's
  * `list.ToUniqueStringSlice`): a string containing `[` is parsed as a JSON array when it is one,
  * other strings are one item, numbers print (multipart inference turns `"1"` into 1).
  */
 export function toUniqueStrings(raw: unknown): string[] {
-  let items: unknown[]
-  if (raw === null || raw === undefined || raw === '') items = []
-  else if (Array.isArray(raw)) items = raw
-  else if (typeof raw === 'string') items = raw.includes('[') ? parseArray(raw) : [raw]
-  else items = [raw]
-  return [...new Set(items.map(itemText).filter((s) => s !== ''))]
+  return [
+    ...new Set(
+      rawItems(raw)
+        .map(itemText)
+        .filter((s) => s !== ''),
+    ),
+  ]
 }
 
 function parseArray(raw: string): unknown[] {
@@ -61,12 +77,43 @@ export function listZero(field: Field): string[] | string {
 }
 
 /**
- * Casts a submitted (or stored) value to the field's canonical shape: a multiple field gets the
- * unique list, a single one its **last** item (or `''`).
+ * Casts a stored or canonical value to the field's shape: a multiple field gets the unique list,
+ * a single one its **last** item (or `''`).
  */
-export function normalizeList(raw: unknown, field: Field): string[] | string {
+function canonicalList(raw: unknown, field: Field): string[] | string {
   const items = toUniqueStrings(raw)
   return isMultiList(field) ? items : (items[items.length - 1] ?? '')
+}
+
+/**
+ * Casts a submitted value to the field's canonical shape (see `canonicalList`). NB: PocketBase
+ * drops items that are objects or lists (so `{}` reads as blank); we keep them, a multiple field
+ * the whole list and a single field the offending item, so that `listTypeError` reports them.
+ */
+export function normalizeList(raw: unknown, field: Field): unknown {
+  const items = rawItems(raw)
+  const bad = items.find(isStructured)
+  if (bad !== undefined) return isMultiList(field) ? items : bad
+  return canonicalList(items, field)
+}
+
+/**
+ * The type error of a value that is not the field's canonical shape (a string, or a list of
+ * strings when multiple), naming what was sent; null when the shape is right.
+ */
+export function listTypeError(value: unknown, field: Field): FieldError | null {
+  if (!isMultiList(field)) return typeof value === 'string' ? null : wrongType('a string', value)
+  if (!Array.isArray(value)) return wrongType('a list of strings', value)
+  const bad: unknown = value.find((v) => typeof v !== 'string')
+  return bad === undefined
+    ? null
+    : fieldError(
+        'validation_unsupported_value_type',
+        'Each value must be a string, not {actual}.',
+        {
+          actual: describeValue(bad),
+        },
+      )
 }
 
 /**
@@ -79,17 +126,19 @@ export function applyListModifier(
   modifier: Modifier,
   raw: unknown,
   field: Field,
-): string[] | string {
+): unknown {
+  if (listTypeError(current, field)) return current
+  if (rawItems(raw).some(isStructured)) return normalizeList(raw, field)
   const have = toUniqueStrings(current)
   const given = toUniqueStrings(raw)
   switch (modifier) {
     case 'append':
-      return normalizeList([...have, ...given], field)
+      return canonicalList([...have, ...given], field)
     case 'prepend':
-      return normalizeList([...given, ...have], field)
+      return canonicalList([...given, ...have], field)
     case 'remove': {
       const drop = new Set(given)
-      return normalizeList(
+      return canonicalList(
         have.filter((s) => !drop.has(s)),
         field,
       )
@@ -99,7 +148,7 @@ export function applyListModifier(
 
 /** Canonical value → bound parameter: JSON text for a list, the string otherwise. */
 export function listToDb(value: unknown, field: Field): string {
-  const v = normalizeList(value, field)
+  const v = canonicalList(value, field)
   return Array.isArray(v) ? JSON.stringify(v) : v
 }
 
@@ -114,7 +163,7 @@ export function listFromDb(raw: unknown, field: Field): string[] | string {
       if (isCanonicalList(items)) return items
     }
   }
-  return normalizeList(raw, field)
+  return canonicalList(raw, field)
 }
 
 /** True for a list of unique non-empty strings. */

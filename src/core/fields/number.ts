@@ -5,8 +5,8 @@
 
 import { fieldError } from '../errors.js'
 import type { FieldType } from './field-type.js'
-import { minThreshold, required, unsupportedType } from './generic-errors.js'
-import { toNumber } from './cast.js'
+import { minThreshold, required, wrongType } from './generic-errors.js'
+import { isNumberLike, toNumber } from './cast.js'
 import {
   boolOption,
   checkBool,
@@ -46,14 +46,18 @@ export const numberField: FieldType = {
     }),
   isMulti: () => false,
   zero: () => 0,
-  normalize: (raw) => toNumber(raw),
+  // NB: PocketBase casts anything to a number (`"abc"` and `{}` become 0); we keep a value that
+  // is not a number as sent, so that validation says so instead of storing 0 or "Cannot be blank."
+  normalize: (raw) => (isNumberLike(raw) ? toNumber(raw) : raw),
   applyModifier(current, modifier, raw) {
     // NB: PocketBase has no `+name` setter for numbers; we read it as `name+` (add).
+    if (!isNumberLike(raw)) return raw
+    if (!isNumberLike(current)) return current
     const delta = toNumber(raw)
     return modifier === 'remove' ? toNumber(current) - delta : toNumber(current) + delta
   },
   validate(value, field) {
-    if (typeof value !== 'number') return Promise.resolve(unsupportedType())
+    if (typeof value !== 'number') return Promise.resolve(wrongType('a number', value))
     return Promise.resolve(validateNumber(value, field))
   },
   toDb: (value) => toNumber(value),

@@ -6,7 +6,7 @@
 
 import type { Field } from '../collections/model.js'
 import type { FieldError } from '../errors.js'
-import { maxThreshold, minThreshold, required, unsupportedType } from './generic-errors.js'
+import { maxThreshold, minThreshold, required, wrongType } from './generic-errors.js'
 
 /** The largest integer JSON round-trips exactly (PocketBase's `maxSafeJSONInt`). */
 export const MAX_SAFE_JSON_INT = Number.MAX_SAFE_INTEGER
@@ -56,7 +56,7 @@ export interface IntRule {
 export function checkInt(field: Field, key: string, rule: IntRule = {}): FieldError | null {
   const v = field.options[key]
   if (v === undefined || v === null || v === 0) return rule.required ? required() : null
-  if (typeof v !== 'number' || !Number.isInteger(v)) return unsupportedType()
+  if (typeof v !== 'number' || !Number.isInteger(v)) return wrongType('an integer', v)
   return checkRange(v, rule.min, rule.max ?? MAX_SAFE_JSON_INT)
 }
 
@@ -64,26 +64,28 @@ export function checkInt(field: Field, key: string, rule: IntRule = {}): FieldEr
 export function checkNumber(field: Field, key: string): FieldError | null {
   const v = field.options[key]
   if (v === undefined || v === null) return null
-  return typeof v === 'number' && Number.isFinite(v) ? null : unsupportedType()
+  return typeof v === 'number' && Number.isFinite(v) ? null : wrongType('a number', v)
 }
 
 /** Checks that an option is unset or a boolean. */
 export function checkBool(field: Field, key: string): FieldError | null {
   const v = field.options[key]
-  return v === undefined || v === null || typeof v === 'boolean' ? null : unsupportedType()
+  return v === undefined || v === null || typeof v === 'boolean' ? null : wrongType('a boolean', v)
 }
 
 /** Checks that an option is unset or a string. */
 export function checkString(field: Field, key: string): FieldError | null {
   const v = field.options[key]
-  return v === undefined || v === null || typeof v === 'string' ? null : unsupportedType()
+  return v === undefined || v === null || typeof v === 'string' ? null : wrongType('a string', v)
 }
 
 /** Checks that an option is unset or a list of strings. */
 export function checkStringList(field: Field, key: string): FieldError | null {
   const v = field.options[key]
   if (v === undefined || v === null) return null
-  return Array.isArray(v) && v.every((s) => typeof s === 'string') ? null : unsupportedType()
+  return Array.isArray(v) && v.every((s) => typeof s === 'string')
+    ? null
+    : wrongType('a list of strings', v)
 }
 
 /** Checks `min <= value <= max`, skipping a zero value (ozzo's Min/Max semantics). */

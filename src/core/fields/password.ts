@@ -7,8 +7,8 @@ import { bcryptPool } from '../../tools/bcrypt-pool.js'
 import type { Field } from '../collections/model.js'
 import { fieldError, type FieldError } from '../errors.js'
 import type { FieldType, ValidateContext } from './field-type.js'
-import { invalidRegex, required, unsupportedType } from './generic-errors.js'
-import { runeLength, toText } from './cast.js'
+import { invalidRegex, required, wrongType } from './generic-errors.js'
+import { castText, runeLength, toText } from './cast.js'
 import { checkInt, checkString, collectErrors, numberOption, stringOption } from './options.js'
 import { matchesPattern, patternError } from './text-pattern.js'
 
@@ -88,9 +88,9 @@ export const passwordField: FieldType = {
   },
   isMulti: () => false,
   zero: () => '',
-  normalize: (raw) => toText(raw),
+  normalize: (raw) => castText(raw),
   validate(value, field, ctx) {
-    if (typeof value !== 'string') return Promise.resolve(unsupportedType())
+    if (typeof value !== 'string') return Promise.resolve(wrongType('a string', value))
     return Promise.resolve(validatePassword(value, field, ctx))
   },
   prepare(value, field) {

@@ -7,13 +7,14 @@
 import type { Collection, Field } from '../collections/model.js'
 import { fieldError, type FieldError } from '../errors.js'
 import type { FieldLookup, FieldType } from './field-type.js'
-import { minThreshold, required, unsupportedType } from './generic-errors.js'
+import { minThreshold, required, wrongType } from './generic-errors.js'
 import {
   applyListModifier,
   isMultiList,
   listColumn,
   listFromDb,
   listToDb,
+  listTypeError,
   listZero,
   normalizeList,
   toUniqueStrings,
@@ -35,7 +36,7 @@ function checkCollectionId(
 ): FieldError | null {
   const v = field.options.collectionId
   if (v === undefined || v === null || v === '') return required()
-  if (typeof v !== 'string') return unsupportedType()
+  if (typeof v !== 'string') return wrongType('a string', v)
   if (owner) {
     const old = lookup.findCollection(owner.id)?.fields.find((f) => f.id === field.id)
     if (old?.type === 'relation' && stringOption(old, 'collectionId') !== v) {
@@ -113,7 +114,8 @@ async function validateRelation(
     ? null
     : fieldError(
         'validation_missing_rel_records',
-        'Failed to find all relation records with the provided ids.',
+        'Failed to find all relation records with the provided ids (missing: {missing}).',
+        { missing },
       )
 }
 
@@ -128,8 +130,8 @@ export const relationField: FieldType = {
   normalize: normalizeList,
   applyModifier: applyListModifier,
   validate(value, field, ctx) {
-    const ok = isMultiList(field) ? Array.isArray(value) : typeof value === 'string'
-    return ok ? validateRelation(value, field, ctx.lookup) : Promise.resolve(unsupportedType())
+    const typeErr = listTypeError(value, field)
+    return typeErr ? Promise.resolve(typeErr) : validateRelation(value, field, ctx.lookup)
   },
   toDb: listToDb,
   fromDb: listFromDb,

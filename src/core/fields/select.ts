@@ -6,13 +6,14 @@
 import type { Field } from '../collections/model.js'
 import { fieldError, type FieldError } from '../errors.js'
 import type { FieldType } from './field-type.js'
-import { maxThreshold, required, unsupportedType } from './generic-errors.js'
+import { maxThreshold, required } from './generic-errors.js'
 import {
   applyListModifier,
   isMultiList,
   listColumn,
   listFromDb,
   listToDb,
+  listTypeError,
   listZero,
   normalizeList,
   toUniqueStrings,
@@ -48,11 +49,22 @@ function validateSelect(value: unknown, field: Field): FieldError | null {
   if (items.length === 0) return field.required ? required() : null
   const maxSelect = maxSelectOption(field)
   if (items.length > maxSelect) return tooManyValues(maxSelect)
-  const allowed = new Set(stringListOption(field, 'values'))
+  const values = stringListOption(field, 'values')
+  const allowed = new Set(values)
   const bad = items.find((v) => !allowed.has(v))
-  return bad === undefined
-    ? null
-    : fieldError('validation_invalid_value', 'Invalid value {value}.', { value: bad })
+  return bad === undefined ? null : invalidValue(bad, values)
+}
+
+/**
+ * PocketBase's `validation_invalid_value` ("Invalid value {value}."), naming the allowed values
+ * too: the client sent a value, the message says which ones would do.
+ */
+export function invalidValue(value: string, values: readonly string[]): FieldError {
+  return fieldError(
+    'validation_invalid_value',
+    'Invalid value {value}; allowed values: {values}.',
+    { value: JSON.stringify(value), values: values.map((v) => JSON.stringify(v)) },
+  )
 }
 
 /** The `select` field type. */
@@ -67,8 +79,7 @@ export const selectField: FieldType = {
   normalize: normalizeList,
   applyModifier: applyListModifier,
   validate(value, field) {
-    const ok = isMultiList(field) ? Array.isArray(value) : typeof value === 'string'
-    return Promise.resolve(ok ? validateSelect(value, field) : unsupportedType())
+    return Promise.resolve(listTypeError(value, field) ?? validateSelect(value, field))
   },
   toDb: listToDb,
   fromDb: listFromDb,

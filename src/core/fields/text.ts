@@ -7,8 +7,8 @@
 import type { Field } from '../collections/model.js'
 import { fieldError, type FieldError } from '../errors.js'
 import type { FieldType, ValidateContext } from './field-type.js'
-import { invalidRegex, required, unsupportedType } from './generic-errors.js'
-import { runeLength, toText } from './cast.js'
+import { invalidRegex, required, wrongType } from './generic-errors.js'
+import { castText, runeLength, toText } from './cast.js'
 import {
   checkBool,
   checkInt,
@@ -168,9 +168,9 @@ export const textField: FieldType = {
   },
   isMulti: () => false,
   zero: () => '',
-  normalize: (raw) => toText(raw),
+  normalize: (raw) => castText(raw),
   validate(value, field, ctx) {
-    if (typeof value !== 'string') return Promise.resolve(unsupportedType())
+    if (typeof value !== 'string') return Promise.resolve(wrongType('a string', value))
     if (field.options.primaryKey === true) return validatePrimaryKey(value, field, ctx)
     return Promise.resolve(validateTextValue(value, field))
   },
