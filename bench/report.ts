@@ -1,6 +1,8 @@
 /**
- * Report rows, targets, and the two result files: `bench/results/latest.json` and the Markdown
- * table beside it. Both are run through prettier, so `prettier --check .` stays clean.
+ * Report rows, targets, the command-line arguments of `npm run bench`, and the result files:
+ * every run writes `bench/results/runs/<date>.json` and `.md` (git-ignored); only
+ * `npm run bench -- --save` also updates the committed `bench/results/latest.json` and
+ * `latest.md`. All are run through prettier, so `prettier --check .` stays clean.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -45,6 +47,45 @@ export interface Report {
   cores: number
   date: string
   scenarios: ScenarioRow[]
+}
+
+export const BENCH_USAGE = `Usage: npm run bench [-- --save]
+
+Runs every scenario (about 5 minutes on 2 cores) and writes the results to
+bench/results/runs/<date>.json and .md, which git ignores.
+
+  --save     also update the committed table, bench/results/latest.json and latest.md
+             (refused with BENCH_ONLY: the committed table holds every scenario)
+  --help     this text
+
+Environment knobs are described at the top of bench/run.ts.`
+
+/** A mistake in `npm run bench` arguments: printed with the usage, exit status 2. */
+export class BenchUsageError extends Error {}
+
+/** What `npm run bench` was asked for. */
+export interface BenchArgs {
+  /** Also update the committed `bench/results/latest.{json,md}`. */
+  save: boolean
+  help: boolean
+}
+
+/** Reads `npm run bench` arguments; throws BenchUsageError on anything unknown. */
+export function parseBenchArgs(
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+): BenchArgs {
+  const args: BenchArgs = { save: false, help: false }
+  for (const arg of argv) {
+    if (arg === '--save') args.save = true
+    else if (arg === '--help' || arg === '-h') args.help = true
+    else throw new BenchUsageError(`unknown argument "${arg}"`)
+  }
+  if (args.save && env.BENCH_ONLY)
+    throw new BenchUsageError(
+      `--save with BENCH_ONLY=${env.BENCH_ONLY}: a partial run cannot replace the committed table`,
+    )
+  return args
 }
 
 /** Rounds for the report: 2 decimals under 100, 1 decimal from there. */
@@ -108,11 +149,12 @@ const failureText = (f: Record<string, number> | undefined) =>
 const cell = (v: number | null | undefined) =>
   v === null || v === undefined || Number.isNaN(v) ? '' : String(v)
 
-function markdown(report: Report, notes: string[]): string {
+function markdown(report: Report, notes: string[], saved: boolean): string {
+  const by = saved ? 'npm run bench -- --save' : 'npm run bench'
   const lines = [
     '# svcbase benchmark',
     '',
-    `Node ${report.node}, ${report.cores} cores, ${report.date}. Written by \`npm run bench\`.`,
+    `Node ${report.node}, ${report.cores} cores, ${report.date}. Written by \`${by}\`.`,
     '',
     '| scenario | req/s | p50 ms | p99 ms | baseline req/s | ratio | target | met |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -144,12 +186,30 @@ async function pretty(file: string, text: string): Promise<string> {
   return prettier.format(text, { ...options, filepath: file })
 }
 
-/** Writes `latest.json` and `latest.md` into `dir`; returns their paths. */
-export async function writeReport(dir: string, report: Report, notes: string[]): Promise<string[]> {
-  mkdirSync(dir, { recursive: true })
-  const json = join(dir, 'latest.json')
-  const md = join(dir, 'latest.md')
-  writeFileSync(json, await pretty(json, JSON.stringify(report, null, 2)))
-  writeFileSync(md, await pretty(md, markdown(report, notes)))
-  return [json, md]
+/**
+ * Writes the report into `resultsDir` (`bench/results`): always `runs/<date>.json` and `.md`
+ * (git-ignored), and with `save` also the committed `latest.json` and `latest.md`. Returns the
+ * paths written.
+ */
+export async function writeReport(
+  resultsDir: string,
+  report: Report,
+  notes: string[],
+  save: boolean,
+): Promise<string[]> {
+  const runs = join(resultsDir, 'runs')
+  mkdirSync(runs, { recursive: true })
+  // 2026-11-22T00:07:22.073Z → 2026-11-22T00-07-22Z: no colons, sorts by date.
+  const stamp = report.date.replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')
+  const targets = [join(runs, stamp)]
+  if (save) targets.push(join(resultsDir, 'latest'))
+  const written: string[] = []
+  for (const base of targets) {
+    const json = `${base}.json`
+    const md = `${base}.md`
+    writeFileSync(json, await pretty(json, JSON.stringify(report, null, 2)))
+    writeFileSync(md, await pretty(md, markdown(report, notes, save)))
+    written.push(json, md)
+  }
+  return written
 }

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: builds svcbase, seeds a PocketBase-like dataset, starts svcbase (from `dist/`)
  * and the bare baseline as separate processes, runs every scenario with autocannon in this
- * process, and writes `bench/results/latest.json` and `latest.md`.
+ * process, and writes `bench/results/runs/<date>.json` and `.md` (git-ignored);
+ * `npm run bench -- --save` also updates the committed `bench/results/latest.json` and `latest.md`.
  *
  * Environment knobs (defaults in brackets): `BENCH_DURATION` seconds measured per run [6],
  * `BENCH_WARMUP` seconds of warm-up [2], `BENCH_CONNECTIONS` keep-alive connections [32],
@@ -15,7 +16,16 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { api } from './api.js'
-import { round, writeReport, type Report, type ScenarioRow } from './report.js'
+import {
+  BENCH_USAGE,
+  BenchUsageError,
+  parseBenchArgs,
+  round,
+  writeReport,
+  type BenchArgs,
+  type Report,
+  type ScenarioRow,
+} from './report.js'
 import { allSteps, signIn, type Context } from './scenarios.js'
 import { defineCollections, seedRows, type SeedSizes } from './seed.js'
 import { createSuperuser, ROOT, startBaseline, startSvcbase } from './servers.js'
@@ -105,7 +115,7 @@ async function runSteps(ctx: Context): Promise<ScenarioRow[]> {
   return rows
 }
 
-async function main(): Promise<void> {
+async function main(args: BenchArgs): Promise<void> {
   if (process.env.BENCH_NO_BUILD !== '1') {
     log('building svcbase (npm run build)')
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' })
@@ -148,12 +158,24 @@ async function main(): Promise<void> {
     'Ratio = svcbase req/s ÷ baseline req/s. PocketBase figures are its published CAX11 (2 vCPU) results, measured with a new connection per request.',
     `Total run time: ${total}.`,
   ]
-  const files = await writeReport(join(ROOT, 'bench', 'results'), report, notes)
+  const files = await writeReport(join(ROOT, 'bench', 'results'), report, notes, args.save)
   log(`wrote ${files.join(' and ')}`)
   log(`total run time ${total}`)
 }
 
-main().catch((err: unknown) => {
-  console.error(err)
-  process.exit(1)
-})
+let args: BenchArgs
+try {
+  args = parseBenchArgs(process.argv.slice(2))
+} catch (err) {
+  if (!(err instanceof BenchUsageError)) throw err
+  console.error(`error: ${err.message}\n\n${BENCH_USAGE}`)
+  process.exit(2)
+}
+if (args.help) {
+  console.log(BENCH_USAGE)
+} else {
+  main(args).catch((err: unknown) => {
+    console.error(err)
+    process.exit(1)
+  })
+}
