@@ -227,12 +227,27 @@ describe('auth flows end to end through a real SMTP listener', () => {
       body: { token, password: 'newpassword1', passwordConfirm: 'other' },
     })
     expect(mismatch.body.data.passwordConfirm.code).toBe('validation_values_mismatch')
+    // The form checks the length against the password field's min (8) and 255, as PocketBase…
     const short = await t.api('POST', '/api/collections/users/confirm-password-reset', {
       body: { token, password: 'short', passwordConfirm: 'short' },
     })
     expect(short.status).toBe(400)
-    expect(short.body.message).toBe('Failed to set new password.')
-    expect(short.body.data.password.code).toBe('validation_min_text_constraint')
+    expect(short.body.message).toBe('An error occurred while validating the submitted data.')
+    expect(short.body.data).toEqual({
+      password: {
+        code: 'validation_length_out_of_range',
+        message: 'The length must be between 8 and 255.',
+        params: { min: 8, max: 255 },
+      },
+    })
+    // …then the field's own validators run on save (max 71).
+    const long = 'x'.repeat(72)
+    const tooLong = await t.api('POST', '/api/collections/users/confirm-password-reset', {
+      body: { token, password: long, passwordConfirm: long },
+    })
+    expect(tooLong.status).toBe(400)
+    expect(tooLong.body.message).toBe('Failed to set new password.')
+    expect(tooLong.body.data.password.code).toBe('validation_max_text_constraint')
     const ok = await t.api('POST', '/api/collections/users/confirm-password-reset', {
       body: { token, password: 'newpassword1', passwordConfirm: 'newpassword1' },
     })

@@ -48,6 +48,8 @@ export async function startSmtp(opts: { user?: string; pass?: string } = {}): Pr
     authOptional: opts.user === undefined,
     allowInsecureAuth: true,
     disabledCommands: ['STARTTLS'],
+    // NB: like Postfix's defaults (and unlike smtp-server's strict mode), accept `_` in domains.
+    lenientAddressParsing: true,
     logger: false,
     onAuth(auth, _session, callback) {
       if (opts.user !== undefined && auth.username === opts.user && auth.password === opts.pass) {

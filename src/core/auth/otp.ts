@@ -3,10 +3,10 @@ import { sql } from '../../store/sql.js'
 import { newId, randomString } from '../../tools/ids.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
-import { ApiError, badRequest, fieldError, forbidden, type ValidationErrors } from '../errors.js'
+import { ApiError, badRequest, forbidden, type ValidationErrors } from '../errors.js'
 import type { RecordData } from '../request-info.js'
 import { sendRecordEmail } from './emails.js'
-import { findByEmail, isEmailShaped, requiredText } from './lookup.js'
+import { findByEmail, requireEmail, requiredText } from './lookup.js'
 import { systemRequest } from './superusers.js'
 
 /** Attempts allowed per (record, client IP) within the window, whatever the rate-limit settings. */
@@ -54,15 +54,7 @@ export async function requestOtp(
   body: Record<string, unknown>,
 ): Promise<{ otpId: string }> {
   requireOtp(c)
-  const email = typeof body.email === 'string' ? body.email.trim() : ''
-  if (email === '')
-    throw badRequest('An error occurred while validating the submitted data.', {
-      email: fieldError('validation_required', 'Cannot be blank.'),
-    })
-  if (!isEmailShaped(email))
-    throw badRequest('An error occurred while validating the submitted data.', {
-      email: fieldError('validation_is_email', 'Must be a valid email address.'),
-    })
+  const email = requireEmail(body)
   const record = await findByEmail(app, c, email)
   if (!record) return { otpId: newId() }
   const otps = app.collections.get('_otps')

@@ -1,4 +1,5 @@
 import { bcryptPool } from '../../tools/bcrypt-pool.js'
+import { isEmail } from '../fields/email.js'
 import { verifyPassword } from '../fields/password.js'
 import { ident, param, sql } from '../../store/sql.js'
 import type { App } from '../app.js'
@@ -12,8 +13,6 @@ import type { RecordData, RequestInfo } from '../request-info.js'
 let dummyHash: Promise<string> | null = null
 const DUMMY_HASH = (): Promise<string> =>
   (dummyHash ??= bcryptPool.hash('svcbase-timing-guard', 10))
-
-const isEmail = (s: string): boolean => /^[^@\s]+@[^@\s]+$/.test(s)
 
 /** Validates the auth-with-password body (reference §1.4). */
 export function checkPasswordBody(
@@ -46,7 +45,8 @@ export async function authenticateWithPassword(
     : [...c.authOptions.passwordAuth.identityFields].sort((a) => (a === 'email' ? -1 : 1))
   let record: RecordData | undefined
   for (const name of fields) {
-    if (name === 'email' && !isEmail(identity)) continue
+    // As PocketBase: without an explicit identityField, a non-email identity skips the email.
+    if (name === 'email' && !identityField && !isEmail(identity)) continue
     const match =
       name === 'email'
         ? app.db.dialect.equalsIgnoreCase(ident(name), param(identity))

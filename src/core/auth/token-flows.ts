@@ -6,14 +6,15 @@ import {
   ApiError,
   badRequest,
   fieldError,
+  hasErrors,
   type FieldError,
   type ValidationErrors,
 } from '../errors.js'
 import type { RecordData } from '../request-info.js'
 import { sendRecordEmail } from './emails.js'
-import { findByEmail, isEmailShaped, requiredText } from './lookup.js'
+import { bodyText, findByEmail, requireEmail, requiredText } from './lookup.js'
 import { systemRequest } from './superusers.js'
-import { signToken, verifyToken, type TokenType } from './tokens.js'
+import { signToken, verifyToken, type TokenType, type VerifiedToken } from './tokens.js'
 
 /** A repeat request for the same record within this window sends nothing (reference §1.4). */
 const RESEND_WINDOW_MS = 120_000
@@ -34,46 +35,46 @@ export class ResendGuard {
   }
 }
 
-const str = (body: Record<string, unknown>, key: string): string => {
-  const v = body[key]
-  return typeof v === 'string' ? v.trim() : ''
-}
-
 const invalidData = (data: ValidationErrors): ApiError =>
   badRequest('An error occurred while validating the submitted data.', data)
 
-function requireEmail(body: Record<string, unknown>, key = 'email'): string {
-  const email = str(body, key)
-  if (email === '')
-    throw invalidData({ [key]: fieldError('validation_required', 'Cannot be blank.') })
-  if (!isEmailShaped(email))
-    throw invalidData({
-      [key]: fieldError('validation_is_email', 'Must be a valid email address.'),
-    })
-  return email
-}
+const required = (): FieldError => fieldError('validation_required', 'Cannot be blank.')
+const invalidToken = (): FieldError =>
+  fieldError('validation_invalid_token', 'Invalid or expired token.')
 
-/** Verifies a token of `type` for collection `c`; failures become a field error on `token`. */
-async function checkToken(app: App, c: Collection, token: string, type: TokenType) {
-  const fail = (e: FieldError) => invalidData({ token: e })
-  if (token === '') throw fail(fieldError('validation_required', 'Cannot be blank.'))
-  let claims: Record<string, unknown>
-  try {
-    claims = decodeJwt(token)
-  } catch {
-    throw fail(fieldError('validation_invalid_token', 'Invalid or expired token.'))
-  }
-  if (claims.collectionId !== c.id) {
-    throw fail(
-      fieldError(
+/** The trimmed `token` of a body; a non-text token is a type error in `errors`. */
+const tokenText = (body: Record<string, unknown>, errors: ValidationErrors): string =>
+  bodyText(body, 'token', errors).trim()
+
+/**
+ * Verifies a token of `type` for collection `c` as PocketBase does: required, then valid and
+ * unexpired (signature, record, `exp`), then of this collection. Returns the verified token, or
+ * the field error for `token`.
+ */
+async function readToken(
+  app: App,
+  c: Collection,
+  token: string,
+  type: TokenType,
+): Promise<{ verified: VerifiedToken } | { error: FieldError }> {
+  if (token === '') return { error: required() }
+  const verified = await verifyToken(app, token, [type])
+  if (!verified) return { error: invalidToken() }
+  if (verified.collection.id !== c.id) {
+    return {
+      error: fieldError(
         'validation_token_collection_mismatch',
         'The provided token is for different auth collection.',
       ),
-    )
+    }
   }
-  const verified = await verifyToken(app, token, [type])
-  if (!verified) throw fail(fieldError('validation_invalid_token', 'Invalid or expired token.'))
-  return verified
+  return { verified }
+}
+
+/** The min length of the collection's password field (PocketBase's reset form bound; 1 if unset). */
+function passwordMin(c: Collection): number {
+  const min = c.fields.find((f) => f.name === 'password')?.options.min
+  return typeof min === 'number' && min > 0 ? min : 1
 }
 
 /** `request-verification`: mails a verification link to an unverified record; always quiet. */
@@ -105,13 +106,17 @@ export async function confirmVerification(
   body: Record<string, unknown>,
 ): Promise<void> {
   if (c.name === '_superusers') throw badRequest('All superusers are verified by default.')
-  const token = str(body, 'token')
+  const errors: ValidationErrors = {}
+  const token = tokenText(body, errors)
+  if (hasErrors(errors)) throw invalidData(errors)
   if (token !== '' && typeof safeClaims(token).email !== 'string') {
     throw invalidData({
       token: fieldError('validation_invalid_token_claims', 'Missing email token claim.'),
     })
   }
-  const { record, claims } = await checkToken(app, c, token, 'verification')
+  const checked = await readToken(app, c, token, 'verification')
+  if ('error' in checked) throw invalidData({ token: checked.error })
+  const { record, claims } = checked.verified
   if (claims.email !== record.email) {
     throw invalidData({
       token: fieldError(
@@ -155,20 +160,28 @@ export async function requestPasswordReset(
   )
 }
 
-/** `confirm-password-reset`: sets the new password (rotating tokenKey); verifies the email. */
+/**
+ * `confirm-password-reset`: sets the new password (rotating tokenKey); verifies the email. All
+ * field errors (token, password, passwordConfirm) are reported together, as PocketBase does.
+ */
 export async function confirmPasswordReset(
   app: App,
   c: Collection,
   body: Record<string, unknown>,
 ): Promise<void> {
   const errors: ValidationErrors = {}
-  const password = requiredText(body, 'password', 255, errors)
-  const confirm = typeof body.passwordConfirm === 'string' ? body.passwordConfirm : ''
-  if (confirm === '') errors.passwordConfirm = fieldError('validation_required', 'Cannot be blank.')
-  else if (confirm !== password)
-    errors.passwordConfirm = fieldError('validation_values_mismatch', "Values don't match.")
-  const { record, claims } = await checkToken(app, c, str(body, 'token'), 'passwordReset')
-  if (Object.keys(errors).length > 0) throw invalidData(errors)
+  const token = tokenText(body, errors)
+  const checked = errors.token ? null : await readToken(app, c, token, 'passwordReset')
+  if (checked && 'error' in checked) errors.token = checked.error
+  const password = requiredText(body, 'password', 255, errors, passwordMin(c))
+  const confirm = bodyText(body, 'passwordConfirm', errors)
+  if (!errors.passwordConfirm) {
+    if (confirm === '') errors.passwordConfirm = required()
+    else if (confirm !== password)
+      errors.passwordConfirm = fieldError('validation_values_mismatch', "Values don't match.")
+  }
+  if (hasErrors(errors) || !checked || 'error' in checked) throw invalidData(errors)
+  const { record, claims } = checked.verified
   const patch: Record<string, unknown> = { password, passwordConfirm: confirm }
   if (claims.email === record.email) patch.verified = true
   try {
@@ -205,44 +218,65 @@ export async function requestEmailChange(
   }
 }
 
-/** `confirm-email-change`: with the current password, moves the record to the new email. */
+/**
+ * The record and new email of an email-change token, or the field error for `token`, checked in
+ * PocketBase's order: the `newEmail` claim, the new email still free, then the token itself.
+ */
+async function readEmailChangeToken(
+  app: App,
+  c: Collection,
+  token: string,
+): Promise<{ record: RecordData; newEmail: string } | { error: FieldError }> {
+  if (token === '') return { error: required() }
+  const newEmail = safeClaims(token).newEmail
+  if (typeof newEmail !== 'string' || newEmail === '') {
+    return {
+      error: fieldError(
+        'validation_invalid_token_payload',
+        'Invalid token payload - newEmail must be set.',
+      ),
+    }
+  }
+  if (await findByEmail(app, c, newEmail)) {
+    return {
+      error: fieldError('validation_invalid_token_email', 'The new email address is invalid.'),
+    }
+  }
+  const checked = await readToken(app, c, token, 'emailChange')
+  return 'error' in checked ? checked : { record: checked.verified.record, newEmail }
+}
+
+/**
+ * `confirm-email-change`: with the current password, moves the record to the new email. Token
+ * and password errors are reported together; with a bad token the password cannot be checked
+ * against any record, so it is reported invalid too, as PocketBase does.
+ */
 export async function confirmEmailChange(
   app: App,
   c: Collection,
   body: Record<string, unknown>,
 ): Promise<void> {
   if (c.name === '_superusers') throw badRequest('All superusers can change their emails directly.')
-  const token = str(body, 'token')
-  if (token !== '' && typeof safeClaims(token).newEmail !== 'string') {
-    throw invalidData({
-      token: fieldError(
-        'validation_invalid_token_payload',
-        'Invalid token payload - newEmail must be set.',
-      ),
-    })
+  const errors: ValidationErrors = {}
+  const token = tokenText(body, errors)
+  const target = errors.token ? null : await readEmailChangeToken(app, c, token)
+  if (target && 'error' in target) errors.token = target.error
+  const password = requiredText(body, 'password', 100, errors)
+  const hash = target && 'record' in target ? target.record.password : undefined
+  if (
+    !errors.password &&
+    (typeof hash !== 'string' || hash === '' || !(await verifyPassword(password, hash)))
+  ) {
+    errors.password = fieldError(
+      'validation_invalid_password',
+      'Missing or invalid auth record password.',
+    )
   }
-  const { record, claims } = await checkToken(app, c, token, 'emailChange')
-  const newEmail = String(claims.newEmail)
-  if (await findByEmail(app, c, newEmail)) {
-    throw invalidData({
-      token: fieldError('validation_invalid_token_email', 'The new email address is invalid.'),
-    })
-  }
-  const password = typeof body.password === 'string' ? body.password : ''
-  if (password === '')
-    throw invalidData({ password: fieldError('validation_required', 'Cannot be blank.') })
-  if (typeof record.password !== 'string' || !(await verifyPassword(password, record.password))) {
-    throw invalidData({
-      password: fieldError(
-        'validation_invalid_password',
-        'Missing or invalid auth record password.',
-      ),
-    })
-  }
+  if (hasErrors(errors) || !target || 'error' in target) throw invalidData(errors)
   await app.records.update(
     c,
-    String(record.id),
-    { email: newEmail, verified: true },
+    String(target.record.id),
+    { email: target.newEmail, verified: true },
     systemRequest(app),
   )
 }

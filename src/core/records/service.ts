@@ -12,7 +12,7 @@ import {
   type ValidationErrors,
 } from '../errors.js'
 import { autodateValue } from '../fields/autodate.js'
-import { verifyPassword } from '../fields/password.js'
+import { checkOldPassword } from '../auth/password-change.js'
 import { getFieldType } from '../fields/registry.js'
 import { autogenerateText } from '../fields/text.js'
 import { isSuperuser, type RecordData, type RequestInfo } from '../request-info.js'
@@ -279,12 +279,10 @@ export class RecordService {
           if (!manager) rejectUnmanaged(record, original, errors)
           if (applied.passwords.has('password')) {
             Object.assign(errors, checkPasswordConfirm(body, applied.passwords.get('password')))
-            if (!manager && !(await passwordMatches(original.password, body.oldPassword))) {
-              errors.oldPassword = fieldError(
-                'validation_invalid_old_password',
-                'Missing or invalid old password.',
-              )
-            }
+            const oldErr = manager
+              ? null
+              : await checkOldPassword(original.password, body.oldPassword)
+            if (oldErr) errors.oldPassword = oldErr
           }
           if (
             (record.password !== original.password || record.email !== original.email) &&
@@ -584,11 +582,6 @@ function rejectUnmanaged(
   if (original && record.email !== original.email) {
     errors.email = fieldError('validation_values_mismatch', "Values don't match.")
   }
-}
-
-async function passwordMatches(hash: unknown, plain: unknown): Promise<boolean> {
-  if (typeof hash !== 'string' || typeof plain !== 'string' || hash === '') return false
-  return verifyPassword(plain, hash)
 }
 
 function rethrowUnique(err: unknown, message: string, collection: Collection): never {
