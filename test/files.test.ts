@@ -115,7 +115,7 @@ describe.each(['local', 's3'] as const)('file fields on %s storage', (driver) =>
       authorization: owner.token,
     })
     expect(txt.body.toString()).toBe('two')
-    expect(txt.headers.get('content-type')).toBe('application/octet-stream')
+    expect(txt.headers.get('content-type')).toBe('text/plain; charset=utf-8')
     expect(txt.headers.get('content-disposition')).toMatch(/^attachment/)
     expect(await listKeys(`${c}/${res.body.id}/`)).toHaveLength(3)
   })

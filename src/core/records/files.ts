@@ -6,6 +6,7 @@ import type { App } from '../app.js'
 import type { Collection, Field } from '../collections/model.js'
 import { fieldError, type ValidationErrors } from '../errors.js'
 import { fileMaxSize } from '../fields/file.js'
+import { listTypeError } from '../fields/list-values.js'
 import { getFieldType } from '../fields/registry.js'
 import type { RecordData } from '../request-info.js'
 import { parseKey } from './input.js'
@@ -80,7 +81,10 @@ export async function detectType(
   if (await looksLikeText(path)) {
     // NB: text content may claim a text-based type by its name (svg, json, csv…) but never a
     // binary one, so "plain text named x.png" is not an image.
-    return { type: TEXTUAL.test(byName) ? byName : 'text/plain' }
+    if (TEXTUAL.test(byName)) return { type: byName }
+    // As PocketBase (mimetype's extension), a name without one gets `.txt`, so that plain text
+    // is served as such by name too (local storage keeps no content type).
+    return { type: 'text/plain', ext: 'txt' }
   }
   return { type: byName || 'application/octet-stream' }
 }
@@ -215,6 +219,8 @@ export function assignUploads(
   const errors: ValidationErrors = {}
   for (const field of c.fields) {
     if (field.type !== 'file') continue
+    // A value of the wrong type (`{}`) is kept as sent, for validation to report it.
+    if (listTypeError(record[field.name], field)) continue
     const ft = getFieldType('file')!
     const mine = uploads.filter((u) => u.field.id === field.id)
     const set = mine.filter((u) => u.modifier === 'set').map((u) => u.name)

@@ -5,21 +5,35 @@ const INLINE =
   /^(image\/(png|jpe?g|gif|webp|avif|bmp|x-icon|vnd\.microsoft\.icon)|audio\/[\w.+-]+|video\/[\w.+-]+|application\/pdf)$/
 
 /**
+ * Plain text keeps its type too, declared UTF-8 (`text/plain; charset=utf-8`, as PocketBase
+ * sends it), but stays an attachment as in PocketBase, whose inline list has no text type.
+ */
+const PLAIN_TEXT = 'text/plain'
+
+/**
  * The content type and disposition a stored file is served with: raster images, audio, video
- * and PDF keep their type and show inline (unless `download`); everything else (HTML, SVG,
- * scripts…) is `application/octet-stream` as an attachment, so nothing uploaded runs here.
+ * and PDF keep their type and show inline (unless `download`); plain text keeps its type
+ * (`text/plain; charset=utf-8`) as an attachment; everything else (HTML, SVG, scripts…) is
+ * `application/octet-stream` as an attachment, so nothing uploaded runs here. `nosniff` keeps
+ * browsers to the declared type.
  */
 export function servingHeaders(
   name: string,
   storedType: string | undefined,
   download: boolean,
 ): Record<string, string> {
-  const type =
+  const declared =
     storedType && storedType !== 'application/octet-stream' ? storedType : mime.lookup(name) || ''
+  // A stored type may carry parameters (`text/plain; charset=…`): the media type decides.
+  const type = declared.split(';')[0]!.trim().toLowerCase()
   const inline = INLINE.test(type)
   const encoded = encodeURIComponent(name)
   return {
-    'content-type': inline ? type : 'application/octet-stream',
+    'content-type': inline
+      ? type
+      : type === PLAIN_TEXT
+        ? 'text/plain; charset=utf-8'
+        : 'application/octet-stream',
     'content-disposition': `${inline && !download ? 'inline' : 'attachment'}; filename="${name.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encoded}`,
     'content-security-policy':
       "default-src 'none'; media-src 'self'; style-src 'unsafe-inline'; sandbox",
