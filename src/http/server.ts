@@ -9,14 +9,25 @@ import { ApiError, badRequest } from '../core/errors.js'
 import { SUPERUSERS, type AuthInfo } from '../core/request-info.js'
 import { AuthCache } from './auth-cache.js'
 import { BODY_LIMIT, cleanUploads, parseUrlEncoded } from './body.js'
+import { clientIp } from './client-ip.js'
+import { errorHandler, notFoundHandler } from './errors.js'
+import { SuperuserIpGuard } from './superuser-ips.js'
 
 export { BODY_LIMIT }
 
 /** The largest request head accepted (the URL included), so long filters get a real answer. */
 export const MAX_HEADER_SIZE = 2 * 1024 * 1024
-import { clientIp } from './client-ip.js'
-import { errorHandler, notFoundHandler } from './errors.js'
-import { SuperuserIpGuard } from './superuser-ips.js'
+
+/**
+ * How long an idle keep-alive connection stays open: Fastify's default, which Fastify does not
+ * apply to a server from `serverFactory` (Node's own is 5 s). A client must drop an idle
+ * connection before the server does, or a request sent just as the server closes it is reset
+ * (ECONNRESET): proxies keep idle connections for up to 60 s, and Node's fetch drops them 2 s
+ * before the `Keep-Alive: timeout=72` this announces.
+ */
+export const KEEP_ALIVE_TIMEOUT = 72_000
+/** Above the keep-alive timeout, as Node's docs advise, so an idle connection is never cut early. */
+const HEADERS_TIMEOUT = KEEP_ALIVE_TIMEOUT + 1_000
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -89,7 +100,12 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
     routerOptions: { ignoreTrailingSlash: false },
     // Long query strings (a hostile 1 MB filter) reach the filter parser, which refuses them
     // with a precise 400 at once, instead of Node's bare 431.
-    serverFactory: (handler) => createServer({ maxHeaderSize: MAX_HEADER_SIZE }, handler),
+    serverFactory: (handler) => {
+      const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, handler)
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT
+      server.headersTimeout = HEADERS_TIMEOUT
+      return server
+    },
     clientErrorHandler: (err, socket) => {
       const status = (err as { code?: string }).code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
       const body = JSON.stringify(
