@@ -380,6 +380,65 @@ describe('compileFilter: relations, back-relations and @collection', () => {
   ])
 })
 
+describe('compileFilter: the number of back-related records', () => {
+  const listable = schema()
+  listable.comments!.listRule = 'message != ""'
+  const findListable = (n: string) =>
+    Object.values(listable).find((c) => c.id === n || c.name === n)
+  run([
+    {
+      filter: 'comments_via_post:length = 0',
+      sqlite: ['(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") = ?', [0]],
+      postgres: [
+        '(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") = $1',
+        [0],
+      ],
+    },
+    {
+      filter: 'comments_via_post.id:length > 2 && meta_via_post:length = 1',
+      sqlite: [
+        '((SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") > ? AND ' +
+          '(SELECT COUNT(*) FROM "meta" AS "_b2" WHERE "_b2"."post" = "p"."id") = ?)',
+        [2, 1],
+      ],
+      postgres: [
+        '((SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") > $1 AND ' +
+          '(SELECT COUNT(*) FROM "meta" AS "_b2" WHERE "_b2"."post" = "p"."id") = $2)',
+        [2, 1],
+      ],
+    },
+    {
+      // A back-relation reached through a relation counts per joined row.
+      filter: 'author.comments_via_author:length >= 1',
+      sqlite: [
+        'EXISTS (SELECT 1 FROM (SELECT 1) AS "_s3" LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author" ' +
+          'WHERE (SELECT COUNT(*) FROM "comments" AS "_b2" WHERE "_b2"."author" = "_r1"."id") >= ?)',
+        [1],
+      ],
+      postgres: [
+        'EXISTS (SELECT 1 FROM (SELECT 1) AS "_s3" LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author" ' +
+          'WHERE (SELECT COUNT(*) FROM "comments" AS "_b2" WHERE "_b2"."author" = "_r1"."id") >= $1)',
+        [1],
+      ],
+    },
+    {
+      // A client filter counts only the records the requester may list.
+      filter: 'comments_via_post.id:length = 0',
+      ctx: { ...user, restricted: true, findCollection: findListable },
+      sqlite: [
+        '(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id" AND ' +
+          `(("_b1"."message" IS NOT '' AND "_b1"."message" IS NOT NULL))) = ?`,
+        [0],
+      ],
+      postgres: [
+        '(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id" AND ' +
+          `(("_b1"."message" IS DISTINCT FROM '' AND "_b1"."message" IS NOT NULL))) = $1`,
+        [0],
+      ],
+    },
+  ])
+})
+
 describe('compileFilter: functions', () => {
   const haversine = (p: (n: number) => string, num: string) => {
     const c = (x: string) => `CAST(${x} AS ${num})`
@@ -446,6 +505,19 @@ describe('compileSort', () => {
           'LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC, LOWER(("p"."data" #>> $1::text[])) ASC',
         [['a']],
       ],
+    ],
+    [
+      '-comments_via_post:length',
+      {},
+      ['(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") DESC', []],
+      ['(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") DESC', []],
+    ],
+    // A superuser sorts by the real e-mail…
+    [
+      '-email',
+      { collection: schema().users!, alias: 'u' },
+      ['"u"."email" DESC', []],
+      ['"u"."email" DESC', []],
     ],
   ]
   it.each(cases)('%s', (text, over, sqlite, postgres) => {
@@ -629,6 +701,27 @@ describe('errors', () => {
       sqliteDialect,
       400,
       'Invalid sort: the field "secret" is hidden.',
+    ],
+    [
+      'author.tokenKey',
+      { restricted: true },
+      sqliteDialect,
+      400,
+      'Invalid sort: the field "author.tokenKey" is hidden.',
+    ],
+    [
+      'comments_via_post.author.password',
+      { restricted: true },
+      postgresDialect,
+      400,
+      'Invalid sort: the field "comments_via_post.author.password" is hidden.',
+    ],
+    [
+      'comments_via_post.message:length',
+      {},
+      sqliteDialect,
+      400,
+      'Invalid sort: the :length modifier needs a select, relation or file field ("comments_via_post.message:length").',
     ],
     [
       '@rowid',

@@ -109,17 +109,18 @@ export function joinEach(state: CompileState, sink: JoinSink, key: string, expr:
   return dialect.jsonEach(expr, alias).value
 }
 
-/**
- * Joins the back-relation `<collection>_via_<field>` at `base`: the records of that collection
- * whose relation field points to the current row. Returns null when `name` is not one.
- */
-export function joinBackRelation(
-  state: CompileState,
-  sink: JoinSink,
-  base: PathBase,
-  name: string,
-  path: string,
-): PathBase | null {
+/** A back-relation `<collection>_via_<field>` seen from `base`, before it is joined. */
+interface BackRelation {
+  source: Collection
+  field: Field
+  /** Whether the current row has at most one back-related record (single, unique field). */
+  unique: boolean
+  /** `<alias>` points to the current row (`<alias>.field = id`, or its JSON list holds it). */
+  pointsHere(alias: string): Sql
+}
+
+/** The back-relation `name` at `base`, or null when `name` is not one. */
+function backRelation(state: CompileState, base: PathBase, name: string): BackRelation | null {
   const m = /^(\w+)_via_(\w+)$/.exec(name)
   if (!m) return null
   const source = state.ctx.findCollection(m[1]!)
@@ -131,19 +132,56 @@ export function joinBackRelation(
       `invalid back-relation "${name}": "${m[2]}" does not point to "${base.collection.name}"`,
     )
   }
-  const key = `${base.key}.${name}`
   const id = column(base.alias, 'id')
   const multiField = isMultiField(field)
-  const alias = sink.join(key, 'b', (a) => {
-    let cond = sql`${column(a, field.name)} = ${id}`
-    if (multiField) {
+  return {
+    source,
+    field,
+    unique: !multiField && source.type !== 'view' && hasUniqueIndex(source, field),
+    pointsHere: (a) => {
+      if (!multiField) return sql`${column(a, field.name)} = ${id}`
       const each = state.ctx.dialect.jsonEach(column(a, field.name), state.nextAlias('j'))
-      cond = sql`EXISTS (SELECT 1 FROM ${each.from} WHERE ${each.value} = ${id})`
-    }
-    return on(a, source.name, withRule(state, source, a, path, cond))
-  })
-  const unique = !multiField && source.type !== 'view' && hasUniqueIndex(source, field)
-  return { collection: source, alias, multi: base.multi || !unique, key }
+      return sql`EXISTS (SELECT 1 FROM ${each.from} WHERE ${each.value} = ${id})`
+    },
+  }
+}
+
+/**
+ * Joins the back-relation `<collection>_via_<field>` at `base`: the records of that collection
+ * whose relation field points to the current row. Returns null when `name` is not one.
+ */
+export function joinBackRelation(
+  state: CompileState,
+  sink: JoinSink,
+  base: PathBase,
+  name: string,
+  path: string,
+): PathBase | null {
+  const back = backRelation(state, base, name)
+  if (!back) return null
+  const { source } = back
+  const key = `${base.key}.${name}`
+  const alias = sink.join(key, 'b', (a) =>
+    on(a, source.name, withRule(state, source, a, path, back.pointsHere(a))),
+  )
+  return { collection: source, alias, multi: base.multi || !back.unique, key }
+}
+
+/**
+ * `(SELECT COUNT(*) …)`: how many records of the back-relation `name` point to the row at
+ * `base` (those a restricted requester can list). Null when `name` is not a back-relation.
+ */
+export function countBackRelation(
+  state: CompileState,
+  base: PathBase,
+  name: string,
+  path: string,
+): Sql | null {
+  const back = backRelation(state, base, name)
+  if (!back) return null
+  const a = state.nextAlias('b')
+  const where = withRule(state, back.source, a, path, back.pointsHere(a))
+  return sql`(SELECT COUNT(*) FROM ${ident(back.source.name)} AS ${ident(a)} WHERE ${where})`
 }
 
 /** Joins `@collection.<name>[:alias]` with no condition: every row of it, multi-valued. */

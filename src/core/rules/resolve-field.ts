@@ -13,7 +13,13 @@ import {
   type JoinSink,
   type Operand,
 } from './context.js'
-import { joinBackRelation, joinEach, joinRelation, type PathBase } from './joins.js'
+import {
+  countBackRelation,
+  joinBackRelation,
+  joinEach,
+  joinRelation,
+  type PathBase,
+} from './joins.js'
 
 /** The modifiers a path may end with. */
 export const modifiers = ['lower', 'length', 'each', 'isset', 'changed'] as const
@@ -61,9 +67,7 @@ export function resolveFieldPath(
   let base = start
   let hops = 0
   const hop = (next: PathBase): PathBase => {
-    if (++hops > MAX_RELATION_DEPTH) {
-      throw new RuleError(`"${name}" goes through more than ${MAX_RELATION_DEPTH} relations`)
-    }
+    if (++hops > MAX_RELATION_DEPTH) tooDeep(name)
     return next
   }
   for (let i = 0; i < segments.length; i++) {
@@ -71,6 +75,18 @@ export function resolveFieldPath(
     const path = prefix + segments.slice(0, i + 1).join('.')
     const last = i === segments.length - 1
     const field = base.collection.fields.find((f) => f.name === seg)
+    if (
+      !field &&
+      modifier === 'length' &&
+      (last || (i === segments.length - 2 && segments[i + 1] === 'id'))
+    ) {
+      // `posts_via_author:length` / `posts_via_author.id:length`: how many records point here.
+      const count = countBackRelation(state, base, seg, path)
+      if (count) {
+        if (++hops > MAX_RELATION_DEPTH) tooDeep(name)
+        return { sql: count, type: 'number', fromColumn: true, multi: base.multi }
+      }
+    }
     if (!field) {
       const back = last ? null : joinBackRelation(state, sink, base, seg, path)
       if (!back) throw new RuleError(`unknown field "${path}"`)
@@ -95,6 +111,10 @@ export function resolveFieldPath(
     base = hop(joinRelation(state, sink, base, field, path))
   }
   throw new RuleError(`invalid field path "${name}"`)
+}
+
+function tooDeep(name: string): never {
+  throw new RuleError(`"${name}" goes through more than ${MAX_RELATION_DEPTH} relations`)
 }
 
 function lastField(
