@@ -519,6 +519,31 @@ describe('compileSort', () => {
       ['"u"."email" DESC', []],
       ['"u"."email" DESC', []],
     ],
+    // …a client by what its filter sees: a hidden e-mail matches nothing, so it sorts as NULL.
+    [
+      '-email',
+      { collection: schema().users!, alias: 'u', restricted: true },
+      ['CASE WHEN "u"."emailVisibility" = TRUE THEN "u"."email" END DESC', []],
+      ['CASE WHEN "u"."emailVisibility" = TRUE THEN "u"."email" END DESC', []],
+    ],
+    [
+      'author.email,-editors.email:lower',
+      { restricted: true },
+      [
+        '(SELECT CASE WHEN "_r1"."emailVisibility" = TRUE THEN "_r1"."email" END FROM (SELECT 1) AS "_s2" ' +
+          'LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC, ' +
+          '(SELECT MAX(CASE WHEN "_r4"."emailVisibility" = TRUE THEN LOWER("_r4"."email") END) FROM (SELECT 1) AS "_s5" ' +
+          'LEFT JOIN json_each("p"."editors") AS "_j3" ON 1 = 1 LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC',
+        [],
+      ],
+      [
+        '(SELECT CASE WHEN "_r1"."emailVisibility" = TRUE THEN "_r1"."email" END FROM (SELECT 1) AS "_s2" ' +
+          'LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC, ' +
+          '(SELECT MAX(CASE WHEN "_r4"."emailVisibility" = TRUE THEN LOWER("_r4"."email") END) FROM (SELECT 1) AS "_s5" ' +
+          `LEFT JOIN ${pgEach('"p"."editors"')} AS "_j3"("value") ON 1 = 1 LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC`,
+        [],
+      ],
+    ],
   ]
   it.each(cases)('%s', (text, over, sqlite, postgres) => {
     for (const [dialect, expected] of [

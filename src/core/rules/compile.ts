@@ -176,8 +176,13 @@ function sortExpression(item: SortItem, state: State): Sql {
   const sink = new JoinSink(state)
   const op = resolveOperand(identifierNode(item.field, 0), state, sink)
   if (!op.fromColumn) throw new RuleError(`cannot sort by "${item.field}", it is not a field`)
-  if (sink.clauses.length === 0) return sql`${op.sql} ${direction}`
-  const value = op.multi ? sql`${raw(item.direction === 'ASC' ? 'MIN' : 'MAX')}(${op.sql})` : op.sql
+  // NB: a guarded value (an e-mail its owner hides) matches no filter, so it sorts as NULL:
+  // ordering by the real value would leak it to anyone able to insert rows next to it.
+  const guarded = op.guard ? sql`CASE WHEN ${op.guard} THEN ${op.sql} END` : op.sql
+  if (sink.clauses.length === 0) return sql`${guarded} ${direction}`
+  const value = op.multi
+    ? sql`${raw(item.direction === 'ASC' ? 'MIN' : 'MAX')}(${guarded})`
+    : guarded
   return sql`(SELECT ${value} FROM ${sink.from()}) ${direction}`
 }
 
