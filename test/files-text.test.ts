@@ -34,13 +34,13 @@ describe('plain text downloads (local storage)', () => {
   })
   afterAll(() => t.close())
 
-  it('serves a text/plain upload as text/plain; charset=utf-8 with nosniff, as an attachment', async () => {
+  it('serves a text/plain upload as text/plain; charset=utf-8 with nosniff, inline (DECISIONS "File downloads")', async () => {
     const res = await download(await upload('héllo wörld', 'notes.txt'))
     expect(res.status).toBe(200)
     expect(res.text).toBe('héllo wörld')
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8')
     expect(res.headers.get('x-content-type-options')).toBe('nosniff')
-    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="notes_/)
+    expect(res.headers.get('content-disposition')).toMatch(/^inline; filename="notes_/)
     expect(res.headers.get('content-security-policy')).toContain('sandbox')
   })
 
@@ -64,7 +64,7 @@ describe('plain text downloads (local storage)', () => {
     }
   })
 
-  it('keeps plain text an attachment with download=1 too', async () => {
+  it('serves plain text as an attachment with download=1', async () => {
     const res = await download(`${await upload('x', 'a.txt')}?download=1`)
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8')
     expect(res.headers.get('content-disposition')).toMatch(/^attachment/)

@@ -116,7 +116,7 @@ describe.each(['local', 's3'] as const)('file fields on %s storage', (driver) =>
     })
     expect(txt.body.toString()).toBe('two')
     expect(txt.headers.get('content-type')).toBe('text/plain; charset=utf-8')
-    expect(txt.headers.get('content-disposition')).toMatch(/^attachment/)
+    expect(txt.headers.get('content-disposition')).toMatch(/^inline/)
     expect(await listKeys(`${c}/${res.body.id}/`)).toHaveLength(3)
   })
 

@@ -2,18 +2,15 @@ import mime from 'mime-types'
 
 /** Types served with their real content type and inline (DECISIONS "File downloads"). */
 const INLINE =
-  /^(image\/(png|jpe?g|gif|webp|avif|bmp|x-icon|vnd\.microsoft\.icon)|audio\/[\w.+-]+|video\/[\w.+-]+|application\/pdf)$/
+  /^(image\/(png|jpe?g|gif|webp|avif|bmp|x-icon|vnd\.microsoft\.icon)|audio\/[\w.+-]+|video\/[\w.+-]+|application\/pdf|text\/plain)$/
 
-/**
- * Plain text keeps its type too, declared UTF-8 (`text/plain; charset=utf-8`, as PocketBase
- * sends it), but stays an attachment as in PocketBase, whose inline list has no text type.
- */
+/** Plain text is declared UTF-8 (`text/plain; charset=utf-8`, as PocketBase sends it). */
 const PLAIN_TEXT = 'text/plain'
 
 /**
- * The content type and disposition a stored file is served with: raster images, audio, video
- * and PDF keep their type and show inline (unless `download`); plain text keeps its type
- * (`text/plain; charset=utf-8`) as an attachment; everything else (HTML, SVG, scripts…) is
+ * The content type and disposition a stored file is served with: raster images, audio, video,
+ * PDF and plain text (`text/plain; charset=utf-8`) keep their type and show inline (unless
+ * `download`); everything else (HTML, SVG, scripts…) is
  * `application/octet-stream` as an attachment, so nothing uploaded runs here. `nosniff` keeps
  * browsers to the declared type.
  */
@@ -29,11 +26,12 @@ export function servingHeaders(
   const inline = INLINE.test(type)
   const encoded = encodeURIComponent(name)
   return {
-    'content-type': inline
-      ? type
-      : type === PLAIN_TEXT
+    'content-type':
+      type === PLAIN_TEXT
         ? 'text/plain; charset=utf-8'
-        : 'application/octet-stream',
+        : inline
+          ? type
+          : 'application/octet-stream',
     'content-disposition': `${inline && !download ? 'inline' : 'attachment'}; filename="${name.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encoded}`,
     'content-security-policy':
       "default-src 'none'; media-src 'self'; style-src 'unsafe-inline'; sandbox",
