@@ -30,7 +30,8 @@ describe('large files stream through the server (separate process)', () => {
   let token = ''
 
   beforeAll(async () => {
-    const cli = ['bin/svcbase.js']
+    // The CLI from its sources: bin/svcbase.js runs dist/, which may be older than src/.
+    const cli = ['--import', 'tsx', 'src/cli.ts']
     execFileSync(process.execPath, [
       ...cli,
       'superuser',
