@@ -158,6 +158,7 @@ describe('setup', () => {
     expect(typeof body.token).toBe('string')
     expect(body.record.email).toBe('root@example.com')
     expect(body.record.password).toBeUndefined()
+    expect(body.record.tokenKey).toBeUndefined()
     expect(await (await fetch(`${url}/api/setup/status`)).json()).toEqual({ needsSetup: false })
     const again = await post({
       email: 'two@example.com',
@@ -183,6 +184,28 @@ describe('setup', () => {
       headers: { authorization: `Bearer ${body.token}` },
     })
     expect(cols.status).toBe(200)
+    // tokenKey signs the record's tokens: never serialised, not even to a superuser.
+    const authHeader = { authorization: `Bearer ${body.token}` }
+    const user = await fetch(`${url}/api/collections/users/records`, {
+      method: 'POST',
+      headers: { ...authHeader, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        email: 'u@example.com',
+        password: 'pw123456',
+        passwordConfirm: 'pw123456',
+      }),
+    })
+    expect(user.status).toBe(200)
+    expect(Object.keys((await user.json()) as object)).not.toContain('tokenKey')
+    for (const path of [
+      '/api/collections/_superusers/records',
+      '/api/collections/users/records',
+      '/api/collections/users/records?fields=id,tokenKey',
+    ]) {
+      const list = (await (await fetch(`${url}${path}`, { headers: authHeader })).json()) as any
+      expect(list.items.length, path).toBeGreaterThan(0)
+      for (const item of list.items) expect(Object.keys(item), path).not.toContain('tokenKey')
+    }
   })
 })
 

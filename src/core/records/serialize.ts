@@ -29,8 +29,9 @@ function emailVisible(
 }
 
 /**
- * A record as the API returns it to one requester: fields never serialised (passwords) and
- * hidden fields are left out for non-superusers, and an auth record's `email` unless visible.
+ * A record as the API returns it to one requester: fields never serialised (passwords, an auth
+ * record's `tokenKey`) are left out for everyone, hidden fields for non-superusers, and an auth
+ * record's `email` unless visible.
  * Keys come out alphabetically, as PocketBase's do.
  */
 export function serializeRecord(
@@ -82,6 +83,8 @@ function outputKeys(c: Collection): OutputKey[] {
   ]
   for (const f of c.fields) {
     if (getFieldType(f.type)?.serialised === false) continue
+    // NB: an auth record's tokenKey signs its tokens: never serialised, not even for superusers.
+    if (c.type === 'auth' && f.name === 'tokenKey') continue
     named.push([
       f.name,
       { name: f.name, hidden: f.hidden, email: c.type === 'auth' && f.name === 'email' },
