@@ -8,9 +8,65 @@ export interface ColumnSpec {
   primaryKey?: boolean
 }
 
-/** One indexed column. */
+/** Functions an index expression may call: deterministic, and common to the SQL engines. */
+export const indexFunctions = [
+  'lower',
+  'upper',
+  'length',
+  'trim',
+  'ltrim',
+  'rtrim',
+  'coalesce',
+  'ifnull',
+  'abs',
+  'round',
+  'substr',
+  'json_extract',
+] as const
+
+/** A function of {@link indexFunctions}. */
+export type IndexFunction = (typeof indexFunctions)[number]
+
+/** Binary operators of index expressions. */
+export type IndexBinaryOp =
+  | 'OR'
+  | 'AND'
+  | '='
+  | '!='
+  | 'IS'
+  | 'IS NOT'
+  | 'LIKE'
+  | 'NOT LIKE'
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | '+'
+  | '-'
+  | '*'
+  | '/'
+  | '%'
+  | '||'
+
+/**
+ * An expression inside an index (an expression column, or a partial index's `WHERE`), parsed and
+ * checked by the collection layer and rendered by each dialect: no user text reaches the DDL.
+ */
+export type IndexExpr =
+  | { kind: 'column'; name: string }
+  | { kind: 'text'; value: string }
+  | { kind: 'number'; value: number }
+  | { kind: 'null' }
+  | { kind: 'bool'; value: boolean }
+  | { kind: 'not'; operand: IndexExpr }
+  | { kind: 'negate'; operand: IndexExpr }
+  | { kind: 'binary'; op: IndexBinaryOp; left: IndexExpr; right: IndexExpr }
+  | { kind: 'in'; negate: boolean; left: IndexExpr; values: IndexExpr[] }
+  | { kind: 'call'; fn: IndexFunction; args: IndexExpr[] }
+
+/** One indexed term: a column or an expression, with its collation and order. */
 export interface IndexColumn {
-  name: string
+  expr: IndexExpr
   nocase?: boolean
   desc?: boolean
 }
@@ -20,8 +76,76 @@ export interface IndexSpec {
   name: string
   unique: boolean
   columns: IndexColumn[]
-  /** For unique indexes on text columns: ignore empty values (`WHERE col != ''`). */
-  skipEmpty?: string
+  /** A partial index's condition. */
+  where?: IndexExpr
+}
+
+/** A plain column reference. */
+export const indexColumn = (name: string): IndexExpr => ({ kind: 'column', name })
+
+const precedence: Readonly<Record<IndexBinaryOp, number>> = {
+  OR: 1,
+  AND: 2,
+  '=': 4,
+  '!=': 4,
+  IS: 4,
+  'IS NOT': 4,
+  LIKE: 4,
+  'NOT LIKE': 4,
+  '<': 5,
+  '<=': 5,
+  '>': 5,
+  '>=': 5,
+  '+': 6,
+  '-': 6,
+  '*': 7,
+  '/': 7,
+  '%': 7,
+  '||': 8,
+}
+
+/** The binding strength of an expression's outermost operator (NOT is 3, IN 4, atoms 10). */
+export function indexExprPrecedence(e: IndexExpr): number {
+  if (e.kind === 'binary') return precedence[e.op]
+  if (e.kind === 'not') return 3
+  if (e.kind === 'in') return 4
+  if (e.kind === 'negate') return 9
+  return 10
+}
+
+/**
+ * Renders an index expression as standard SQL text: identifiers through `quoteIdent`, string
+ * literals with doubled quotes, parentheses only where precedence needs them.
+ */
+export function renderIndexExpr(e: IndexExpr, quoteIdent: (name: string) => string): string {
+  const r = (x: IndexExpr): string => renderIndexExpr(x, quoteIdent)
+  const wrap = (x: IndexExpr, min: number): string =>
+    indexExprPrecedence(x) < min ? `(${r(x)})` : r(x)
+  switch (e.kind) {
+    case 'column':
+      return quoteIdent(e.name)
+    case 'text':
+      return `'${e.value.replaceAll("'", "''")}'`
+    case 'number':
+      return String(e.value)
+    case 'null':
+      return 'NULL'
+    case 'bool':
+      return e.value ? 'TRUE' : 'FALSE'
+    case 'not':
+      return `NOT ${wrap(e.operand, 3)}`
+    case 'negate':
+      return `-${wrap(e.operand, 9)}`
+    case 'binary': {
+      const p = precedence[e.op]
+      // Left-associative: an equal-precedence right operand keeps its parentheses.
+      return `${wrap(e.left, p)} ${e.op} ${wrap(e.right, p + 1)}`
+    }
+    case 'in':
+      return `${wrap(e.left, 5)} ${e.negate ? 'NOT IN' : 'IN'} (${e.values.map(r).join(', ')})`
+    case 'call':
+      return `${e.fn}(${e.args.map(r).join(', ')})`
+  }
 }
 
 /**
@@ -45,6 +169,13 @@ export interface SchemaManager {
   dropIndex(db: Db, name: string): Promise<void>
   createView(db: Db, name: string, query: string): Promise<void>
   dropView(db: Db, name: string): Promise<void>
+  /**
+   * The view query in the form this engine runs. PocketBase's SQLite reads a double-quoted token
+   * that names no column as a string literal (`SELECT id, "abc" AS kind …`); an engine that does
+   * not gets such tokens rewritten as string literals. Returns the query unchanged when it already
+   * runs; throws like `describeQuery` when it runs neither way.
+   */
+  viewQuery(db: Db, query: string): Promise<string>
   /** Checks a SELECT and describes its result columns without running it. */
   describeQuery(db: Db, query: string): Promise<QueryColumn[]>
   /** True when a table or view of that name exists. */

@@ -1,10 +1,12 @@
-import { DbError } from '../../store/db.js'
+import { DbError, UniqueViolation } from '../../store/db.js'
 import { ident, join, param, sql } from '../../store/sql.js'
 import { nowDate } from '../../tools/dates.js'
 import type { App } from '../app.js'
 import { badRequest, fieldError, hasErrors, notFound, type ValidationErrors } from '../errors.js'
 import type { FieldLookup } from '../fields/field-type.js'
-import { applyCollectionInput, type FieldMerge } from './codec.js'
+import { applyCollectionInput, reshapeErrors, type FieldMerge, type InputShape } from './input.js'
+import { importCollections } from './import.js'
+import { normalizeIndexes } from './indexes.js'
 import { blankCollection, crc32 } from './defaults.js'
 import type { AuthOptions, Collection, CollectionType } from './model.js'
 import { dropSchema, syncSchema } from './schema-sync.js'
@@ -51,9 +53,6 @@ function fromRow(r: CollectionRow): Collection {
     updated: r.updated,
   }
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /**
  * Collections: their validation, storage in `_collections`, and the schema of their tables.
@@ -167,10 +166,11 @@ export class CollectionService {
       })
     }
     const draft = blankCollection(type)
-    applyCollectionInput(draft, input, errors)
-    if (hasErrors(errors)) throw badRequest('Failed to create collection.', errors)
+    const shape = applyCollectionInput(draft, input, errors, { fresh: true })
+    if (hasErrors(errors))
+      throw badRequest('Failed to create collection.', reshapeErrors(errors, shape))
     return this.app.runInTransaction((tx) =>
-      tx.collections.saveChecked(draft, undefined, 'Failed to create collection.'),
+      tx.collections.saveChecked(draft, undefined, 'Failed to create collection.', shape),
     )
   }
 
@@ -189,18 +189,23 @@ export class CollectionService {
         'Collection type cannot be changed.',
       )
     }
-    applyCollectionInput(draft, input, errors, merge)
-    if (hasErrors(errors)) throw badRequest('Failed to update collection.', errors)
+    const shape = applyCollectionInput(draft, input, errors, { merge })
+    if (hasErrors(errors))
+      throw badRequest('Failed to update collection.', reshapeErrors(errors, shape))
     return this.app.runInTransaction((tx) =>
-      tx.collections.saveChecked(draft, old, 'Failed to update collection.'),
+      tx.collections.saveChecked(draft, old, 'Failed to update collection.', shape),
     )
   }
 
-  /** Validates and saves; validation or DDL failures become a 400 with `message`. */
+  /**
+   * Validates and saves; validation or DDL failures become a 400 with `message`, its errors at
+   * the paths of the view the input used (`shape`).
+   */
   async saveChecked(
     draft: Collection,
     old: Collection | undefined,
     message: string,
+    shape?: InputShape,
   ): Promise<Collection> {
     if (draft.type === 'view') {
       const problem = await deriveViewFields(this.app, draft)
@@ -210,17 +215,26 @@ export class CollectionService {
         })
     }
     const errors = validateCollection(draft, old, this.lookup())
-    if (hasErrors(errors)) throw badRequest(message, errors)
+    if (hasErrors(errors)) throw badRequest(message, shape ? reshapeErrors(errors, shape) : errors)
+    normalizeIndexes(draft)
     try {
       return await this.save(draft, old)
     } catch (err) {
-      if (err instanceof DbError) throw badRequest(`${message} Raw error: ${err.message}`, {}, err)
+      if (err instanceof DbError || err instanceof UniqueViolation)
+        throw badRequest(`${message} Raw error: ${err.message}`, {}, err)
       throw err
     }
   }
 
-  /** Stores a validated collection and syncs its table; must run in a transaction. */
-  async save(draft: Collection, old: Collection | undefined): Promise<Collection> {
+  /**
+   * Stores a collection and syncs its table; must run in a transaction. Views depending on it
+   * are checked at once, unless `deferViews` (an import recreates and checks them at its end).
+   */
+  async save(
+    draft: Collection,
+    old: Collection | undefined,
+    opts: { deferViews?: boolean } = {},
+  ): Promise<Collection> {
     const now = nowDate()
     const c: Collection = { ...draft, created: old?.created ?? now, updated: now }
     if (c.id === '') c.id = this.newId(c)
@@ -241,7 +255,7 @@ export class CollectionService {
     const orphaned = old ? await this.filesOfRemovedFields(old, c) : []
     await syncSchema(this.app.schema, this.app.dbFor(c), c, old)
     this.app.registry.put(c)
-    if (old) await this.revalidateViews(c)
+    if (old && !opts.deferViews) await this.revalidateViews(c)
     this.app.onAfterCommit(async () => {
       this.app.db.resetStatements()
       this.app.events.publish({
@@ -268,13 +282,6 @@ export class CollectionService {
     return rows.map((row) => [String(row.id), fileNames(shape, recordFromRow(shape, row))])
   }
 
-  private newId(c: Collection): string {
-    const base = `pbc_${crc32(c.type + c.name)}`
-    let id = base
-    for (let i = 2; this.app.registry.find(id); i++) id = `${base}${i}`
-    return id
-  }
-
   /** Deletes a collection with its records; refuses system and referenced collections. */
   async delete(idOrName: string): Promise<void> {
     const c = this.get(idOrName)
@@ -293,21 +300,27 @@ export class CollectionService {
       throw badRequest(
         `Failed to delete collection probably due to existing reference in ${refs.join(', ')}.`,
       )
-    await this.app.runInTransaction(async (tx) => {
-      await dropSchema(tx.schema, tx.dbFor(c), c)
-      await tx.db.run(sql`DELETE FROM _collections WHERE id = ${c.id}`)
-      tx.registry.remove(c.id)
-      await tx.collections.revalidateViews(c)
-      tx.onAfterCommit(async () => {
-        tx.db.resetStatements()
-        tx.events.publish({ kind: 'collection', action: 'delete', collection: c })
-        if (c.fields.some((f) => f.type === 'file')) await deletePrefixLater(tx, `${c.id}/`)
-      })
+    await this.app.runInTransaction((tx) => tx.collections.drop(c))
+  }
+
+  /**
+   * Drops a collection's table, row and cached entry, with no reference checks; must run in a
+   * transaction. Views are checked at once unless `deferViews`.
+   */
+  async drop(c: Collection, opts: { deferViews?: boolean } = {}): Promise<void> {
+    await dropSchema(this.app.schema, this.app.dbFor(c), c)
+    await this.app.db.run(sql`DELETE FROM _collections WHERE id = ${c.id}`)
+    this.app.registry.remove(c.id)
+    if (!opts.deferViews) await this.revalidateViews(c)
+    this.app.onAfterCommit(async () => {
+      this.app.db.resetStatements()
+      this.app.events.publish({ kind: 'collection', action: 'delete', collection: c })
+      if (c.fields.some((f) => f.type === 'file')) await deletePrefixLater(this.app, `${c.id}/`)
     })
   }
 
   /** Fails when a view no longer compiles after `changed` was altered or dropped. */
-  private async revalidateViews(changed: Collection): Promise<void> {
+  async revalidateViews(changed: Collection): Promise<void> {
     for (const v of this.all()) {
       if (v.type !== 'view' || v.id === changed.id) continue
       try {
@@ -333,60 +346,19 @@ export class CollectionService {
   }
 
   /**
-   * Imports collections in one transaction: matched by id then name and merged, views last;
-   * with `deleteMissing` every other non-system collection and every unlisted field is dropped.
+   * Imports collections in one transaction, as PocketBase does: every collection is saved
+   * first, then the whole set is validated, so relations and rules may point at collections
+   * later in the list (or at views, or in cycles). See `import.ts`.
    */
   async import(items: unknown, deleteMissing: boolean): Promise<void> {
-    if (!Array.isArray(items) || items.length === 0) {
-      throw badRequest('Failed to import collections.', {
-        collections: fieldError('validation_required', 'Cannot be blank.'),
-      })
-    }
-    const inputs = items.map((i) => (isObject(i) ? i : {}))
-    const ordered = [...inputs].sort(
-      (a, b) => Number(a.type === 'view') - Number(b.type === 'view'),
-    )
-    await this.app.runInTransaction(async (tx) => {
-      const kept = new Set<string>()
-      for (const input of ordered) {
-        const label = typeof input.name === 'string' ? input.name : '?'
-        try {
-          const existing =
-            (typeof input.id === 'string' ? tx.collections.find(input.id) : undefined) ??
-            (typeof input.name === 'string' ? tx.collections.find(input.name) : undefined)
-          const saved = existing
-            ? await tx.collections.update(
-                existing.id,
-                input,
-                deleteMissing ? 'replace' : 'keep-missing',
-              )
-            : await tx.collections.create(input)
-          kept.add(saved.id)
-        } catch (err) {
-          throw importFailure(label, err)
-        }
-      }
-      if (!deleteMissing) return
-      for (const c of tx.collections.all()) {
-        if (c.system || kept.has(c.id)) continue
-        try {
-          await tx.collections.delete(c.id)
-        } catch (err) {
-          throw importFailure(c.name, err)
-        }
-      }
-    })
+    await importCollections(this.app, items, deleteMissing)
   }
-}
 
-function importFailure(name: string, err: unknown): Error {
-  if (!(err instanceof Error) || !('status' in err))
-    return err instanceof Error ? err : new Error(String(err))
-  const detail = JSON.stringify((err as { data?: unknown }).data ?? {})
-  return badRequest('Failed to import collections.', {
-    collections: fieldError(
-      'validation_collections_import_failure',
-      `Data validations failed for collection "${name}": ${err.message} ${detail}`,
-    ),
-  })
+  /** A new collection id: `pbc_<crc32(type + name)>`, suffixed on collision (PocketBase's). */
+  newId(c: Collection): string {
+    const base = `pbc_${crc32(c.type + c.name)}`
+    let id = base
+    for (let i = 2; this.app.registry.find(id); i++) id = `${base}${i}`
+    return id
+  }
 }

@@ -1,6 +1,6 @@
 import { getFieldType } from '../fields/registry.js'
 import { blankCollection, defaultAuthOptions, makeField } from './defaults.js'
-import type { Collection, Field } from './model.js'
+import type { Collection, Field, RuleKey } from './model.js'
 
 type Spec = Partial<Field> & Pick<Field, 'name' | 'type'>
 
@@ -21,6 +21,10 @@ const relation = (name: string, collectionId: string, cascadeDelete = true): Spe
 })
 
 const owner = 'recordRef = @request.auth.id && collectionRef = @request.auth.collectionId'
+/** PocketBase's own owner rule on `_mfas`, `_otps`, `_externalAuths` and `_authOrigins`. */
+const pbOwner = `@request.auth.id != '' && ${owner}`
+/** A required system text field, as PocketBase defines its own collections' fields. */
+const ref = (name: string): Spec => text(name, { required: true, system: true })
 
 interface SystemSpec {
   id: string
@@ -39,7 +43,16 @@ export const USERS_ID = '_pb_users_auth_'
 
 /** Definitions of the collections created at first start (SPEC §2.6 and PocketBase's own). */
 const specs: SystemSpec[] = [
-  { id: 'pbc_3142635823', name: '_superusers', type: 'auth', fields: [] },
+  {
+    id: 'pbc_3142635823',
+    name: '_superusers',
+    type: 'auth',
+    fields: [],
+    indexes: [
+      'CREATE UNIQUE INDEX `idx_tokenKey_pbc_3142635823` ON `_superusers` (`tokenKey`)',
+      "CREATE UNIQUE INDEX `idx_email_pbc_3142635823` ON `_superusers` (`email` COLLATE NOCASE) WHERE `email` != ''",
+    ],
+  },
   {
     id: USERS_ID,
     name: 'users',
@@ -63,58 +76,64 @@ const specs: SystemSpec[] = [
       updateRule: 'id = @request.auth.id',
       deleteRule: 'id = @request.auth.id',
     },
+    indexes: [
+      'CREATE UNIQUE INDEX `idx_tokenKey__pb_users_auth_` ON `users` (`tokenKey`)',
+      "CREATE UNIQUE INDEX `idx_email__pb_users_auth_` ON `users` (`email` COLLATE NOCASE) WHERE `email` != ''",
+    ],
   },
+  // PocketBase's own system collections, with its exact rules and indexes (v0.23+).
   {
     id: 'pbc_2281828961',
     name: '_externalAuths',
     type: 'base',
-    fields: [
-      text('collectionRef', { required: true }),
-      text('recordRef', { required: true }),
-      text('provider', { required: true }),
-      text('providerId', { required: true }),
+    fields: [ref('collectionRef'), ref('recordRef'), ref('provider'), ref('providerId')],
+    rules: { listRule: pbOwner, viewRule: pbOwner, deleteRule: pbOwner },
+    indexes: [
+      'CREATE UNIQUE INDEX `idx_externalAuths_record_provider` ON `_externalAuths` (collectionRef, recordRef, provider)',
+      'CREATE UNIQUE INDEX `idx_externalAuths_collection_provider` ON `_externalAuths` (collectionRef, provider, providerId)',
     ],
-    rules: { listRule: owner, viewRule: owner, deleteRule: owner },
   },
   {
     id: 'pbc_2279338944',
     name: '_mfas',
     type: 'base',
-    fields: [
-      text('collectionRef', { required: true }),
-      text('recordRef', { required: true }),
-      text('method', { required: true }),
+    fields: [ref('collectionRef'), ref('recordRef'), ref('method')],
+    rules: { listRule: pbOwner, viewRule: pbOwner },
+    indexes: [
+      'CREATE INDEX `idx_mfas_collectionRef_recordRef` ON `_mfas` (collectionRef,recordRef)',
     ],
-    rules: { listRule: owner, viewRule: owner },
   },
   {
     id: 'pbc_1638494021',
     name: '_otps',
     type: 'base',
     fields: [
-      text('collectionRef', { required: true }),
-      text('recordRef', { required: true }),
+      ref('collectionRef'),
+      ref('recordRef'),
       {
         name: 'password',
         type: 'password',
         required: true,
+        system: true,
         hidden: true,
         options: { min: 1, max: 71, cost: 8 },
       },
-      text('sentTo', { hidden: true }),
+      text('sentTo', { hidden: true, system: true }),
     ],
-    rules: { listRule: owner, viewRule: owner },
+    rules: { listRule: pbOwner, viewRule: pbOwner },
+    indexes: [
+      'CREATE INDEX `idx_otps_collectionRef_recordRef` ON `_otps` (collectionRef, recordRef)',
+    ],
   },
   {
     id: 'pbc_4275539003',
     name: '_authOrigins',
     type: 'base',
-    fields: [
-      text('collectionRef', { required: true }),
-      text('recordRef', { required: true }),
-      text('fingerprint', { required: true }),
+    fields: [ref('collectionRef'), ref('recordRef'), ref('fingerprint')],
+    rules: { listRule: pbOwner, viewRule: pbOwner, deleteRule: pbOwner },
+    indexes: [
+      'CREATE UNIQUE INDEX `idx_authOrigins_unique_pairs` ON `_authOrigins` (collectionRef, recordRef, fingerprint)',
     ],
-    rules: { listRule: owner, viewRule: owner, deleteRule: owner },
   },
   {
     id: 'svc_webhooks',
@@ -225,6 +244,26 @@ const specs: SystemSpec[] = [
     fields: [text('eventId', { required: true, unique: true }), text('type'), json('payload')],
   },
 ]
+
+/**
+ * The rules a system collection is created with (PocketBase's exact ones for its own), or
+ * undefined for a name that is no system collection. An import that carries these rules for a
+ * system collection changes nothing, even where an older database stores a variant of them.
+ */
+export function defaultSystemRules(
+  name: string,
+): Partial<Record<RuleKey, string | null>> | undefined {
+  const spec = specs.find((s) => s.name === name && s.system !== false)
+  if (!spec) return undefined
+  return {
+    listRule: null,
+    viewRule: null,
+    createRule: null,
+    updateRule: null,
+    deleteRule: null,
+    ...spec.rules,
+  }
+}
 
 /** The collections to create at first start, in dependency order. */
 export function systemCollections(): Collection[] {

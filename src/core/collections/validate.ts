@@ -3,7 +3,7 @@ import { getFieldType } from '../fields/registry.js'
 import { validateRelationOptions } from '../fields/relation.js'
 import type { FieldLookup } from '../fields/field-type.js'
 import { validateRule } from '../rules/index.js'
-import { formatIndex, parseIndex } from './indexes.js'
+import { parseIndex } from './indexes.js'
 import { ruleKeys, type Collection } from './model.js'
 
 const word = /^\w+$/
@@ -22,8 +22,8 @@ const authSystemFields = ['password', 'tokenKey', 'email', 'emailVisibility', 'v
 const required = (): FieldError => fieldError('validation_required', 'Cannot be blank.')
 
 /**
- * Validates a collection about to be saved (`old` is the stored version on update). Returns
- * field errors keyed as in the input; also normalises `indexes` in place.
+ * Validates a collection about to be saved, or just saved by an import (`old` is the version
+ * before the change). Returns field errors keyed as in SPEC's input (`schema`, `authOptions`).
  */
 export function validateCollection(
   c: Collection,
@@ -52,7 +52,12 @@ export function validateCollection(
       }
     }
   }
-  const fieldErrors = validateFields(c, old, lookup)
+  // Relation options compare against the collection's version before this change.
+  const before: FieldLookup = {
+    findCollection: (n) => (n === c.id ? old : lookup.findCollection(n)),
+    missingIds: (col, ids) => lookup.missingIds(col, ids),
+  }
+  const fieldErrors = validateFields(c, old, before)
   if (Object.keys(fieldErrors).length > 0) errors.schema = fieldErrors
   for (const key of ruleKeys) {
     const rule = c[key]
@@ -69,7 +74,7 @@ export function validateCollection(
   if (c.type === 'view' && c.indexes.length > 0) {
     errors.indexes = fieldError('validation_indexes_not_supported', 'Views cannot have indexes.')
   } else if (!errors.schema) {
-    validateIndexes(c, errors)
+    validateIndexes(c, lookup.all(), errors)
   }
   return errors
 }
@@ -249,23 +254,37 @@ function validateAuthOptions(c: Collection, lookup: FieldLookup, errors: Validat
   if (Object.keys(e).length > 0) errors.authOptions = e
 }
 
-function validateIndexes(c: Collection, errors: ValidationErrors): void {
+function validateIndexes(c: Collection, all: Collection[], errors: ValidationErrors): void {
   const e: ValidationErrors = {}
   const names = new Set<string>()
-  c.indexes = c.indexes.map((text, i) => {
+  // Index names share one namespace in the database.
+  const taken = new Set<string>()
+  for (const other of all) {
+    if (other.id === c.id || other.type === 'view') continue
+    for (const text of other.indexes) {
+      const spec = parseIndex(text, other)
+      if (typeof spec !== 'string') taken.add(spec.name.toLowerCase())
+    }
+  }
+  c.indexes.forEach((text, i) => {
     const spec = parseIndex(text, c)
     if (typeof spec === 'string') {
       e[String(i)] = fieldError('validation_invalid_index_expression', spec)
-      return text
+      return
     }
-    if (names.has(spec.name.toLowerCase())) {
+    const key = spec.name.toLowerCase()
+    if (names.has(key)) {
       e[String(i)] = fieldError(
         'validation_duplicated_index_name',
         'The index name must be unique.',
       )
+    } else if (taken.has(key)) {
+      e[String(i)] = fieldError(
+        'validation_existing_index_name',
+        'Index name is already used by another collection.',
+      )
     }
-    names.add(spec.name.toLowerCase())
-    return formatIndex(spec, c.name)
+    names.add(key)
   })
   if (Object.keys(e).length > 0) errors.indexes = e
 }

@@ -1,61 +1,113 @@
 import type { QueryColumn } from '../../store/db.js'
 import type { App } from '../app.js'
-import { makeField } from './defaults.js'
+import { getFieldType } from '../fields/registry.js'
+import { defaultFieldId, makeField } from './defaults.js'
 import type { Collection, Field } from './model.js'
+import { columnReference, readSelect, typeOfExpression, type SelectShape } from './view-columns.js'
+
+/** PocketBase's `id` field of a view: required, with the default id pattern, never generated. */
+function viewIdField(): Field {
+  return makeField({
+    name: 'id',
+    type: 'text',
+    required: true,
+    system: true,
+    options: {
+      min: 0,
+      max: 0,
+      pattern: '^[a-z0-9]+$',
+      autogeneratePattern: '',
+      primaryKey: true,
+    },
+  })
+}
 
 /** A field for a view column that maps to no source field. */
-function fieldForExpression(col: QueryColumn): Field {
+function fieldForExpression(col: QueryColumn, expression: string | undefined): Field {
   const t = (col.declaredType ?? '').toUpperCase()
-  if (col.name === 'id')
-    return makeField({
-      name: 'id',
-      type: 'text',
-      system: true,
-      options: { primaryKey: true, min: 0, max: 0, pattern: '', autogeneratePattern: '' },
-    })
-  if (/INT|REAL|NUM|FLOA|DOUB/.test(t)) return makeField({ name: col.name, type: 'number' })
-  if (/BOOL/.test(t)) return makeField({ name: col.name, type: 'bool' })
-  if (/TEXT|CHAR|CLOB/.test(t)) return makeField({ name: col.name, type: 'text' })
-  return makeField({ name: col.name, type: 'json' })
+  const byExpression = expression === undefined ? null : typeOfExpression(expression)
+  const type =
+    byExpression ??
+    (/INT|REAL|NUM|FLOA|DOUB/.test(t)
+      ? 'number'
+      : /BOOL/.test(t)
+        ? 'bool'
+        : /TEXT|CHAR|CLOB/.test(t)
+          ? 'text'
+          : 'json')
+  const options = { ...getFieldType(type)?.defaultOptions() }
+  if (type === 'number' && /^count\s*\(/i.test(expression ?? '')) options.onlyInt = true
+  return makeField({ name: col.name, type, options })
+}
+
+/**
+ * The collection field a view column reads: the engine's origin table and column, else (for a
+ * column of another view, whose origin the engine does not know) a plain `alias.name` or
+ * `name` resolved through the query's FROM sources.
+ */
+function findSourceField(
+  app: App,
+  col: QueryColumn,
+  expression: string | undefined,
+  shape: SelectShape | null,
+): Field | undefined {
+  if (col.table) {
+    return app.registry.find(col.table)?.fields.find((f) => f.name === col.column)
+  }
+  const ref = expression === undefined ? null : columnReference(expression)
+  if (!ref || !shape) return undefined
+  const [qualifier, name] = ref
+  const names = qualifier
+    ? [shape.sources.get(qualifier.toLowerCase())]
+    : [...new Set(shape.sources.values())]
+  const found = names
+    .map((n) => (n ? app.registry.find(n)?.fields.find((f) => f.name === name) : undefined))
+    .filter((f) => f !== undefined)
+  return found.length === 1 ? found[0] : undefined
 }
 
 /**
  * Checks a view's query (one SELECT that returns an `id` column) and derives its fields: a
- * column taken from a collection keeps that field's type and options. Returns a problem text,
- * or null when the view is valid (its `fields` are then replaced in place).
+ * column taken from a collection keeps that field's type and options, a cast or an aggregate
+ * gets PocketBase's type for it. Returns a problem text, or null when the view is valid (its
+ * `viewQuery` and `fields` are then replaced in place).
  */
 export async function deriveViewFields(app: App, view: Collection): Promise<string | null> {
-  const query = (view.viewQuery ?? '').trim().replace(/;\s*$/, '')
+  let query = (view.viewQuery ?? '').trim().replace(/;\s*$/, '')
   if (!/^(SELECT|WITH)\b/i.test(query)) return 'the query must be a single SELECT statement.'
   let columns: QueryColumn[]
   try {
+    query = await app.schema.viewQuery(app.db, query)
     columns = await app.schema.describeQuery(app.db, query)
   } catch (err) {
     return err instanceof Error ? err.message : String(err)
   }
   if (columns.some((c) => c.name === '*')) return 'wildcard columns are not supported.'
   if (!columns.some((c) => c.name === 'id')) return 'missing required "id" column.'
+  const shape = readSelect(
+    query,
+    columns.map((c) => c.name),
+  )
   const names = new Set<string>()
+  const ids = new Set<string>()
   const fields: Field[] = []
-  for (const col of columns) {
+  for (const [n, col] of columns.entries()) {
     if (names.has(col.name)) return `duplicated column "${col.name}".`
     names.add(col.name)
-    const source = col.table ? app.registry.find(col.table) : undefined
-    const sourceField = source?.fields.find((f) => f.name === col.column)
-    const previous = view.fields.find((f) => f.name === col.name)
-    if (sourceField && col.name !== 'id') {
-      fields.push({
-        ...sourceField,
-        id: previous?.id ?? sourceField.id,
-        name: col.name,
-        system: false,
-        hidden: false,
-        unique: false,
-      })
-    } else {
-      const f = fieldForExpression(col)
-      fields.push(previous && previous.type === f.type ? { ...f, id: previous.id } : f)
-    }
+    const expression = shape?.expressions[n]
+    const sourceField = findSourceField(app, col, expression, shape)
+    let f: Field
+    if (col.name === 'id') f = viewIdField()
+    else if (sourceField && (expression === undefined || typeOfExpression(expression) === null))
+      f = { ...sourceField, name: col.name, system: false, hidden: false, unique: false }
+    else f = fieldForExpression(col, expression)
+    const previous = view.fields.find((p) => p.name === col.name && p.type === f.type)
+    // Two columns cloned from fields with one id (`a.created`, `b.created`) need their own ids.
+    let id = previous?.id ?? f.id
+    if (ids.has(id)) id = defaultFieldId(f.type, f.name)
+    for (let i = 2; ids.has(id); i++) id = `${defaultFieldId(f.type, f.name)}_${i}`
+    ids.add(id)
+    fields.push({ ...f, id })
   }
   view.viewQuery = query
   view.fields = fields

@@ -1,6 +1,7 @@
-import type { ColumnSpec, IndexSpec, SchemaManager } from '../schema.js'
+import { renderIndexExpr, type ColumnSpec, type IndexSpec, type SchemaManager } from '../schema.js'
 import { ident, join, raw, sql, type Sql } from '../sql.js'
 import { sqliteDialect } from './sqlite-dialect.js'
+import { sqliteViewQuery } from './view-query.js'
 
 const q = (name: string): string => sqliteDialect.quoteIdent(name)
 
@@ -11,9 +12,14 @@ function columnSql(col: ColumnSpec): Sql {
 
 function indexSql(table: string, index: IndexSpec): string {
   const cols = index.columns
-    .map((c) => `${q(c.name)}${c.nocase ? ' COLLATE NOCASE' : ''}${c.desc ? ' DESC' : ''}`)
+    .map((c) => {
+      const term = renderIndexExpr(c.expr, q)
+      // An expression term is parenthesised, so COLLATE applies to the whole of it.
+      const body = c.expr.kind === 'column' || c.expr.kind === 'call' ? term : `(${term})`
+      return `${body}${c.nocase ? ' COLLATE NOCASE' : ''}${c.desc ? ' DESC' : ''}`
+    })
     .join(', ')
-  const where = index.skipEmpty ? ` WHERE ${q(index.skipEmpty)} != ''` : ''
+  const where = index.where ? ` WHERE ${renderIndexExpr(index.where, q)}` : ''
   return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${q(index.name)} ON ${q(table)} (${cols})${where}`
 }
 
@@ -74,6 +80,7 @@ export const sqliteSchema: SchemaManager = {
   async dropView(db, name) {
     await db.run(sql`DROP VIEW IF EXISTS ${ident(name)}`)
   },
+  viewQuery: sqliteViewQuery,
   async describeQuery(db, query) {
     return db.describe(raw(query))
   },

@@ -1,0 +1,435 @@
+/**
+ * Reading a CollectionInput (SPEC §2.4 or PocketBase v0.23's shape) onto the collection model,
+ * and putting validation errors back at the paths the input used.
+ */
+import { fieldError, type FieldError, type ValidationErrors } from '../errors.js'
+import { getFieldType } from '../fields/registry.js'
+import { fieldToFlat, fieldToSchema } from './codec.js'
+import { makeField } from './defaults.js'
+import { ruleKeys, type AuthOptions, type Collection, type Field } from './model.js'
+
+/** Keys of a field object that are not type options. */
+const commonFieldKeys = new Set([
+  'id',
+  'name',
+  'type',
+  'required',
+  'unique',
+  'system',
+  'hidden',
+  'presentable',
+  'help',
+  'options',
+])
+
+/** PocketBase's top-level auth keys, accepted on input besides `authOptions` (DECISIONS). */
+const authOptionKeys = [
+  'authRule',
+  'manageRule',
+  'passwordAuth',
+  'mfa',
+  'otp',
+  'authAlert',
+  'oauth2',
+  'authToken',
+  'passwordResetToken',
+  'emailChangeToken',
+  'verificationToken',
+  'fileToken',
+  'verificationTemplate',
+  'resetPasswordTemplate',
+  'confirmEmailChangeTemplate',
+] as const
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** Deep equality of JSON values, ignoring the order of object keys. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((v, i) => sameValue(v, b[i]))
+    )
+  }
+  if (!isObject(a) || !isObject(b)) return false
+  const keys = Object.keys(a).filter((k) => a[k] !== undefined)
+  if (keys.length !== Object.keys(b).filter((k) => b[k] !== undefined).length) return false
+  return keys.every((k) => sameValue(a[k], b[k]))
+}
+
+/**
+ * Parses one submitted field (either shape). `existing` is the field it replaces: a stored one
+ * (its id is kept) or, when `fresh`, a default of a new collection (the submitted id wins).
+ */
+function parseField(
+  raw: unknown,
+  existing: Field | undefined,
+  fresh: boolean,
+  errors: ValidationErrors,
+): Field | null {
+  if (!isObject(raw)) {
+    errors.field = fieldError('validation_invalid_value', 'Must be an object.')
+    return null
+  }
+  const name = typeof raw.name === 'string' ? raw.name : ''
+  const type = typeof raw.type === 'string' ? raw.type : (existing?.type ?? '')
+  const ft = getFieldType(type)
+  if (!ft) {
+    errors.type = fieldError('validation_in_invalid', 'Must be a valid value.')
+    return null
+  }
+  let options: Record<string, unknown>
+  if (isObject(raw.options)) options = { ...raw.options }
+  else {
+    options = {}
+    for (const [k, v] of Object.entries(raw)) if (!commonFieldKeys.has(k)) options[k] = v
+  }
+  const base = existing && existing.type === type ? existing.options : ft.defaultOptions()
+  const bool = (k: string, d: boolean): boolean => (typeof raw[k] === 'boolean' ? raw[k] : d)
+  const submittedId = typeof raw.id === 'string' && raw.id !== '' ? raw.id : undefined
+  // The flag of `created`/`updated` follows the input (PocketBase v0.23 exports them either
+  // way); `id` and the auth fields stay system, other known fields keep their flag.
+  let system: boolean
+  if (!existing) system = raw.system === true
+  else if (type === 'autodate' && (name === 'created' || name === 'updated'))
+    system = bool('system', existing.system)
+  else system = existing.system
+  return makeField({
+    id: existing && !fresh ? existing.id : (submittedId ?? existing?.id),
+    name,
+    type,
+    required: bool('required', existing?.required ?? false),
+    unique: bool('unique', existing?.unique ?? false),
+    system,
+    hidden: bool('hidden', existing?.hidden ?? false),
+    presentable: bool('presentable', existing?.presentable ?? false),
+    options: { ...ft.defaultOptions(), ...base, ...options },
+  })
+}
+
+/** How submitted fields combine with the current ones. */
+export type FieldMerge = 'replace' | 'keep-missing'
+
+/**
+ * Which of the two views of a collection the input used, so that validation errors come back at
+ * the paths the client wrote: `schema.N.options.x` or PocketBase's `fields.N.x`, and
+ * `authOptions.x` or PocketBase's top-level `x`.
+ */
+export interface InputShape {
+  fieldsKey: 'schema' | 'fields'
+  /** Auth option keys taken from the top level of the input. */
+  authTopLevel: Set<string>
+}
+
+/** Options of {@link applyCollectionInput}. */
+export interface ApplyOptions {
+  merge?: FieldMerge
+  /** True when `target` is a new collection: its fields are defaults, not stored ones. */
+  fresh?: boolean
+}
+
+/**
+ * Applies a CollectionInput (SPEC §2.4, or PocketBase's flat shape) on top of `target`, in
+ * place. Type errors in the input land in `errors` keyed like the input. A body may carry both
+ * views of one thing (`schema` and `fields`, `authOptions.x` and top-level `x`, `viewQuery`
+ * and `options.query`), as every GET returns them: an edit in either applies, and different
+ * edits in both are an error, so nothing sent is dropped silently.
+ */
+export function applyCollectionInput(
+  target: Collection,
+  input: Record<string, unknown>,
+  errors: ValidationErrors,
+  opts: ApplyOptions = {},
+): InputShape {
+  const merge = opts.merge ?? 'replace'
+  const fresh = opts.fresh ?? false
+  if ('name' in input) {
+    if (typeof input.name === 'string') target.name = input.name
+    else errors.name = fieldError('validation_invalid_value', 'Must be a string.')
+  }
+  if (typeof input.id === 'string' && target.id === '') target.id = input.id
+  for (const key of ruleKeys) {
+    if (!(key in input)) continue
+    const v = input[key]
+    if (v === null || typeof v === 'string') target[key] = v
+    else errors[key] = fieldError('validation_invalid_value', 'Must be a string or null.')
+  }
+  if ('indexes' in input) {
+    const v = input.indexes
+    if (Array.isArray(v) && v.every((s) => typeof s === 'string')) target.indexes = v
+    else errors.indexes = fieldError('validation_invalid_value', 'Must be a list of strings.')
+  }
+  applyViewQuery(target, input, errors)
+  const shape: InputShape = {
+    fieldsKey: applyFields(target, input, errors, merge, fresh),
+    authTopLevel: new Set(),
+  }
+  if (target.authOptions) applyAuthOptions(target.authOptions, input, errors, shape)
+  return shape
+}
+
+/** One view's reading of a value: `failed` when it did not parse. */
+interface ViewValue {
+  value: unknown
+  failed: boolean
+}
+
+/**
+ * Picks between two views of one value: the one that changed it (`unchangedA`/`unchangedB` say
+ * whether each reads as the current value), or the first when both say the same; `'conflict'`
+ * when both carry different changes.
+ */
+function pickEdited(
+  a: ViewValue,
+  b: ViewValue,
+  unchangedA: (value: unknown) => boolean,
+  unchangedB: (value: unknown) => boolean = unchangedA,
+): 'a' | 'b' | 'conflict' {
+  const editedA = a.failed || !unchangedA(a.value)
+  const editedB = b.failed || !unchangedB(b.value)
+  if (editedA && editedB) {
+    return !a.failed && !b.failed && sameValue(a.value, b.value) ? 'a' : 'conflict'
+  }
+  return editedB ? 'b' : 'a'
+}
+
+function applyViewQuery(
+  target: Collection,
+  input: Record<string, unknown>,
+  errors: ValidationErrors,
+): void {
+  const candidates = [
+    ['viewQuery', input.viewQuery],
+    ['options', isObject(input.options) ? input.options.query : undefined],
+  ].filter(([, v]) => v !== undefined) as [string, unknown][]
+  if (candidates.length === 0) return
+  const parsed = candidates.map(([key, v]) => ({
+    key,
+    value: typeof v === 'string' ? v : null,
+    failed: typeof v !== 'string',
+  }))
+  let chosen = parsed[0]!
+  if (parsed.length === 2) {
+    const pick = pickEdited(parsed[0]!, parsed[1]!, (v) => v === (target.viewQuery ?? ''))
+    if (pick === 'conflict') {
+      errors.viewQuery = fieldError(
+        'validation_conflicting_values',
+        '"viewQuery" and "options.query" carry different changes: send one of them.',
+      )
+      return
+    }
+    chosen = parsed[pick === 'a' ? 0 : 1]!
+  }
+  if (chosen.value !== null) target.viewQuery = chosen.value
+  else errors.viewQuery = fieldError('validation_invalid_value', 'Must be a string.')
+}
+
+function applyFields(
+  target: Collection,
+  input: Record<string, unknown>,
+  errors: ValidationErrors,
+  merge: FieldMerge,
+  fresh: boolean,
+): 'schema' | 'fields' {
+  const keys = (['schema', 'fields'] as const).filter((k) => input[k] !== undefined)
+  if (keys.length === 0) return 'schema'
+  const parse = (key: 'schema' | 'fields') => {
+    const raw = input[key]
+    const errs: ValidationErrors = {}
+    if (!Array.isArray(raw)) {
+      errs[key] = fieldError('validation_invalid_value', 'Must be a list of fields.')
+      return { key, value: null, errs, failed: true }
+    }
+    const value = mergeFields(target.fields, raw, errs, key, merge, fresh)
+    return { key, value, errs, failed: Object.keys(errs).length > 0 }
+  }
+  const parsed = keys.map(parse)
+  let chosen = parsed[0]!
+  if (parsed.length === 2) {
+    // What each view yields when sent back as returned: the baseline an edit differs from.
+    const baseline = (toView: (f: Field) => Record<string, unknown>, key: string) =>
+      mergeFields(target.fields, target.fields.map(toView), {}, key, merge, fresh)
+    const schemaBase = baseline(fieldToSchema, 'schema')
+    const flatBase = baseline(fieldToFlat, 'fields')
+    const pick = pickEdited(
+      parsed[0]!,
+      parsed[1]!,
+      (v) => sameValue(v, schemaBase),
+      (v) => sameValue(v, flatBase),
+    )
+    if (pick === 'conflict') {
+      const conflict = fieldError(
+        'validation_conflicting_values',
+        '"schema" and "fields" carry different changes: send one of them, or the same change in both.',
+      )
+      errors.schema = conflict
+      errors.fields = conflict
+      return 'fields'
+    }
+    chosen = parsed[pick === 'a' ? 0 : 1]!
+  }
+  Object.assign(errors, chosen.errs)
+  if (chosen.value) target.fields = chosen.value
+  return chosen.key
+}
+
+function mergeFields(
+  current: Field[],
+  rawFields: unknown[],
+  errors: ValidationErrors,
+  key: string,
+  merge: FieldMerge,
+  fresh: boolean,
+): Field[] {
+  const out: Field[] = []
+  const fieldErrors: ValidationErrors = {}
+  const used = new Set<string>()
+  rawFields.forEach((raw, i) => {
+    const r = isObject(raw) ? raw : {}
+    const byId =
+      typeof r.id === 'string' && r.id !== ''
+        ? current.find((f) => f.id === r.id && !used.has(f.id))
+        : undefined
+    // NB: a field with an unknown or no id but a known name and type takes the place (and, when
+    // stored, the id) of that field, as PocketBase's import does.
+    const existing =
+      byId ??
+      current.find(
+        (f) =>
+          !used.has(f.id) &&
+          f.name === r.name &&
+          (r.type === undefined || f.type === r.type) &&
+          !rawFields.some((o) => isObject(o) && o !== r && o.id === f.id),
+      )
+    const errs: ValidationErrors = {}
+    const field = parseField(raw, existing, fresh, errs)
+    if (Object.keys(errs).length > 0) fieldErrors[String(i)] = errs
+    if (field) {
+      out.push(field)
+      if (existing) used.add(existing.id)
+    }
+  })
+  if (Object.keys(fieldErrors).length > 0) errors[key] = fieldErrors
+  if (merge === 'keep-missing') {
+    for (const f of current) if (!used.has(f.id) && !out.some((o) => o.id === f.id)) out.push(f)
+  } else {
+    // System fields are never dropped by omission: the leading ones (id, auth fields) go
+    // first and the autodate ones last, as in a fresh collection.
+    const missing = current.filter(
+      (f) => f.system && !used.has(f.id) && !out.some((o) => o.id === f.id),
+    )
+    return [
+      ...missing.filter((f) => f.type !== 'autodate'),
+      ...out,
+      ...missing.filter((f) => f.type === 'autodate'),
+    ]
+  }
+  return out
+}
+
+function applyAuthOptions(
+  target: AuthOptions,
+  input: Record<string, unknown>,
+  errors: ValidationErrors,
+  shape: InputShape,
+): void {
+  let nested: Record<string, unknown> = {}
+  if (isObject(input.authOptions)) nested = input.authOptions
+  else if (input.authOptions !== undefined) {
+    errors.authOptions = fieldError('validation_invalid_value', 'Must be an object.')
+  }
+  const t = target as unknown as Record<string, unknown>
+  const nestedErrors: ValidationErrors = {}
+  for (const key of authOptionKeys) {
+    const views = [
+      key in input ? { top: true, ...parseAuthOption(key, t[key], input[key]) } : null,
+      key in nested ? { top: false, ...parseAuthOption(key, t[key], nested[key]) } : null,
+    ].filter((v) => v !== null)
+    if (views.length === 0) continue
+    let chosen = views[0]!
+    if (views.length === 2) {
+      const pick = pickEdited(views[0]!, views[1]!, (v) => sameValue(v, t[key]))
+      if (pick === 'conflict') {
+        shape.authTopLevel.add(key)
+        errors[key] = fieldError(
+          'validation_conflicting_values',
+          `"${key}" and "authOptions.${key}" carry different changes: send one of them.`,
+        )
+        continue
+      }
+      chosen = views[pick === 'a' ? 0 : 1]!
+    }
+    if (chosen.top) shape.authTopLevel.add(key)
+    if (chosen.error) (chosen.top ? errors : nestedErrors)[key] = chosen.error
+    else t[key] = chosen.value
+  }
+  if (Object.keys(nestedErrors).length > 0 && !errors.authOptions) errors.authOptions = nestedErrors
+}
+
+/** One auth option as submitted, merged over its current value. */
+function parseAuthOption(
+  key: string,
+  current: unknown,
+  v: unknown,
+): { value: unknown; failed: boolean; error?: FieldError } {
+  if (key === 'authRule' || key === 'manageRule') {
+    if (v === null || typeof v === 'string') return { value: v, failed: false }
+    return {
+      value: null,
+      failed: true,
+      error: fieldError('validation_invalid_value', 'Must be a string or null.'),
+    }
+  }
+  if (!isObject(v)) {
+    return {
+      value: null,
+      failed: true,
+      error: fieldError('validation_invalid_value', 'Must be an object.'),
+    }
+  }
+  const { secret: _ignored, ...rest } = v
+  return { value: { ...(current as Record<string, unknown>), ...rest }, failed: false }
+}
+
+/** Moves field errors' `options.x` up to `x`, as PocketBase reports them on flat fields. */
+function flattenFieldErrors(errors: ValidationErrors): ValidationErrors {
+  const out: ValidationErrors = {}
+  for (const [k, v] of Object.entries(errors)) {
+    if (!isObject(v) || 'code' in v) {
+      out[k] = v
+      continue
+    }
+    const { options, ...rest } = v
+    out[k] = isObject(options) && !('code' in options) ? { ...rest, ...options } : v
+  }
+  return out
+}
+
+/**
+ * Puts validation errors at the paths of the view the input used (see {@link InputShape}):
+ * `fields.N.x` instead of `schema.N.options.x`, top-level `otp` instead of `authOptions.otp`.
+ */
+export function reshapeErrors(errors: ValidationErrors, shape: InputShape): ValidationErrors {
+  const out: ValidationErrors = { ...errors }
+  const schema = out.schema
+  if (shape.fieldsKey === 'fields' && schema && !('code' in schema)) {
+    delete out.schema
+    out.fields = flattenFieldErrors(schema)
+  }
+  const auth = out.authOptions
+  if (auth && !('code' in auth)) {
+    const rest: ValidationErrors = { ...auth }
+    for (const key of shape.authTopLevel) {
+      const e = rest[key]
+      if (e === undefined) continue
+      out[key] = e
+      delete rest[key]
+    }
+    if (Object.keys(rest).length > 0) out.authOptions = rest
+    else delete out.authOptions
+  }
+  return out
+}
