@@ -200,7 +200,7 @@ describe('manageRule', () => {
       token: self.body.token,
       body: { password: 'newpassword1', passwordConfirm: 'newpassword1' },
     })
-    expect(selfPassword.body.data.oldPassword.code).toBe('validation_invalid_old_password')
+    expect(selfPassword.body.data.oldPassword.code).toBe('validation_required')
     const managed = await t.api('PATCH', `/api/collections/members/records/${memberId}`, {
       token: staffToken,
       body: {
