@@ -19,6 +19,7 @@ import * as metrics from './features/metrics/index.js'
 import * as realtime from './features/realtime/index.js'
 import * as batch from './features/batch/index.js'
 import * as storage from './features/storage/index.js'
+import * as notBuilt from './features/not-built/index.js'
 
 /** A composed server: the app and its HTTP instance. */
 export interface Server {
@@ -54,6 +55,7 @@ export async function createServer(
   realtime.register(app, http)
   batch.register(app, http)
   storage.register(app, http)
+  notBuilt.register(app, http)
   await http.ready()
   return {
     app,

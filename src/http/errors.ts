@@ -29,7 +29,8 @@ export function errorHandler(logger: Logger) {
     let api: ApiError
     if (err instanceof ApiError) api = err
     else api = fromFastify(err as FastifyError) ?? internal(err)
-    if (api.status >= 500) {
+    // 501 is a feature not built yet: expected, not a fault to log.
+    if (api.status >= 500 && api.status !== 501) {
       const cause = api.cause ?? err
       logger.error('request failed', {
         method: req.method,
