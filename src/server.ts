@@ -21,6 +21,9 @@ import * as batch from './features/batch/index.js'
 import * as storage from './features/storage/index.js'
 import * as notBuilt from './features/not-built/index.js'
 
+/** How long `close()` lets requests in flight finish before their connections are cut. */
+export const CLOSE_GRACE_MS = 3_000
+
 /** A composed server: the app and its HTTP instance. */
 export interface Server {
   app: App
@@ -62,7 +65,14 @@ export async function createServer(
     http,
     setupToken,
     async close() {
-      await http.close()
+      // Idle keep-alive connections close at once; a request still running (a slow upload, a
+      // client that stopped sending its body) gets a grace period, then its socket is cut.
+      const cut = setTimeout(() => http.server.closeAllConnections(), CLOSE_GRACE_MS)
+      try {
+        await http.close()
+      } finally {
+        clearTimeout(cut)
+      }
       await app.close()
     },
   }
