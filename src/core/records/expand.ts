@@ -1,6 +1,6 @@
 import { column, join, param, sql, type Sql } from '../../store/sql.js'
 import type { App } from '../app.js'
-import { ApiError } from '../errors.js'
+import { ApiError, badRequest } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import type { Collection, Field } from '../collections/model.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
@@ -9,18 +9,39 @@ import { recordFromRow, serializeRecord } from './serialize.js'
 
 /** The deepest `expand` path (reference §0.9). */
 export const MAX_EXPAND_DEPTH = 6
-/** The most back-related records expanded per record. */
-const MAX_BACK_RELATIONS = 1000
+/** The most back-related records expanded per record (reference §0.9). */
+export const MAX_BACK_RELATIONS = 1000
+/**
+ * The most expanded records one response may hold, counting every copy: a record expanded under
+ * 20 parents counts 20 times, as it is written 20 times in the JSON.
+ */
+export const MAX_EXPANDED_RECORDS = 10_000
+/** Rows read since the last yield after which an expansion lets other requests run. */
+const YIELD_EVERY_ROWS = 500
 
 /** A parsed `expand` parameter: each key is a relation name with its nested paths. */
 export type ExpandTree = Map<string, ExpandTree>
 
-/** Parses `rel1,rel2.sub,posts_via_author` into a tree, dropping paths deeper than 6. */
-export function parseExpand(text: string): ExpandTree {
+/**
+ * Parses `rel1,rel2.sub,posts_via_author` into a tree. Spaces are ignored and empty entries
+ * skipped; a path deeper than 6 levels or with an empty segment (`a..b`) answers 400, or is
+ * dropped when `lenient`.
+ */
+export function parseExpand(text: string, lenient = false): ExpandTree {
   const root: ExpandTree = new Map()
   for (const raw of text.split(',')) {
-    const parts = raw.replace(/\s+/g, '').split('.').filter(Boolean)
-    if (parts.length === 0 || parts.length > MAX_EXPAND_DEPTH) continue
+    const path = raw.replace(/\s+/g, '')
+    if (path === '') continue
+    const parts = path.split('.')
+    let problem = ''
+    if (parts.some((p) => p === '')) problem = 'a relation name is empty'
+    else if (parts.length > MAX_EXPAND_DEPTH) {
+      problem = `it is ${parts.length} levels deep, at most ${MAX_EXPAND_DEPTH} are allowed`
+    }
+    if (problem !== '') {
+      if (lenient) continue
+      throw badRequest(`Invalid expand path "${path}": ${problem}.`)
+    }
     let node = root
     for (const p of parts) {
       let next = node.get(p)
@@ -44,31 +65,119 @@ interface Link {
   single: boolean
 }
 
-function resolveLink(app: App, c: Collection, key: string): Link | null {
-  const own = c.fields.find((f) => f.name === key && f.type === 'relation')
-  if (own) {
-    const target = app.registry.find(String(own.options.collectionId))
-    return target
-      ? { target, field: own, back: false, single: !getFieldType('relation')!.isMulti(own) }
-      : null
-  }
-  const m = /^(\w+)_via_(\w+)$/.exec(key)
-  if (!m) return null
-  const target = app.registry.find(m[1]!)
-  const field = target?.fields.find(
-    (f) => f.name === m[2] && f.type === 'relation' && f.options.collectionId === c.id,
-  )
-  if (!target || !field) return null
-  const single = !getFieldType('relation')!.isMulti(field) && field.unique
-  return { target, field, back: true, single }
+/** One resolved step of an expand tree. */
+interface ExpandNode {
+  key: string
+  /** The full path from the expanded collection, for messages. */
+  path: string
+  link: Link
+  children: ExpandNode[]
 }
 
-/** The records of `link.target` related to `records`, passing the target's viewRule. */
+const isMulti = (field: Field): boolean => getFieldType('relation')!.isMulti(field)
+
+/** Resolves `key` on `c`, or says why it does not name a relation. */
+function resolveLink(app: App, c: Collection, key: string): Link | string {
+  const own = c.fields.find((f) => f.name === key)
+  if (own) {
+    if (own.type !== 'relation') return `field "${key}" of collection "${c.name}" is not a relation`
+    const target = app.registry.find(String(own.options.collectionId))
+    if (!target) {
+      return `relation field "${key}" of collection "${c.name}" points to a missing collection`
+    }
+    return { target, field: own, back: false, single: !isMulti(own) }
+  }
+  // NB: `collection(field)` is PocketBase's deprecated spelling of `collection_via_field`.
+  const m = /^(\w+)_via_(\w+)$/.exec(key) ?? /^(\w+)\((\w+)\)$/.exec(key)
+  if (!m) return `collection "${c.name}" has no relation field "${key}"`
+  const target = app.registry.find(m[1]!)
+  if (!target) return `back-relation "${key}" names no collection "${m[1]}"`
+  const field = target.fields.find(
+    (f) => f.name === m[2] && f.type === 'relation' && f.options.collectionId === c.id,
+  )
+  if (!field) {
+    return `collection "${target.name}" has no relation field "${m[2]}" pointing to "${c.name}"`
+  }
+  return { target, field, back: true, single: !isMulti(field) && field.unique }
+}
+
+/**
+ * Resolves a parsed tree against the schema, before any record is read. An unknown relation
+ * answers 400 naming the path, unless `lenient` (realtime, where no response carries the error)
+ * drops it as PocketBase does everywhere.
+ */
+function resolveTree(
+  app: App,
+  c: Collection,
+  tree: ExpandTree,
+  prefix: string,
+  lenient: boolean,
+): ExpandNode[] {
+  const nodes: ExpandNode[] = []
+  for (const [key, sub] of tree) {
+    const path = prefix === '' ? key : `${prefix}.${key}`
+    const link = resolveLink(app, c, key)
+    if (typeof link === 'string') {
+      if (lenient) continue
+      throw badRequest(`Invalid expand path "${path}": ${link}.`)
+    }
+    // NB: recursion over the parsed tree, at most MAX_EXPAND_DEPTH deep.
+    nodes.push({ key, path, link, children: resolveTree(app, link.target, sub, path, lenient) })
+  }
+  return nodes
+}
+
+/**
+ * Checks an `expand` parameter against the schema of `c` (400 for a malformed or unknown path)
+ * without reading records: writes call it first, so a bad path fails before anything is saved.
+ */
+export function checkExpand(app: App, c: Collection, expand: unknown): void {
+  if (typeof expand !== 'string' || expand.trim() === '') return
+  resolveTree(app, c, parseExpand(expand), '', false)
+}
+
+/** The running costs of one expansion. */
+interface Budget {
+  /** Expanded records still allowed in the response. */
+  left: number
+  /** Rows read since the event loop last had a turn. */
+  sinceYield: number
+}
+
+/** The leaf paths of a node, for the message of an exceeded budget (at most three). */
+function describe(node: ExpandNode): string {
+  const leaves: string[] = []
+  const stack = [node]
+  while (stack.length > 0) {
+    const n = stack.pop()!
+    if (n.children.length === 0) leaves.push(n.path)
+    else stack.push(...[...n.children].reverse())
+  }
+  const shown = leaves.slice(0, 3).map((p) => `"${p}"`)
+  return shown.join(', ') + (leaves.length > 3 ? ', …' : '')
+}
+
+function overBudget(node: ExpandNode): ApiError {
+  return badRequest(
+    `Expand limit exceeded: expanding ${describe(node)} would put more than ${MAX_EXPANDED_RECORDS} expanded records in the response. Expand fewer or shallower relations, or ask for fewer records per page.`,
+  )
+}
+
+/** Lets other requests run (timers, sockets) between the reads of a large expansion. */
+function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}
+
+/**
+ * The records of `link.target` related to `records`, passing the target's viewRule, at most
+ * `limit` rows.
+ */
 async function fetchRelated(
   app: App,
   link: Link,
   records: RecordData[],
   info: RequestInfo,
+  limit: number,
 ): Promise<RecordData[]> {
   let rule: Sql | null
   try {
@@ -92,56 +201,106 @@ async function fetchRelated(
     const ids = records.map((r) => param(String(r.id)))
     if (ids.length === 0) return []
     const col = column(MAIN, link.field.name)
-    if (getFieldType('relation')!.isMulti(link.field)) {
+    if (isMulti(link.field)) {
       const each = db.dialect.jsonEach(col, '__x')
       condition = sql`EXISTS (SELECT 1 FROM ${each.from} WHERE ${each.value} IN (${join(ids)}))`
     } else {
       condition = sql`${col} IN (${join(ids)})`
     }
+    limit = Math.min(limit, MAX_BACK_RELATIONS * records.length)
   }
-  const limit = link.back ? MAX_BACK_RELATIONS * records.length : 100_000
   const rows = await db.all(sql`${selectFrom(link.target, [condition, rule])} LIMIT ${limit}`)
   return rows.map((row) => recordFromRow(link.target, row))
+}
+
+/** For each record, the related records it shows under `link` (forward ids or back-references). */
+function itemsOf(link: Link, records: RecordData[], related: RecordData[]): number[][] {
+  const index = new Map<string, number>()
+  related.forEach((r, i) => index.set(String(r.id), i))
+  if (!link.back) {
+    return records.map((r) => {
+      const v = r[link.field.name]
+      const out: number[] = []
+      for (const id of Array.isArray(v) ? v : [v]) {
+        const i = typeof id === 'string' ? index.get(id) : undefined
+        if (i !== undefined) out.push(i)
+      }
+      return out
+    })
+  }
+  const byParent = new Map<string, number[]>()
+  related.forEach((x, i) => {
+    const v = x[link.field.name]
+    for (const id of Array.isArray(v) ? v : [v]) {
+      if (typeof id !== 'string') continue
+      const list = byParent.get(id)
+      if (!list) byParent.set(id, [i])
+      else if (list.length < MAX_BACK_RELATIONS) list.push(i)
+    }
+  })
+  return records.map((r) => byParent.get(String(r.id)) ?? [])
+}
+
+/**
+ * Expands `nodes` on `records` and returns, for each record, how many expanded records its
+ * `expand` holds (every copy counted). Reads stop once the budget is spent: every record read is
+ * shown at least once, so more rows than the budget allows means the response would be too large.
+ */
+async function expandLevel(
+  app: App,
+  records: RecordData[],
+  nodes: ExpandNode[],
+  info: RequestInfo,
+  budget: Budget,
+): Promise<number[]> {
+  const weights = new Array<number>(records.length).fill(0)
+  if (records.length === 0) return weights
+  const ctx: RequestInfo = { ...info, context: 'expand' }
+  for (const node of nodes) {
+    if (budget.sinceYield >= YIELD_EVERY_ROWS) {
+      budget.sinceYield = 0
+      await yieldToLoop()
+    }
+    const { link } = node
+    const related = await fetchRelated(app, link, records, ctx, budget.left + 1)
+    budget.sinceYield += related.length
+    if (related.length > budget.left) throw overBudget(node)
+    budget.left -= related.length
+    const below = await expandLevel(app, related, node.children, info, budget)
+    const shown = related.map((r) => serializeRecord(link.target, r, info))
+    const items = itemsOf(link, records, related)
+    let total = 0
+    records.forEach((r, i) => {
+      const mine = link.single ? items[i]!.slice(0, 1) : items[i]!
+      for (const j of mine) weights[i]! += 1 + below[j]!
+      total += weights[i]!
+      const expand = (r.expand ??= {}) as Record<string, unknown>
+      if (mine.length === 0) return
+      if (link.single) expand[node.key] = shown[mine[0]!]
+      else expand[node.key] = mine.map((j) => shown[j])
+    })
+    if (total > MAX_EXPANDED_RECORDS) throw overBudget(node)
+  }
+  return weights
 }
 
 /**
  * Adds `expand` to each record for the requested relation paths, up to 6 levels, including
  * back-relations. Each expanded record is checked with its own collection's viewRule (with
  * `@request.context = "expand"`); records the requester may not view are silently left out.
+ * A malformed or unknown path answers 400 (realtime drops it instead), and so does an expansion
+ * that would hold more than {@link MAX_EXPANDED_RECORDS} records; a large expansion yields to
+ * the event loop between its reads.
  */
 export async function expandRecords(
   app: App,
   c: Collection,
   records: RecordData[],
-  tree: ExpandTree,
+  expand: string,
   info: RequestInfo,
 ): Promise<void> {
-  if (tree.size === 0 || records.length === 0) return
-  const ctx: RequestInfo = { ...info, context: 'expand' }
-  for (const [key, sub] of tree) {
-    const link = resolveLink(app, c, key)
-    if (!link) continue
-    const related = await fetchRelated(app, link, records, ctx)
-    await expandRecords(app, link.target, related, sub, info)
-    const byId = new Map(related.map((r) => [String(r.id), serializeRecord(link.target, r, info)]))
-    for (const r of records) {
-      const expand = (r.expand ??= {}) as Record<string, unknown>
-      if (!link.back) {
-        const v = r[link.field.name]
-        if (Array.isArray(v)) {
-          const items = v.map((id) => byId.get(String(id))).filter((x) => x !== undefined)
-          if (items.length > 0) expand[key] = items
-        } else if (typeof v === 'string' && byId.has(v)) {
-          expand[key] = byId.get(v)
-        }
-        continue
-      }
-      const mine = related.filter((x) => {
-        const v = x[link.field.name]
-        return Array.isArray(v) ? v.includes(r.id) : v === r.id
-      })
-      const items = mine.slice(0, MAX_BACK_RELATIONS).map((x) => byId.get(String(x.id)))
-      if (items.length > 0) expand[key] = link.single ? items[0] : items
-    }
-  }
+  const lenient = info.context === 'realtime'
+  const nodes = resolveTree(app, c, parseExpand(expand, lenient), '', lenient)
+  const budget: Budget = { left: MAX_EXPANDED_RECORDS, sinceYield: 0 }
+  await expandLevel(app, records, nodes, info, budget)
 }

@@ -27,7 +27,7 @@ import {
   ruleContext,
   selectFrom,
 } from './query.js'
-import { expandRecords, parseExpand } from './expand.js'
+import { checkExpand, expandRecords } from './expand.js'
 import {
   assignUploads,
   deleteFiles,
@@ -153,6 +153,7 @@ export class RecordService {
     files: readonly UploadedFile[] = [],
   ): Promise<Record<string, unknown>> {
     assertWritable(collection)
+    checkExpand(this.app, collection, info.query.expand) // before anything is saved
     const su = isSuperuser(info)
     if (collection.createRule === null && !su)
       ruleCondition(this.app, collection, 'createRule', info)
@@ -234,6 +235,7 @@ export class RecordService {
     files: readonly UploadedFile[] = [],
   ): Promise<Record<string, unknown>> {
     assertWritable(collection)
+    checkExpand(this.app, collection, info.query.expand) // before anything is saved
     const su = isSuperuser(info)
     const errors: ValidationErrors = {}
     // Passwords are hashed before the transaction: bcrypt must not hold the writer lock.
@@ -443,7 +445,7 @@ export class RecordService {
   ): Promise<Record<string, unknown>[]> {
     const expand = info.query.expand
     if (typeof expand === 'string' && expand.trim() !== '') {
-      await expandRecords(this.app, collection, records, parseExpand(expand), info)
+      await expandRecords(this.app, collection, records, expand, info)
     }
     const managed =
       collection.type === 'auth'
