@@ -5,8 +5,10 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { FastifyRequest } from 'fastify'
+import type { Multipart } from '@fastify/multipart'
 import type { UploadedFile } from '../core/records/files.js'
-import { badRequest, tooLarge } from '../core/errors.js'
+import { ApiError, badRequest, tooLarge } from '../core/errors.js'
+import { jsonTextDepth } from '../tools/json-depth.js'
 
 /** A parsed request body. */
 export interface ParsedBody {
@@ -39,18 +41,43 @@ function addValue(target: Record<string, unknown>, key: string, value: unknown):
   else target[key] = [target[key], value]
 }
 
+/**
+ * The deepest nesting of a JSON body (and of `@jsonPayload`): arrays and objects, the body itself
+ * counting as 1. Checked on the text before parsing, so no recursive code ever sees deeper data;
+ * it leaves room for a json field value at its own limit (64) inside a batch request.
+ */
+export const MAX_BODY_JSON_DEPTH = 128
+
+/**
+ * Parses JSON text from a client (a body, or `@jsonPayload` when `payload` is set): invalid JSON,
+ * or JSON nested deeper than {@link MAX_BODY_JSON_DEPTH}, answers 400.
+ */
+export function parseJsonBody(text: string, payload = false): unknown {
+  const subject = payload ? '@jsonPayload' : 'the JSON body'
+  if (jsonTextDepth(text, MAX_BODY_JSON_DEPTH) > MAX_BODY_JSON_DEPTH) {
+    throw badRequest(
+      `Failed to read the submitted data: ${subject} is nested deeper than ${MAX_BODY_JSON_DEPTH} levels.`,
+    )
+  }
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    const reason = (err as Error).message
+    throw badRequest(
+      payload
+        ? `Failed to read the submitted data: @jsonPayload is not valid JSON (${reason}).`
+        : `Failed to read the submitted data: invalid JSON (${reason}).`,
+    )
+  }
+}
+
 /** Applies `@jsonPayload` values (JSON objects merged on top, in order). */
 function applyJsonPayload(values: Record<string, unknown>): Record<string, unknown> {
   const payload = values['@jsonPayload']
   if (payload === undefined) return values
   const { ['@jsonPayload']: _drop, ...rest } = values
   for (const item of Array.isArray(payload) ? payload : [payload]) {
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(String(item))
-    } catch {
-      throw badRequest('Failed to read the submitted data: @jsonPayload is not valid JSON.')
-    }
+    const parsed = parseJsonBody(String(item), true)
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw badRequest('Failed to read the submitted data: @jsonPayload must be a JSON object.')
     }
@@ -75,10 +102,24 @@ export async function readBody(
   options: ReadBodyOptions = {},
 ): Promise<ParsedBody> {
   if (req.isMultipart()) {
+    if (!/;\s*boundary=("[^"]+"|[^\s;]+)/i.test(String(req.headers['content-type']))) {
+      throw badRequest(
+        'Failed to read the submitted data: multipart/form-data without a boundary parameter.',
+      )
+    }
     const values: Record<string, unknown> = {}
     const files: UploadedFile[] = []
     const limits = { fileSize: options.maxFileSize ?? BODY_LIMIT, fields: 1000, parts: 1000 }
-    for await (const part of req.parts({ limits })) {
+    const parts = req.parts({ limits })[Symbol.asyncIterator]()
+    for (;;) {
+      let next: IteratorResult<Multipart>
+      try {
+        next = await parts.next()
+      } catch (err) {
+        throw malformedMultipart(err)
+      }
+      if (next.done) break
+      const part = next.value
       if (part.type === 'file') {
         files.push(await spool(req, part.fieldname, part.filename, part.mimetype, part.file))
       } else {
@@ -99,6 +140,22 @@ export async function readBody(
     throw badRequest('Failed to read the submitted data: the body must be a JSON object.')
   }
   return { values: body as Record<string, unknown>, files: [] }
+}
+
+/**
+ * An error of the multipart parser: the limits keep their status (413) and server faults theirs;
+ * anything else is the client's malformed body (no boundary, a prototype key as a name, …).
+ */
+function malformedMultipart(err: unknown): Error {
+  if (err instanceof ApiError) return err
+  const status = (err as { statusCode?: unknown }).statusCode
+  if (typeof status === 'number' && (status === 413 || status >= 500)) return err as Error
+  const reason = err instanceof Error ? err.message : String(err)
+  return badRequest(
+    `Failed to read the submitted data: malformed multipart body (${reason}).`,
+    {},
+    err,
+  )
 }
 
 /** The default per-request body limit (reference §0.6), also the default file size cap. */

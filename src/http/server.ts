@@ -8,7 +8,7 @@ import { verifyToken } from '../core/auth/tokens.js'
 import { ApiError, badRequest } from '../core/errors.js'
 import { SUPERUSERS, type AuthInfo } from '../core/request-info.js'
 import { AuthCache } from './auth-cache.js'
-import { BODY_LIMIT, cleanUploads, parseUrlEncoded } from './body.js'
+import { BODY_LIMIT, cleanUploads, parseJsonBody, parseUrlEncoded } from './body.js'
 import { clientIp } from './client-ip.js'
 import { errorHandler, notFoundHandler } from './errors.js'
 import { SuperuserIpGuard } from './superuser-ips.js'
@@ -139,11 +139,9 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
     const s = String(text)
     if (s.trim() === '') return done(null, {})
     try {
-      done(null, JSON.parse(s))
+      done(null, parseJsonBody(s)) // 400 for invalid or too deeply nested JSON
     } catch (err) {
-      done(
-        badRequest(`Failed to read the submitted data: invalid JSON (${(err as Error).message}).`),
-      )
+      done(err as Error)
     }
   })
   http.addContentTypeParser(

@@ -216,6 +216,27 @@ describe('pickFields', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
 
+  it('walks data nested 100 000 deep without recursion', () => {
+    let arrays: unknown = 'leaf'
+    let objects: unknown = { keep: 1, drop: 2 }
+    for (let i = 0; i < 100_000; i++) {
+      arrays = [arrays]
+      objects = { a: objects, drop: i }
+    }
+    const data = { id: 'r1', meta: arrays, doc: objects }
+    const path = `doc${'.a'.repeat(100_000)}.keep`
+    const out = pickFields(data, `id,meta.0.0.x,${path}`) as typeof data
+    let m: unknown = out.meta
+    for (let i = 0; i < 100_000; i++) m = (m as unknown[])[0]
+    expect(m).toBe('leaf')
+    let d = out.doc as Record<string, unknown>
+    for (let i = 0; i < 100_000; i++) {
+      expect(Object.keys(d)).toEqual(['a'])
+      d = d.a as Record<string, unknown>
+    }
+    expect(d).toStrictEqual({ keep: 1 })
+  })
+
   it('accepts a tree parsed once and reuses it', () => {
     const tree = parseFields('id,title:excerpt(2)')
     expect(pickFields({ id: 1, title: 'abc', x: 0 }, tree)).toStrictEqual({ id: 1, title: 'ab' })

@@ -205,29 +205,67 @@ function toPlain(value: unknown, key: string): unknown {
   return value
 }
 
-function pickValue(value: unknown, tree: FieldTree, key = ''): unknown {
-  const v = toPlain(value, key)
-  // NB: like PocketBase, only objects are picked; scalars under a dot path are kept as they are.
-  if (Array.isArray(v)) return v.map((item, i) => pickValue(item, tree, String(i)))
-  if (isObject(v)) return pickObject(v, tree)
-  return v
+/** A value still to pick, and where its picked copy goes. */
+interface PickTask {
+  value: unknown
+  tree: FieldTree
+  key: string
+  target: unknown[] | JsonObject
+  slot: string | number
 }
 
-function pickObject(obj: JsonObject, tree: FieldTree): JsonObject {
+/**
+ * Picks `value` with an explicit stack rather than recursion: data nested thousands of levels
+ * deep (a json field, an array of arrays) must not overflow the call stack.
+ */
+function pickValue(value: unknown, tree: FieldTree): unknown {
+  const root: JsonObject = {}
+  const stack: PickTask[] = [{ value, tree, key: '', target: root, slot: 'value' }]
+  while (stack.length > 0) {
+    const task = stack.pop()!
+    const v = toPlain(task.value, task.key)
+    let picked: unknown = v
+    // NB: like PocketBase, only objects are picked; scalars under a dot path are kept as they are.
+    if (Array.isArray(v)) {
+      const out = new Array<unknown>(v.length)
+      for (let i = v.length - 1; i >= 0; i--) {
+        stack.push({ value: v[i], tree: task.tree, key: String(i), target: out, slot: i })
+      }
+      picked = out
+    } else if (isObject(v)) {
+      picked = pickObject(v, task.tree, stack)
+    }
+    assign(task.target, task.slot, picked)
+  }
+  return root.value
+}
+
+/** Copies the selected keys of `obj`; values picked further are queued on `stack`. */
+function pickObject(obj: JsonObject, tree: FieldTree, stack: PickTask[]): JsonObject {
   const out: JsonObject = {}
+  const later: PickTask[] = []
   for (const k of Object.keys(obj)) {
     const node = tree.keys.get(k)
-    let picked: unknown
-    if (node) {
-      picked = node.whole ? applyModifier(node.modifier, obj[k], k) : pickValue(obj[k], node.sub, k)
-    } else if (tree.star) picked = applyModifier(tree.star.modifier, obj[k], k)
-    else continue
-    if (k === '__proto__') {
-      // NB: a plain assignment would set the prototype instead of an own key.
-      Object.defineProperty(out, k, { value: picked, enumerable: true, writable: true })
-    } else out[k] = picked
+    if (node && !node.whole) {
+      assign(out, k, undefined) // keeps the key order; the picked value comes later
+      later.push({ value: obj[k], tree: node.sub, key: k, target: out, slot: k })
+    } else if (node) assign(out, k, applyModifier(node.modifier, obj[k], k))
+    else if (tree.star) assign(out, k, applyModifier(tree.star.modifier, obj[k], k))
   }
+  for (let i = later.length - 1; i >= 0; i--) stack.push(later[i]!)
   return out
+}
+
+function assign(target: unknown[] | JsonObject, slot: string | number, value: unknown): void {
+  if (slot === '__proto__') {
+    // NB: a plain assignment would set the prototype instead of an own key.
+    Object.defineProperty(target, slot, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  } else (target as Record<string | number, unknown>)[slot] = value
 }
 
 function applyModifier(modifier: Modifier | null, value: unknown, key: string): unknown {

@@ -1,6 +1,7 @@
 /**
- * The `json` field: any JSON value of at most `maxSize` bytes (0 → 1 MiB), stored as JSON text;
- * `null` when unset. A submitted string is read as raw JSON when it looks like JSON.
+ * The `json` field: any JSON value of at most `maxSize` bytes (0 → 1 MiB) and at most
+ * {@link MAX_JSON_DEPTH} levels of nesting, stored as JSON text; `null` when unset. A submitted
+ * string is read as raw JSON when it looks like JSON.
  */
 
 import type { Field } from '../collections/model.js'
@@ -8,7 +9,25 @@ import { fieldError, type FieldError } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { required } from './generic-errors.js'
 import { byteLength, parseJson } from './cast.js'
+import { jsonTextDepth } from '../../tools/json-depth.js'
 import { checkInt, collectErrors, numberOption } from './options.js'
+
+/**
+ * The deepest nesting a json value may have (arrays and objects: `[[1]]` is 2). SQLite's JSON
+ * functions fail past 1000 levels, and a stored value that deep would break every filter and
+ * rule on the field; 64 leaves room for any real document.
+ */
+export const MAX_JSON_DEPTH = 64
+
+/**
+ * A submitted JSON text nested deeper than {@link MAX_JSON_DEPTH}: kept unparsed, so no recursive
+ * code walks it before validation rejects it. It serialises as `null`.
+ */
+class TooDeepJson {
+  toJSON(): null {
+    return null
+  }
+}
 
 /** The effective `maxSize` when the option is 0: 1 MiB. */
 export const DEFAULT_JSON_MAX_SIZE = 1 << 20
@@ -28,30 +47,47 @@ export function toJsonValue(raw: unknown): unknown {
   if (typeof raw !== 'string') return raw
   if (raw === 'null') return null
   if (raw === 'true' || raw === 'false') return raw === 'true'
-  return /^[-0-9"[{]/.test(raw) ? parseJson(raw, raw) : raw
+  if (!/^[-0-9"[{]/.test(raw)) return raw
+  return jsonTextDepth(raw, MAX_JSON_DEPTH) > MAX_JSON_DEPTH
+    ? new TooDeepJson()
+    : parseJson(raw, raw)
 }
 
-/** True for values JSON represents exactly: finite numbers, strings, booleans, null, lists, plain objects. */
-export function isJsonValue(value: unknown): boolean {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return true
-    case 'number':
-      return Number.isFinite(value)
-    case 'object':
-      if (value === null) return true
-      if (Array.isArray(value)) return value.every(isJsonValue)
-      if (
-        Object.getPrototypeOf(value) !== Object.prototype &&
-        Object.getPrototypeOf(value) !== null
-      ) {
-        return false
+/**
+ * Checks that `value` is one JSON represents exactly (finite numbers, strings, booleans, null,
+ * lists, plain objects) and is nested at most {@link MAX_JSON_DEPTH} deep; walked with an explicit
+ * stack, never recursively.
+ */
+export function inspectJson(value: unknown): 'ok' | 'invalid' | 'too_deep' {
+  if (value instanceof TooDeepJson) return 'too_deep'
+  const stack: Array<[unknown, number]> = [[value, 0]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+        continue
+      case 'number':
+        if (!Number.isFinite(v)) return 'invalid'
+        continue
+      case 'object': {
+        if (v === null) continue
+        if (depth === MAX_JSON_DEPTH) return 'too_deep'
+        let children: unknown[]
+        if (Array.isArray(v)) children = v
+        else {
+          const proto: unknown = Object.getPrototypeOf(v)
+          if (proto !== Object.prototype && proto !== null) return 'invalid'
+          children = Object.values(v)
+        }
+        for (const child of children) stack.push([child, depth + 1])
+        continue
       }
-      return Object.values(value).every(isJsonValue)
-    default:
-      return false
+      default:
+        return 'invalid'
+    }
   }
+  return 'ok'
 }
 
 function isEmptyJson(value: unknown): boolean {
@@ -61,7 +97,15 @@ function isEmptyJson(value: unknown): boolean {
 }
 
 function validateJson(value: unknown, field: Field): FieldError | null {
-  if (!isJsonValue(value))
+  const shape = inspectJson(value)
+  if (shape === 'too_deep') {
+    return fieldError(
+      'validation_json_too_deep',
+      'The maximum allowed JSON nesting depth is {maxDepth} levels.',
+      { maxDepth: MAX_JSON_DEPTH },
+    )
+  }
+  if (shape === 'invalid')
     return fieldError('validation_invalid_json', 'Must be a valid json value.')
   const maxSize = jsonMaxSize(field)
   if (byteLength(JSON.stringify(value)) > maxSize) {
