@@ -78,11 +78,23 @@ export interface ListParams {
 const text = (v: unknown): string =>
   typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '\u0000'
 
-const intParam = (v: unknown, name: string): number | undefined => {
+/**
+ * The largest `page` of a list: the row offset `(page - 1) * perPage` must stay an exact integer
+ * for the database (at most 2^53 in JavaScript, 2^63 in SQL), whatever the perPage.
+ */
+export const MAX_PAGE = 1_000_000_000
+
+/**
+ * Parses an integer query parameter (`undefined` when absent): anything but an optionally signed
+ * run of digits, or a value above `max`, answers 400 naming the parameter.
+ */
+export function intQueryParam(v: unknown, name: string, max: number): number | undefined {
   if (v === undefined || v === '') return undefined
   const s = text(v)
   if (!/^-?\d+$/.test(s)) throw badRequest(`Invalid "${name}" value: expected an integer.`)
-  return Number(s)
+  const n = Number(s)
+  if (n > max) throw badRequest(`Invalid "${name}" value: must be at most ${max}.`)
+  return n
 }
 
 const boolParam = (v: unknown): boolean => {
@@ -99,8 +111,9 @@ export function parseListParams(
   maxPerPage: number,
   defaultSort: string,
 ): ListParams {
-  const page = intParam(query.page, 'page') ?? 1
-  const perPage = intParam(query.perPage, 'perPage') ?? 30
+  const page = intQueryParam(query.page, 'page', MAX_PAGE) ?? 1
+  // NB: a perPage above the cap is lowered to it, never refused (reference §0.8).
+  const perPage = intQueryParam(query.perPage, 'perPage', Infinity) ?? 30
   return {
     page: page <= 0 ? 1 : page,
     perPage: perPage <= 0 ? 30 : Math.min(perPage, maxPerPage),

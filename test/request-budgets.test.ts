@@ -1,0 +1,414 @@
+/**
+ * Issue 11, points 1–3 and the `expand` part of 18: every request has a budget (expand size and
+ * depth, JSON nesting, page numbers), and a client overstepping it gets a precise 400, never a
+ * 500 or a stalled server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startServer, type TestServer } from './helpers/server.js'
+
+const nested = (depth: number, leaf: unknown = 1): unknown => {
+  let v: unknown = leaf
+  for (let i = 0; i < depth; i++) v = [v]
+  return v
+}
+const nestedText = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth)
+
+describe('expand budget (point 1)', () => {
+  let t: TestServer
+  const N = 25
+  const FANOUT = 20
+
+  beforeAll(async () => {
+    t = await startServer()
+    const su = t.suToken
+    const c = await t.api('POST', '/api/collections', {
+      token: su,
+      body: { name: 'nodes', listRule: '', viewRule: '', schema: [{ name: 'n', type: 'number' }] },
+    })
+    expect(c.status, JSON.stringify(c.body)).toBe(200)
+    const patched = await t.api('PATCH', `/api/collections/${c.body.id}`, {
+      token: su,
+      body: {
+        schema: [
+          { name: 'n', type: 'number' },
+          { name: 'rel', type: 'relation', options: { collectionId: c.body.id, maxSelect: 50 } },
+        ],
+      },
+    })
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200)
+    const ids: string[] = []
+    for (let i = 0; i < N; i++) {
+      const r = await t.api('POST', '/api/collections/nodes/records', { token: su, body: { n: i } })
+      ids.push(r.body.id as string)
+    }
+    // Every record relates to the 20 records after it (wrapping around).
+    for (let i = 0; i < N; i++) {
+      const rel = Array.from({ length: FANOUT }, (_, k) => ids[(i + k + 1) % N])
+      const r = await t.api('PATCH', `/api/collections/nodes/records/${ids[i]}`, {
+        token: su,
+        body: { rel },
+      })
+      expect(r.status).toBe(200)
+    }
+  })
+  afterAll(() => t.close())
+
+  it('a fan-out expansion gets a precise 400 while /api/health keeps answering', async () => {
+    for (const path of ['rel.rel.rel.rel', 'rel.rel.rel.rel.rel.rel']) {
+      let done = false
+      const expand = t
+        .api('GET', `/api/collections/nodes/records?perPage=${N}&expand=${path}`)
+        .finally(() => {
+          done = true
+        })
+      const health: number[] = []
+      do health.push((await t.api('GET', '/api/health')).status)
+      while (!done)
+      const res = await expand
+      expect(res.status).toBe(400)
+      expect(res.body).toEqual({
+        code: 400,
+        message: `Expand limit exceeded: expanding "${path}" would put more than 10000 expanded records in the response. Expand fewer or shallower relations, or ask for fewer records per page.`,
+        data: {},
+      })
+      expect(health.length).toBeGreaterThan(0)
+      expect(health.every((s) => s === 200)).toBe(true)
+    }
+  })
+
+  it('counts every copy of an expanded record against the 10 000 limit', async () => {
+    // rel.rel over 25 records: 25 × 20 × (1 + 20) = 10 500 records; over 19: 7 980.
+    const over = await t.api('GET', `/api/collections/nodes/records?perPage=25&expand=rel.rel`)
+    expect(over.status).toBe(400)
+    expect(over.body.message).toMatch(/^Expand limit exceeded: expanding "rel\.rel"/)
+    const under = await t.api('GET', `/api/collections/nodes/records?perPage=19&expand=rel.rel`)
+    expect(under.status).toBe(200)
+    expect(under.body.items).toHaveLength(19)
+    for (const item of under.body.items) {
+      expect(item.expand.rel).toHaveLength(FANOUT)
+      for (const child of item.expand.rel) expect(child.expand.rel).toHaveLength(FANOUT)
+    }
+  })
+
+  it('a path deeper than 6 levels or with an empty segment is a 400 naming it', async () => {
+    const deep = await t.api(
+      'GET',
+      '/api/collections/nodes/records?expand=rel.rel.rel.rel.rel.rel.rel',
+    )
+    expect(deep.status).toBe(400)
+    expect(deep.body.message).toBe(
+      'Invalid expand path "rel.rel.rel.rel.rel.rel.rel": it is 7 levels deep, at most 6 are allowed.',
+    )
+    const empty = await t.api('GET', '/api/collections/nodes/records?expand=rel..rel')
+    expect(empty.status).toBe(400)
+    expect(empty.body.message).toBe('Invalid expand path "rel..rel": a relation name is empty.')
+  })
+})
+
+describe('unknown expand paths are reported (point 18)', () => {
+  let t: TestServer
+  let postId: string
+  let userId: string
+  const su = (method: string, path: string, body?: unknown) =>
+    t.api(method, path, { token: t.suToken, body })
+  const count = async () =>
+    (await su('GET', '/api/collections/posts/records?perPage=1')).body.totalItems as number
+
+  beforeAll(async () => {
+    t = await startServer()
+    const open = { listRule: '', viewRule: '', createRule: '', updateRule: '', deleteRule: '' }
+    const posts = await su('POST', '/api/collections', {
+      name: 'posts',
+      ...open,
+      schema: [
+        { name: 'title', type: 'text' },
+        { name: 'author', type: 'relation', options: { collectionId: '_pb_users_auth_' } },
+      ],
+    })
+    expect(posts.status, JSON.stringify(posts.body)).toBe(200)
+    const comments = await su('POST', '/api/collections', {
+      name: 'comments',
+      ...open,
+      schema: [
+        { name: 'text', type: 'text' },
+        { name: 'post', type: 'relation', options: { collectionId: posts.body.id } },
+      ],
+    })
+    expect(comments.status, JSON.stringify(comments.body)).toBe(200)
+    const user = await su('POST', '/api/collections/users/records', {
+      email: 'ann@example.com',
+      password: 'password123',
+      passwordConfirm: 'password123',
+      name: 'Ann',
+    })
+    userId = user.body.id as string
+    const post = await su('POST', '/api/collections/posts/records', {
+      title: 'P',
+      author: userId,
+    })
+    postId = post.body.id as string
+    await su('POST', '/api/collections/comments/records', { text: 'c1', post: postId })
+    const settings = await su('PATCH', '/api/settings', {
+      batch: { enabled: true, maxRequests: 10, timeout: 3, maxBodySize: 0 },
+    })
+    expect(settings.status).toBe(200)
+  })
+  afterAll(() => t.close())
+
+  const cases: [string, string][] = [
+    ['autor', 'Invalid expand path "autor": collection "posts" has no relation field "autor".'],
+    [
+      'author.nope',
+      'Invalid expand path "author.nope": collection "users" has no relation field "nope".',
+    ],
+    [
+      'title',
+      'Invalid expand path "title": field "title" of collection "posts" is not a relation.',
+    ],
+    [
+      'comments_via_pst',
+      'Invalid expand path "comments_via_pst": collection "comments" has no relation field "pst" pointing to "posts".',
+    ],
+    [
+      'coments_via_post',
+      'Invalid expand path "coments_via_post": back-relation "coments_via_post" names no collection "coments".',
+    ],
+  ]
+
+  it('on list and view, even when nothing would be expanded', async () => {
+    for (const [expand, message] of cases) {
+      const list = await t.api('GET', `/api/collections/posts/records?expand=${expand}`)
+      expect(list.status).toBe(400)
+      expect(list.body).toEqual({ code: 400, message, data: {} })
+      const empty = await t.api(
+        'GET',
+        `/api/collections/posts/records?filter=${encodeURIComponent("title='none'")}&expand=${expand}`,
+      )
+      expect(empty.body.message).toBe(message)
+      const view = await t.api('GET', `/api/collections/posts/records/${postId}?expand=${expand}`)
+      expect(view.status).toBe(400)
+      expect(view.body.message).toBe(message)
+    }
+  })
+
+  it('on create and update, before anything is saved', async () => {
+    const before = await count()
+    const created = await t.api('POST', '/api/collections/posts/records?expand=autor', {
+      body: { title: 'never', author: userId },
+    })
+    expect(created.status).toBe(400)
+    expect(created.body.message).toBe(cases[0]![1])
+    expect(await count()).toBe(before)
+    const updated = await t.api('PATCH', `/api/collections/posts/records/${postId}?expand=autor`, {
+      body: { title: 'changed' },
+    })
+    expect(updated.status).toBe(400)
+    expect(updated.body.message).toBe(cases[0]![1])
+    const view = await t.api('GET', `/api/collections/posts/records/${postId}`)
+    expect(view.body.title).toBe('P')
+  })
+
+  it('on batch items, rolling the batch back', async () => {
+    const before = await count()
+    const res = await su('POST', '/api/batch', {
+      requests: [
+        { method: 'POST', url: '/api/collections/posts/records', body: { title: 'one' } },
+        {
+          method: 'POST',
+          url: '/api/collections/posts/records?expand=author.nope',
+          body: { title: 'two', author: userId },
+        },
+      ],
+    })
+    expect(res.status).toBe(400)
+    expect(res.body.data.requests[1].response).toEqual({
+      code: 400,
+      message: cases[1]![1],
+      data: {},
+    })
+    expect(await count()).toBe(before)
+  })
+
+  it('on auth responses', async () => {
+    const res = await t.api('POST', '/api/collections/users/auth-with-password?expand=posts', {
+      body: { identity: 'ann@example.com', password: 'password123' },
+    })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toBe(
+      'Invalid expand path "posts": collection "users" has no relation field "posts".',
+    )
+    const ok = await t.api(
+      'POST',
+      '/api/collections/users/auth-with-password?expand=posts_via_author',
+      { body: { identity: 'ann@example.com', password: 'password123' } },
+    )
+    expect(ok.status).toBe(200)
+    expect(ok.body.record.expand.posts_via_author.map((p: { id: string }) => p.id)).toEqual([
+      postId,
+    ])
+  })
+
+  it("valid paths still expand, PocketBase's old collection(field) spelling included", async () => {
+    const res = await t.api(
+      'GET',
+      `/api/collections/posts/records/${postId}?expand=author, comments_via_post,comments(post)`,
+      { token: t.suToken },
+    )
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.expand.author.id).toBe(userId)
+    expect(res.body.expand.comments_via_post.map((c: { text: string }) => c.text)).toEqual(['c1'])
+    expect(res.body.expand['comments(post)']).toEqual(res.body.expand.comments_via_post)
+  })
+})
+
+describe('JSON nesting depth (point 2)', () => {
+  let t: TestServer
+  let docId: string
+
+  beforeAll(async () => {
+    t = await startServer()
+    const c = await t.api('POST', '/api/collections', {
+      token: t.suToken,
+      body: {
+        name: 'docs',
+        listRule: 'meta != "x"',
+        viewRule: '',
+        createRule: '',
+        updateRule: '@request.body.meta != "x"',
+        schema: [
+          { name: 'title', type: 'text' },
+          { name: 'meta', type: 'json' },
+        ],
+      },
+    })
+    expect(c.status, JSON.stringify(c.body)).toBe(200)
+    const doc = await t.api('POST', '/api/collections/docs/records', { body: { title: 'd' } })
+    docId = doc.body.id as string
+  })
+  afterAll(() => t.close())
+
+  const tooDeep = {
+    code: 'validation_json_too_deep',
+    message: 'The maximum allowed JSON nesting depth is 64 levels.',
+    params: { maxDepth: 64 },
+  }
+
+  it('a json field takes 64 levels and refuses 65 with a field error', async () => {
+    const ok = await t.api('POST', '/api/collections/docs/records', {
+      body: { title: 'deep', meta: nested(64) },
+    })
+    expect(ok.status, JSON.stringify(ok.body).slice(0, 300)).toBe(200)
+    expect(ok.body.meta).toEqual(nested(64))
+    // A string holding JSON is read as JSON: 1 001 levels used to be stored, breaking every
+    // later list with a rule or filter on the field (SQLite's JSON functions stop at 1 000).
+    for (const meta of [nested(65), { a: nested(64) }, JSON.stringify(nested(1001))]) {
+      const res = await t.api('POST', '/api/collections/docs/records', { body: { meta } })
+      expect(res.status).toBe(400)
+      expect(res.body.data).toEqual({ meta: tooDeep })
+    }
+  })
+
+  it('a body nested 5 000 deep is refused while parsing, whatever the format', async () => {
+    const json = await t.api('POST', '/api/collections/docs/records', {
+      raw: `{"meta":${nestedText(5000)}}`,
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(json.status).toBe(400)
+    expect(json.body.message).toBe(
+      'Failed to read the submitted data: the JSON body is nested deeper than 128 levels.',
+    )
+    const form = await t.api('POST', '/api/collections/docs/records', {
+      raw: `@jsonPayload=${encodeURIComponent(`{"meta":${nestedText(5000)}}`)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
+    expect(form.status).toBe(400)
+    expect(form.body.message).toBe(
+      'Failed to read the submitted data: @jsonPayload is nested deeper than 128 levels.',
+    )
+    const fd = new FormData()
+    fd.set('meta', nestedText(5000))
+    const multipart = await t.api('POST', '/api/collections/docs/records', { raw: fd })
+    expect(multipart.status).toBe(400)
+    expect(multipart.body.data).toEqual({ meta: tooDeep })
+    // The updateRule reads @request.body.meta before validation: still a field error.
+    const patch = new FormData()
+    patch.set('meta', nestedText(5000))
+    const updated = await t.api('PATCH', `/api/collections/docs/records/${docId}`, { raw: patch })
+    expect(updated.status).toBe(400)
+    expect(updated.body.data).toEqual({ meta: tooDeep })
+  })
+
+  it('lists with a rule and a filter on the field keep working, fields= included', async () => {
+    const list = await t.api(
+      'GET',
+      `/api/collections/docs/records?filter=${encodeURIComponent('meta.0.0.0 != 7')}`,
+    )
+    expect(list.status, JSON.stringify(list.body).slice(0, 300)).toBe(200)
+    expect(list.body.totalItems).toBe(2)
+    const fields = `meta${'.0'.repeat(3000)}`
+    const picked = await t.api('GET', `/api/collections/docs/records?fields=${fields}`)
+    expect(picked.status).toBe(200)
+    expect(picked.body.items).toHaveLength(2)
+  })
+})
+
+describe('client mistakes that reached a parser (point 3)', () => {
+  let t: TestServer
+  beforeAll(async () => {
+    t = await startServer()
+    const c = await t.api('POST', '/api/collections', {
+      token: t.suToken,
+      body: {
+        name: 'docs',
+        listRule: '',
+        createRule: '',
+        schema: [{ name: 'title', type: 'text' }],
+      },
+    })
+    expect(c.status).toBe(200)
+  })
+  afterAll(() => t.close())
+
+  it('a page past any real offset is a 400 on the records, collections and logs lists', async () => {
+    for (const path of ['/api/collections/docs/records', '/api/collections', '/api/logs']) {
+      for (const page of ['400000000000000000', '9'.repeat(400), '1000000001']) {
+        const res = await t.api('GET', `${path}?page=${page}`, { token: t.suToken })
+        expect(res.status, path).toBe(400)
+        expect(res.body).toEqual({
+          code: 400,
+          message: 'Invalid "page" value: must be at most 1000000000.',
+          data: {},
+        })
+      }
+      const last = await t.api('GET', `${path}?page=1000000000&perPage=1000`, {
+        token: t.suToken,
+      })
+      expect(last.status, path).toBe(200)
+      expect(last.body.items).toEqual([])
+      const bad = await t.api('GET', `${path}?page=1e3`, { token: t.suToken })
+      expect(bad.body.message).toBe('Invalid "page" value: expected an integer.')
+    }
+    const perPage = await t.api('GET', '/api/collections/docs/records?perPage=400000000000000000')
+    expect(perPage.status).toBe(200)
+    expect(perPage.body.perPage).toBe(500)
+  })
+
+  it('multipart/form-data without a boundary is a 400', async () => {
+    const res = await t.api('POST', '/api/collections/docs/records', {
+      raw: 'title=x',
+      headers: { 'content-type': 'multipart/form-data' },
+    })
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({
+      code: 400,
+      message:
+        'Failed to read the submitted data: multipart/form-data without a boundary parameter.',
+      data: {},
+    })
+    const fd = new FormData()
+    fd.set('title', 'with a boundary')
+    const ok = await t.api('POST', '/api/collections/docs/records', { raw: fd })
+    expect(ok.status).toBe(200)
+    expect(ok.body.title).toBe('with a boundary')
+  })
+})
