@@ -1,6 +1,7 @@
 import { Hook, type HookEvent } from '../tools/hook.js'
 import type { Collection } from './collections/model.js'
 import type { App } from './app.js'
+import type { BootstrapEvent, ServeEvent, TerminateEvent } from './lifecycle.js'
 import type { RecordData, RequestInfo } from './request-info.js'
 
 /** The event of a record create/update/delete hook. */
@@ -33,6 +34,10 @@ export interface AppHooks {
   onRecordAfterCreateSuccess: Hook<RecordSuccessEvent>
   onRecordAfterUpdateSuccess: Hook<RecordSuccessEvent>
   onRecordAfterDeleteSuccess: Hook<RecordSuccessEvent>
+  // Lifecycle (see lifecycle.ts): the app opens, starts serving, stops.
+  onBootstrap: Hook<BootstrapEvent>
+  onServe: Hook<ServeEvent>
+  onTerminate: Hook<TerminateEvent>
 }
 
 /** Creates the empty hook families. */
@@ -44,5 +49,8 @@ export function createHooks(): AppHooks {
     onRecordAfterCreateSuccess: new Hook(),
     onRecordAfterUpdateSuccess: new Hook(),
     onRecordAfterDeleteSuccess: new Hook(),
+    onBootstrap: new Hook(),
+    onServe: new Hook(),
+    onTerminate: new Hook(),
   }
 }
