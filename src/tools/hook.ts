@@ -12,27 +12,70 @@ export interface HookEvent {
 /** A handler of one hook. */
 export type HookHandler<E extends HookEvent> = (e: E) => Promise<void> | void
 
+/** A handler with its id and priority, as PocketBase's `hook.Handler`. */
+export interface HookHandlerOptions<E extends HookEvent> {
+  /** Binding an id that is already bound replaces that handler in its place. */
+  id?: string
+  /** Lower runs first; equal priorities run in binding order. Default 0. */
+  priority?: number
+  func: HookHandler<E>
+}
+
 interface Entry<E extends HookEvent> {
-  id: number
-  handler: HookHandler<E>
+  id: string
+  priority: number
+  /** Binding order, kept when a handler is replaced by id. */
+  order: number
+  func: HookHandler<E>
   tags: ReadonlySet<string> | null
 }
 
-/** One hook with bind/unbind/trigger; handlers may be limited to tags (collection names). */
+/** Thrown by a second `e.next()` in the same handler. */
+export class HookNextError extends Error {
+  constructor() {
+    super('e.next() was called more than once in the same hook handler')
+    this.name = 'HookNextError'
+  }
+}
+
+/**
+ * One hook with bind/unbind/trigger; handlers may be limited to tags (collection names or ids).
+ * The handler list is replaced, never mutated, so binding during a trigger does not disturb it.
+ */
 export class Hook<E extends HookEvent> {
   private entries: Entry<E>[] = []
   private seq = 0
 
-  /** Adds a handler; with tags it fires only when triggered with one of them. Returns its id. */
-  bind(handler: HookHandler<E>, tags?: readonly string[]): number {
-    const id = ++this.seq
-    this.entries = [...this.entries, { id, handler, tags: tags?.length ? new Set(tags) : null }]
+  /**
+   * Adds a handler (a function, or `{id, priority, func}`); with tags it fires only when
+   * triggered with one of them. Returns the handler id, generated when not given.
+   */
+  bind(handler: HookHandler<E> | HookHandlerOptions<E>, tags?: readonly string[]): string {
+    const opts = typeof handler === 'function' ? { func: handler } : handler
+    const id = opts.id ?? this.newId()
+    const old = this.entries.find((en) => en.id === id)
+    const entry: Entry<E> = {
+      id,
+      priority: opts.priority ?? 0,
+      order: old?.order ?? ++this.seq,
+      func: opts.func,
+      tags: tags?.length ? new Set(tags) : null,
+    }
+    this.entries = [...this.entries.filter((en) => en.id !== id), entry].sort(
+      (a, b) => a.priority - b.priority || a.order - b.order,
+    )
     return id
   }
 
-  /** Removes a handler by id. */
-  unbind(id: number): void {
-    this.entries = this.entries.filter((e) => e.id !== id)
+  /** Removes the handlers with these ids (unknown ids are ignored). */
+  unbind(...ids: string[]): void {
+    const gone = new Set(ids)
+    this.entries = this.entries.filter((en) => !gone.has(en.id))
+  }
+
+  /** Removes every handler. */
+  unbindAll(): void {
+    this.entries = []
   }
 
   /** The number of bound handlers. */
@@ -41,8 +84,9 @@ export class Hook<E extends HookEvent> {
   }
 
   /**
-   * Runs the handlers that match `tags` in bind order, then `last` (the built-in action).
-   * `event` is the payload without `next`; the same object is passed to every handler.
+   * Runs the handlers that match `tags` by priority, then `last` (the built-in action).
+   * `event` is the payload without `next`; every handler sees the same object (through a view
+   * that gives it its own `next`, so a second call in one handler throws `HookNextError`).
    */
   async trigger(
     event: Omit<E, 'next'>,
@@ -51,14 +95,31 @@ export class Hook<E extends HookEvent> {
   ): Promise<void> {
     const chain = this.entries.filter((en) => !en.tags || tags.some((t) => en.tags!.has(t)))
     const e = event as E
-    let index = 0
-    const run = async (): Promise<void> => {
-      const i = index++
+    // The end of the chain: a `next` outside any handler does nothing.
+    e.next = () => Promise.resolve()
+    const run = async (i: number): Promise<void> => {
       const entry = chain[i]
-      if (entry) await entry.handler(e)
-      else if (i === chain.length) await last(e)
+      if (!entry) return last(e)
+      let called = false
+      const next = (): Promise<void> => {
+        if (called) return Promise.reject(new HookNextError())
+        called = true
+        return run(i + 1)
+      }
+      // Writes go through to `e`; only `next` is the handler's own.
+      const view = new Proxy(e, {
+        get: (target, key, receiver) =>
+          key === 'next' ? next : (Reflect.get(target, key, receiver) as unknown),
+      })
+      await entry.func(view)
     }
-    e.next = run
-    await run()
+    await run(0)
+  }
+
+  private newId(): string {
+    let id: string
+    do id = `h${++this.seq}`
+    while (this.entries.some((en) => en.id === id))
+    return id
   }
 }
