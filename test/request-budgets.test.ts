@@ -3,7 +3,9 @@
  * depth, JSON nesting, page numbers), and a client overstepping it gets a precise 400, never a
  * 500 or a stalled server.
  */
+import { EventSource } from 'eventsource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ident, sql } from '../src/store/sql.js'
 import { startServer, type TestServer } from './helpers/server.js'
 
 const nested = (depth: number, leaf: unknown = 1): unknown => {
@@ -102,6 +104,73 @@ describe('expand budget (point 1)', () => {
     const empty = await t.api('GET', '/api/collections/nodes/records?expand=rel..rel')
     expect(empty.status).toBe(400)
     expect(empty.body.message).toBe('Invalid expand path "rel..rel": a relation name is empty.')
+  })
+})
+
+describe('expand over more ids than one query may bind (point 3 sweep)', () => {
+  let t: TestServer
+  const TAGS = 33_000 // SQLite binds at most 32 766 parameters per statement
+  const SHOWN = 1500
+  const tagId = (i: number) => `t${String(i).padStart(14, '0')}`
+
+  beforeAll(async () => {
+    t = await startServer()
+    const su = t.suToken
+    const tags = await t.api('POST', '/api/collections', {
+      token: su,
+      body: {
+        name: 'tags',
+        listRule: '',
+        viewRule: "label = 'shown'",
+        schema: [{ name: 'label', type: 'text' }],
+      },
+    })
+    const multi = { collectionId: tags.body.id, maxSelect: 100_000 }
+    for (const name of ['posts', 'notes']) {
+      const c = await t.api('POST', '/api/collections', {
+        token: su,
+        body: {
+          name,
+          listRule: '',
+          viewRule: '',
+          schema: [{ name: 'tags', type: 'relation', options: multi }],
+        },
+      })
+      expect(c.status, JSON.stringify(c.body)).toBe(200)
+    }
+    // Written straight to the database: the records API validates fewer ids per request.
+    const all = Array.from({ length: TAGS }, (_, i) => tagId(i))
+    await t.server.app.db.transaction(async (tx) => {
+      for (const [i, id] of all.entries()) {
+        const label = i < SHOWN ? 'shown' : 'hidden'
+        await tx.run(sql`INSERT INTO ${ident('tags')} (id, label) VALUES (${id}, ${label})`)
+      }
+      await tx.run(
+        sql`INSERT INTO ${ident('posts')} (id, tags) VALUES (${'p00000000000001'}, ${JSON.stringify(all)})`,
+      )
+      // One note relates to tags bound in two different chunks of ids.
+      const noteTags = JSON.stringify([tagId(10), tagId(1200)])
+      await tx.run(
+        sql`INSERT INTO ${ident('notes')} (id, tags) VALUES (${'n00000000000001'}, ${noteTags})`,
+      )
+    })
+  })
+  afterAll(() => t.close())
+
+  it('binds the ids in chunks: what may be seen is expanded, the rest is over the budget', async () => {
+    const guest = await t.api('GET', '/api/collections/posts/records?expand=tags.notes_via_tags')
+    expect(guest.status, JSON.stringify(guest.body).slice(0, 300)).toBe(200)
+    const shown = guest.body.items[0].expand.tags as { id: string; expand: any }[]
+    expect(shown.map((x) => x.id)).toEqual(Array.from({ length: SHOWN }, (_, i) => tagId(i)))
+    const withNotes = shown.filter((x) => x.expand.notes_via_tags !== undefined)
+    expect(withNotes.map((x) => x.id)).toEqual([tagId(10), tagId(1200)])
+    for (const x of withNotes)
+      expect(x.expand.notes_via_tags.map((n: { id: string }) => n.id)).toEqual(['n00000000000001'])
+    const su = await t.api('GET', '/api/collections/posts/records?expand=tags', {
+      token: t.suToken,
+    })
+    expect(su.status).toBe(400)
+    expect(su.body.message).toMatch(/^Expand limit exceeded: expanding "tags" would put more/)
   })
 })
 
@@ -246,6 +315,38 @@ describe('unknown expand paths are reported (point 18)', () => {
     expect(ok.body.record.expand.posts_via_author.map((p: { id: string }) => p.id)).toEqual([
       postId,
     ])
+  })
+
+  it('realtime, where no response can carry a 400, drops an unknown path as PocketBase does', async () => {
+    const es = new EventSource(`${t.url}/api/realtime`)
+    try {
+      const clientId = await new Promise<string>((resolve) => {
+        es.addEventListener('SVC_CONNECT', (e) => resolve(JSON.parse(e.data).clientId as string))
+      })
+      const options = { query: { expand: 'author,autor,a.b.c.d.e.f.g' } }
+      const sub = `posts?options=${encodeURIComponent(JSON.stringify(options))}`
+      const received: { record: { id: string; expand: Record<string, { id: string }> } }[] = []
+      es.addEventListener(sub, (e) => received.push(JSON.parse(e.data)))
+      const subscribed = await t.api('POST', '/api/realtime', {
+        token: t.suToken,
+        body: { clientId, subscriptions: [sub] },
+      })
+      expect(subscribed.status).toBe(204)
+      const created = await su('POST', '/api/collections/posts/records', {
+        title: 'live',
+        author: userId,
+      })
+      const deadline = Date.now() + 3000
+      while (received.length === 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10))
+      expect(received).toHaveLength(1)
+      expect(received[0]!.record.id).toBe(created.body.id)
+      expect(Object.keys(received[0]!.record.expand)).toEqual(['author'])
+      expect(received[0]!.record.expand.author.id).toBe(userId)
+      await su('DELETE', `/api/collections/posts/records/${created.body.id}`)
+    } finally {
+      es.close()
+    }
   })
 
   it("valid paths still expand, PocketBase's old collection(field) spelling included", async () => {

@@ -16,6 +16,8 @@ export const MAX_BACK_RELATIONS = 1000
  * 20 parents counts 20 times, as it is written 20 times in the JSON.
  */
 export const MAX_EXPANDED_RECORDS = 10_000
+/** The most ids bound in one query (SQLite accepts 32 766 parameters, PostgreSQL 65 535). */
+const IDS_PER_QUERY = 1000
 /** Rows read since the last yield after which an expansion lets other requests run. */
 const YIELD_EVERY_ROWS = 500
 
@@ -170,7 +172,8 @@ function yieldToLoop(): Promise<void> {
 
 /**
  * The records of `link.target` related to `records`, passing the target's viewRule, at most
- * `limit` rows.
+ * `limit` distinct rows. The ids are bound in chunks, so no query carries more parameters than
+ * the database accepts however many ids the relations hold.
  */
 async function fetchRelated(
   app: App,
@@ -187,7 +190,8 @@ async function fetchRelated(
     throw err
   }
   const db = app.dbFor(link.target)
-  let condition: Sql
+  let keys: string[]
+  let condition: (ids: Sql) => Sql
   if (!link.back) {
     const ids = new Set<string>()
     for (const r of records) {
@@ -195,22 +199,33 @@ async function fetchRelated(
       for (const id of Array.isArray(v) ? v : [v])
         if (typeof id === 'string' && id !== '') ids.add(id)
     }
-    if (ids.size === 0) return []
-    condition = sql`${column(MAIN, 'id')} IN (${join([...ids].map((id) => param(id)))})`
+    keys = [...ids]
+    condition = (ids) => sql`${column(MAIN, 'id')} IN (${ids})`
   } else {
-    const ids = records.map((r) => param(String(r.id)))
-    if (ids.length === 0) return []
+    keys = records.map((r) => String(r.id))
     const col = column(MAIN, link.field.name)
     if (isMulti(link.field)) {
       const each = db.dialect.jsonEach(col, '__x')
-      condition = sql`EXISTS (SELECT 1 FROM ${each.from} WHERE ${each.value} IN (${join(ids)}))`
+      condition = (ids) => sql`EXISTS (SELECT 1 FROM ${each.from} WHERE ${each.value} IN (${ids}))`
     } else {
-      condition = sql`${col} IN (${join(ids)})`
+      condition = (ids) => sql`${col} IN (${ids})`
     }
     limit = Math.min(limit, MAX_BACK_RELATIONS * records.length)
   }
-  const rows = await db.all(sql`${selectFrom(link.target, [condition, rule])} LIMIT ${limit}`)
-  return rows.map((row) => recordFromRow(link.target, row))
+  // NB: a record may match ids of two chunks (a multiple back-relation): rows are deduplicated.
+  // One query returns distinct rows, so a chunk that fills `limit` alone reaches the limit.
+  const found = new Map<string, RecordData>()
+  for (let i = 0; i < keys.length && found.size < limit; i += IDS_PER_QUERY) {
+    const ids = join(keys.slice(i, i + IDS_PER_QUERY).map((id) => param(id)))
+    const rows = await db.all(
+      sql`${selectFrom(link.target, [condition(ids), rule])} LIMIT ${limit}`,
+    )
+    for (const row of rows) {
+      const record = recordFromRow(link.target, row)
+      found.set(String(record.id), record)
+    }
+  }
+  return [...found.values()].slice(0, limit)
 }
 
 /** For each record, the related records it shows under `link` (forward ids or back-references). */
