@@ -306,12 +306,20 @@ describe('unknown expand paths are reported (point 18)', () => {
     expect(res.body.message).toBe(
       'Invalid expand path "posts": collection "users" has no relation field "posts".',
     )
+    // Refused before the sign-in left any trace: no origin remembered yet.
+    const origins = () =>
+      su(
+        'GET',
+        `/api/collections/_authOrigins/records?filter=${encodeURIComponent(`recordRef='${userId}'`)}`,
+      )
+    expect((await origins()).body.totalItems).toBe(0)
     const ok = await t.api(
       'POST',
       '/api/collections/users/auth-with-password?expand=posts_via_author',
       { body: { identity: 'ann@example.com', password: 'password123' } },
     )
     expect(ok.status).toBe(200)
+    expect((await origins()).body.totalItems).toBe(1)
     expect(ok.body.record.expand.posts_via_author.map((p: { id: string }) => p.id)).toEqual([
       postId,
     ])

@@ -3,6 +3,7 @@ import { sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
 import { badRequest } from '../errors.js'
+import { checkExpand } from '../records/expand.js'
 import { recordSatisfies, ruleContext } from '../records/query.js'
 import { serializeRecord } from '../records/serialize.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
@@ -105,6 +106,7 @@ export async function finishAuth(
   method: AuthMethod,
   mfaId: string,
 ): Promise<AuthResponse> {
+  checkExpand(app, c, info.query.expand) // a bad expand path fails before MFA rows or alerts
   const ctx: RequestInfo = { ...info, context: method }
   await checkAuthRule(app, c, record, ctx)
   if (mfaRequired(c) && (await mfaApplies(app, c, record, ctx))) {
