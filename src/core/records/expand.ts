@@ -260,6 +260,7 @@ function itemsOf(link: Link, records: RecordData[], related: RecordData[]): numb
  * Expands `nodes` on `records` and returns, for each record, how many expanded records its
  * `expand` holds (every copy counted). Reads stop once the budget is spent: every record read is
  * shown at least once, so more rows than the budget allows means the response would be too large.
+ * NB: back-relation rows past the 1000 shown per record are not shown but still count as read.
  */
 async function expandLevel(
   app: App,
