@@ -20,6 +20,10 @@ import * as realtime from './features/realtime/index.js'
 import * as batch from './features/batch/index.js'
 import * as storage from './features/storage/index.js'
 import * as notBuilt from './features/not-built/index.js'
+import * as llm from './features/llm/index.js'
+import * as sms from './features/sms/index.js'
+import * as push from './features/push/index.js'
+import * as payments from './features/payments/index.js'
 
 /** How long `close()` lets requests in flight finish before their connections are cut. */
 export const CLOSE_GRACE_MS = 3_000
@@ -49,6 +53,10 @@ export async function createServer(
   files.register(app, http)
   auth.register(app, http)
   settings.register(app, http)
+  llm.register(app)
+  sms.register(app)
+  push.register(app)
+  payments.register(app)
   mail.register(app, http)
   apiKeys.register(app, http)
   apple.register(app, http)

@@ -12,7 +12,7 @@ import { LogMailer, type Mailer } from './mail.js'
 import { createStorage } from './storage.js'
 import type { Filesystem } from '../tools/filesystem/types.js'
 import { RecordService } from './records/service.js'
-import { SettingsService } from './settings.js'
+import { SettingsService } from './settings/index.js'
 import { openStore, type Store } from '../store/index.js'
 
 /** How an app is configured. Every field but `dataDir` has a default. */

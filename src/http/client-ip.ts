@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
 import type { FastifyRequest } from 'fastify'
-import type { Settings } from '../core/settings.js'
+import type { Settings } from '../core/settings/index.js'
 
 /** The subset of a request that the client IP is read from. */
 type IpSource = Pick<FastifyRequest, 'ip' | 'raw'>

@@ -8,7 +8,7 @@ import {
   type FieldError,
 } from '../../core/errors.js'
 import { headerKey, type RequestInfo } from '../../core/request-info.js'
-import type { BatchSettings } from '../../core/settings.js'
+import type { BatchSettings } from '../../core/settings/index.js'
 import { PickerError, pickFields } from '../../tools/picker.js'
 import { matchAction, type BatchItem } from './request.js'
 

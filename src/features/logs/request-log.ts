@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../core/errors.js'
-import type { Settings } from '../../core/settings.js'
+import type { Settings } from '../../core/settings/index.js'
 import { LogLevel } from './writer.js'
 
 /** Longest `url` kept, in characters (PocketBase's limit). */

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { App } from '../../core/app.js'
 import { badRequest, hasErrors } from '../../core/errors.js'
-import { publicSettings } from '../../core/settings-secrets.js'
-import { validateSettings, type SettingsValidationContext } from '../../core/settings-validate.js'
+import type { SettingsValidationContext } from '../../core/settings/index.js'
 import { readBody } from '../../http/body.js'
 import { requireSuperuser } from '../../http/guards.js'
 import { requestInfo } from '../../http/request-info.js'
@@ -32,14 +31,14 @@ function validationContext(app: App): SettingsValidationContext {
 
 /**
  * `GET /api/settings` and `PATCH /api/settings` (superuser, SPEC §4.7): the stored settings with
- * write-only secrets left out. PATCH deep-merges onto the stored settings (an omitted secret
+ * write-only secrets left out, one group per registered settings group. PATCH deep-merges onto the stored settings (an omitted secret
  * keeps its value, `""` clears it), validates the result per field and applies it at once:
  * services read the settings per call, and a `settings` event goes out on the bus.
  */
 export function register(app: App, http: FastifyInstance): void {
   http.get('/api/settings', async (req) => {
     requireSuperuser(requestInfo(req))
-    return publicSettings(app.settings.get())
+    return app.settings.withoutSecrets()
   })
 
   http.patch('/api/settings', async (req) => {
@@ -47,9 +46,9 @@ export function register(app: App, http: FastifyInstance): void {
     const patch = await readPatch(req)
     const ctx = validationContext(app)
     const next = await app.settings.update(patch, (merged) => {
-      const errors = validateSettings(patch, merged, ctx)
+      const errors = app.settings.validate(patch, merged, ctx)
       if (hasErrors(errors)) throw badRequest(SAVE_FAILED, errors)
     })
-    return publicSettings(next)
+    return app.settings.withoutSecrets(next)
   })
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { ValidationErrors } from './errors.js'
-import { defaultSettings } from './settings.js'
-import { isCronExpression, validateSettings } from './settings-validate.js'
+import { defaultSettings, validateSettings } from '../../../test/helpers/settings-groups.js'
+import type { ValidationErrors } from '../errors.js'
+import { isCronExpression } from './groups/backups.js'
 
 const ctx = { collectionExists: (name: string) => name === 'posts', checkIpList: () => ({}) }
 

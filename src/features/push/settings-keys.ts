@@ -5,7 +5,7 @@
  */
 
 import { createECDH, createPrivateKey, createPublicKey } from 'node:crypto'
-import { fieldError, type FieldError } from './errors.js'
+import { fieldError, type FieldError } from '../../core/errors.js'
 
 const base64url = /^[A-Za-z0-9_-]+$/
 

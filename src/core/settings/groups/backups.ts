@@ -1,0 +1,38 @@
+import { CronPattern } from 'croner'
+import { fieldError } from '../../errors.js'
+import { objectGroup } from '../group.js'
+import { checkS3, s3Defaults, type S3Settings } from './s3.js'
+
+/** `backups`: the automatic backup job and where backups go. */
+export type BackupsSettings = {
+  /** A cron expression; empty disables the automatic backups. */
+  cron: string
+  cronMaxKeep: number
+  s3: S3Settings
+}
+
+/** True for a 5-field cron expression or a `@daily`-style macro that croner can schedule. */
+export function isCronExpression(expr: string): boolean {
+  const s = expr.trim()
+  if (!s.startsWith('@') && s.split(/\s+/).length !== 5) return false
+  try {
+    new CronPattern(s)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The `backups` group: a valid cron (or none), how many to keep, an S3 block of its own. */
+export const backupsSettings = objectGroup<BackupsSettings>({
+  key: 'backups',
+  secrets: ['s3.secret'],
+  defaults: () => ({ cron: '', cronMaxKeep: 3, s3: s3Defaults() }),
+  check(g) {
+    const cron = g.requiredString('cron', false)
+    if (cron !== undefined && !isCronExpression(cron))
+      g.fail('cron', fieldError('validation_invalid_cron', 'Invalid cron expression.'))
+    g.count('cronMaxKeep', cron !== undefined ? 1 : 0, cron !== undefined)
+    g.object('s3', checkS3)
+  },
+})

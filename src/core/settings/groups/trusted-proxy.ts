@@ -1,0 +1,34 @@
+import type { ValidationErrors } from '../../errors.js'
+import { required } from '../../fields/generic-errors.js'
+import { badFormat } from '../checks.js'
+import { objectGroup } from '../group.js'
+import { blank, invalid } from '../reader.js'
+
+/** `trustedProxy`: where the client IP is read from behind a proxy (reference §10.4). */
+export type TrustedProxySettings = {
+  headers: string[]
+  useLeftmostIP: boolean
+}
+
+// RFC 9110 `token`: the characters of a header name.
+const headerRe = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/** The `trustedProxy` group: a list of valid HTTP header names. */
+export const trustedProxySettings = objectGroup<TrustedProxySettings>({
+  key: 'trustedProxy',
+  defaults: () => ({ headers: [], useLeftmostIP: false }),
+  check(g) {
+    const headers = g.array('headers')
+    if (headers) {
+      const errors: ValidationErrors = {}
+      headers.forEach((h, i) => {
+        if (typeof h !== 'string') errors[String(i)] = invalid('a string')
+        else if (blank(h)) errors[String(i)] = required()
+        else if (!headerRe.test(h))
+          errors[String(i)] = badFormat('Must be a valid HTTP header name.')
+      })
+      g.fail('headers', errors)
+    }
+    g.boolean('useLeftmostIP')
+  },
+})

@@ -1,0 +1,177 @@
+import { Mutex } from 'async-mutex'
+import type { Db } from '../../store/db.js'
+import { sql } from '../../store/sql.js'
+import { decrypt, deriveKey, encrypt, isEncrypted } from '../../tools/crypto.js'
+import { nowDate } from '../../tools/dates.js'
+import type { ValidationErrors } from '../errors.js'
+import type { EventBus } from '../events.js'
+import type { SettingsGroup, SettingsValidationContext } from './group.js'
+import { deepMerge, overlayStored } from './merge.js'
+import { define, isObject, type Obj } from './reader.js'
+import { CORE_SETTINGS_GROUPS, SettingsRegistry, type Settings } from './registry.js'
+
+/** Thrown when the stored settings cannot be read (encrypted without a key, wrong key, bad JSON). */
+export class SettingsLoadError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause })
+    this.name = 'SettingsLoadError'
+  }
+}
+
+/** Parses stored JSON, or throws `SettingsLoadError`. */
+function parseStored(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw new SettingsLoadError('The stored settings are not valid JSON.', err)
+  }
+}
+
+/**
+ * Checks a merged settings object before it is stored; throws (an `ApiError` with field errors)
+ * to refuse it.
+ */
+export type SettingsCheck = (next: Settings) => void
+
+/**
+ * The stored settings, cached in memory: one JSON row `settings` in `_params`, merged over the
+ * defaults of a table of groups (core's, plus those features register). With an encryption key
+ * the row holds the JSON encrypted (AES-256-GCM) as a JSON string; without one it holds the
+ * JSON object. Every change publishes a `settings` event.
+ */
+export class SettingsService {
+  private readonly registry: SettingsRegistry
+  private current: Settings
+  /** The stored row as read or last written: the source of groups registered later. */
+  private stored: Obj = {}
+  private readonly key: Buffer | null
+  private readonly lock = new Mutex()
+
+  /**
+   * @param db the database of `_params`
+   * @param events the bus a `{kind: 'settings'}` event goes to after each change
+   * @param encryptionKey any non-empty secret string; when set, the stored row is encrypted
+   * @param groups the groups to start with (core's by default), or a table to share: a table
+   *   that outlives this service (one per app) keeps the groups features registered when the
+   *   app opens its store again
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventBus,
+    encryptionKey?: string,
+    groups: SettingsRegistry | Iterable<SettingsGroup> = CORE_SETTINGS_GROUPS,
+  ) {
+    this.key = encryptionKey ? deriveKey(encryptionKey) : null
+    this.registry = groups instanceof SettingsRegistry ? groups : new SettingsRegistry(groups)
+    this.current = this.registry.defaults()
+  }
+
+  /** True when the stored settings are (or will be, on the next save) encrypted. */
+  get encrypted(): boolean {
+    return this.key !== null
+  }
+
+  /**
+   * Adds a feature's settings group at the end of the table, before or after `load`: its value
+   * is read from the stored row (or its defaults), it is validated on every PATCH, and its
+   * write-only keys are left out of what is returned. Throws when the key is taken.
+   * NB: call it while the app starts, before settings can change.
+   */
+  registerGroup<T>(group: SettingsGroup<T>): void {
+    this.registry.register(group)
+    const value = overlayStored({ [group.key]: group.defaults() }, this.stored)[group.key]
+    const next: Obj = { ...this.current }
+    define(next, group.key, value)
+    this.current = next as unknown as Settings
+  }
+
+  /**
+   * Loads the stored settings over the defaults. Throws `SettingsLoadError` when the row is
+   * encrypted and no key (or another key) was given, or when it is not valid JSON. A plaintext
+   * row is read as is with a key too; the next save encrypts it.
+   */
+  async load(): Promise<void> {
+    const row = await this.db.get<{ value: string | null }>(
+      sql`SELECT value FROM _params WHERE id = 'settings'`,
+    )
+    this.stored = row?.value ? this.decode(row.value) : {}
+    this.current = this.registry.overlay(this.stored)
+  }
+
+  /** Parses a stored row: a JSON object, or a JSON string holding the encrypted JSON object. */
+  private decode(value: string): Obj {
+    let parsed = parseStored(value)
+    if (typeof parsed === 'string' && isEncrypted(parsed)) {
+      if (!this.key)
+        throw new SettingsLoadError(
+          'The stored settings are encrypted: start the app with the encryption key they were saved with (SVC_ENCRYPTION_KEY).',
+        )
+      let plain: string
+      try {
+        plain = decrypt(parsed, this.key)
+      } catch (err) {
+        throw new SettingsLoadError(
+          'Cannot decrypt the stored settings: the encryption key (SVC_ENCRYPTION_KEY) is not the one they were saved with, or the data is corrupted.',
+          err,
+        )
+      }
+      parsed = parseStored(plain)
+    }
+    if (!isObject(parsed)) throw new SettingsLoadError('The stored settings are not a JSON object.')
+    return parsed
+  }
+
+  /** The current settings (do not mutate). */
+  get(): Settings {
+    return this.current
+  }
+
+  /** Every write-only key of the registered groups, as dotted paths (`smtp.password`). */
+  secretPaths(): string[] {
+    return this.registry.secretPaths()
+  }
+
+  /** A deep copy of `settings` (the current ones by default) without the write-only keys. */
+  withoutSecrets(settings: Settings = this.current): Record<string, unknown> {
+    return this.registry.withoutSecrets(settings)
+  }
+
+  /**
+   * Validates a change with every registered group: `patch` as sent (unknown groups and keys
+   * are refused) and `next`, the patch merged onto the current settings. Empty when valid.
+   */
+  validate(
+    patch: Record<string, unknown>,
+    next: unknown,
+    ctx: SettingsValidationContext,
+  ): ValidationErrors {
+    return this.registry.validate(patch, next, ctx)
+  }
+
+  /**
+   * Deep-merges a patch onto the current settings (arrays replace; an omitted key keeps its
+   * value), lets `check` refuse the result, stores it and returns it. Updates run one at a
+   * time, so two concurrent patches never lose each other's keys. Stored groups that no
+   * registered group reads are written back as they were, so they survive a run without them.
+   */
+  async update(patch: Record<string, unknown>, check?: SettingsCheck): Promise<Settings> {
+    return this.lock.runExclusive(async () => {
+      const next = deepMerge(this.current as unknown as Obj, patch) as unknown as Settings
+      check?.(next)
+      const row: Obj = { ...next }
+      for (const [k, v] of Object.entries(this.stored))
+        if (!Object.hasOwn(row, k)) define(row, k, v)
+      const json = JSON.stringify(row)
+      const value = this.key ? JSON.stringify(encrypt(json, this.key)) : json
+      const now = nowDate()
+      await this.db.run(
+        sql`INSERT INTO _params (id, value, created, updated) VALUES ('settings', ${value}, ${now}, ${now})
+            ON CONFLICT (id) DO UPDATE SET value = excluded.value, updated = excluded.updated`,
+      )
+      this.stored = row
+      this.current = next
+      this.events.publish({ kind: 'settings' })
+      return next
+    })
+  }
+}

@@ -1,0 +1,10 @@
+import type { App } from '../../core/app.js'
+import { paymentsSettings } from './settings.js'
+
+/**
+ * Payments (not built yet: its endpoints answer 501 from `not-built`). Declares the `payments`
+ * settings group, so that the webhook secret can be set ahead of time.
+ */
+export function register(app: App): void {
+  app.settings.registerGroup(paymentsSettings)
+}

@@ -1,0 +1,10 @@
+import type { App } from '../../core/app.js'
+import { pushSettings } from './settings.js'
+
+/**
+ * Push notifications (not built yet: its endpoints answer 501 from `not-built`). Declares the
+ * `push` settings group, so that its backends and triggers can be configured ahead of time.
+ */
+export function register(app: App): void {
+  app.settings.registerGroup(pushSettings)
+}

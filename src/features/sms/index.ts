@@ -1,0 +1,10 @@
+import type { App } from '../../core/app.js'
+import { smsSettings } from './settings.js'
+
+/**
+ * SMS (not built yet: its endpoints answer 501 from `not-built`). Declares the `sms` settings
+ * group, so that the SMS API can be configured ahead of time.
+ */
+export function register(app: App): void {
+  app.settings.registerGroup(smsSettings)
+}

@@ -1,0 +1,35 @@
+import { badFormat, objectGroup } from '../../core/settings/index.js'
+
+/** `sms`: a Twilio-style SMS API; while disabled messages go to the log backend. */
+export type SmsSettings = {
+  enabled: boolean
+  accountSid: string
+  /** Write-only. */
+  authToken: string
+  /** The sender, in E.164 form. */
+  fromNumber: string
+}
+
+declare module '../../core/settings/registry.js' {
+  interface Settings {
+    sms: SmsSettings
+  }
+}
+
+/** The `sms` group: every key required while enabled, an E.164 sender; `authToken` is write-only. */
+export const smsSettings = objectGroup<SmsSettings>({
+  key: 'sms',
+  secrets: ['authToken'],
+  defaults: () => ({ enabled: false, accountSid: '', authToken: '', fromNumber: '' }),
+  check(g) {
+    const on = g.boolean('enabled')
+    g.requiredString('accountSid', on)
+    g.requiredString('authToken', on)
+    const from = g.requiredString('fromNumber', on)
+    if (from !== undefined && !/^\+[1-9]\d{1,14}$/.test(from))
+      g.fail(
+        'fromNumber',
+        badFormat('Must be a phone number in E.164 format such as +14155550100.'),
+      )
+  },
+})
