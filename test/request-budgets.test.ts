@@ -520,4 +520,40 @@ describe('client mistakes that reached a parser (point 3)', () => {
     expect(ok.status).toBe(200)
     expect(ok.body.title).toBe('with a boundary')
   })
+
+  it('a multipart body cut before its closing boundary is a 400 and saves nothing', async () => {
+    const before = await t.api('GET', '/api/collections/docs/records', { token: t.suToken })
+    const body =
+      '--XyZ\r\nContent-Disposition: form-data; name="title"\r\n\r\ncut short\r\n' +
+      '--XyZ\r\nContent-Disposition: form-data; name="title"\r\n\r\nsecond'
+    const res = await t.api('POST', '/api/collections/docs/records', {
+      raw: body,
+      headers: { 'content-type': 'multipart/form-data; boundary=XyZ' },
+    })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toBe(
+      'Failed to read the submitted data: malformed multipart body (it ends before the closing boundary).',
+    )
+    const after = await t.api('GET', '/api/collections/docs/records', { token: t.suToken })
+    expect(after.body.totalItems).toBe(before.body.totalItems)
+    // The same body, closed, is read; the delimiter may arrive split over chunks of any size.
+    const whole = await t.api('POST', '/api/collections/docs/records', {
+      raw: `${body}\r\n--XyZ--\r\n`,
+      headers: { 'content-type': 'multipart/form-data; boundary="XyZ"' },
+    })
+    expect(whole.status, JSON.stringify(whole.body)).toBe(200)
+  })
+
+  it('form values keep every digit of numbers a double cannot hold', async () => {
+    const fd = new FormData()
+    fd.set('title', '12345678901234567890')
+    const res = await t.api('POST', '/api/collections/docs/records', { raw: fd })
+    expect(res.status).toBe(200)
+    expect(res.body.title).toBe('12345678901234567890')
+    const small = new FormData()
+    small.set('title', '12.5')
+    expect((await t.api('POST', '/api/collections/docs/records', { raw: small })).body.title).toBe(
+      '12.5',
+    )
+  })
 })

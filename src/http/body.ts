@@ -24,12 +24,14 @@ export interface ReadBodyOptions {
 
 /**
  * Infers a form value's type as PocketBase does (reference §0.5): `true`/`false` become
- * booleans and minimal number representations become numbers; everything else stays text.
+ * booleans and minimal number representations that a double holds exactly become numbers;
+ * everything else stays text.
  */
 export function inferFormValue(value: string): unknown {
   if (value === 'true') return true
   if (value === 'false') return false
-  if (/^-?(0|[1-9]\d*)(\.\d*[1-9])?$/.test(value) && Number.isFinite(Number(value)))
+  // Only numbers that survive the round trip: `12345678901234567890` stays text, digits intact.
+  if (/^-?(0|[1-9]\d*)(\.\d*[1-9])?$/.test(value) && String(Number(value)) === value)
     return Number(value)
   return value
 }
@@ -102,7 +104,10 @@ export async function readBody(
   options: ReadBodyOptions = {},
 ): Promise<ParsedBody> {
   if (req.isMultipart()) {
-    if (!/;\s*boundary=("[^"]+"|[^\s;]+)/i.test(String(req.headers['content-type']))) {
+    const boundary = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(
+      String(req.headers['content-type']),
+    )
+    if (!boundary) {
       throw badRequest(
         'Failed to read the submitted data: multipart/form-data without a boundary parameter.',
       )
@@ -111,6 +116,8 @@ export async function readBody(
     const files: UploadedFile[] = []
     const limits = { fileSize: options.maxFileSize ?? BODY_LIMIT, fields: 1000, parts: 1000 }
     const parts = req.parts({ limits })[Symbol.asyncIterator]()
+    // Watched once the parser is attached, so it sees the body from its first byte too.
+    const closed = watchClosingDelimiter(req.raw, boundary[1] ?? boundary[2] ?? '')
     for (;;) {
       let next: IteratorResult<Multipart>
       try {
@@ -132,6 +139,13 @@ export async function readBody(
         )
       }
     }
+    // NB: @fastify/multipart ends the parts quietly on "Unexpected end of multipart data", so a
+    // body cut short would be accepted with its last parts missing.
+    if (!closed()) {
+      throw badRequest(
+        'Failed to read the submitted data: malformed multipart body (it ends before the closing boundary).',
+      )
+    }
     return { values: applyJsonPayload(values), files }
   }
   const body = req.body
@@ -140,6 +154,30 @@ export async function readBody(
     throw badRequest('Failed to read the submitted data: the body must be a JSON object.')
   }
   return { values: body as Record<string, unknown>, files: [] }
+}
+
+/**
+ * Watches a multipart body for its closing delimiter (`--boundary--`); the returned function
+ * tells whether it has been seen. Only a few bytes are kept between chunks.
+ */
+function watchClosingDelimiter(stream: Readable, boundary: string): () => boolean {
+  const closing = Buffer.from(`--${boundary}--`)
+  let seen = false
+  let tail = Buffer.alloc(0)
+  const onData = (chunk: Buffer): void => {
+    if (
+      chunk.includes(closing) ||
+      Buffer.concat([tail, chunk.subarray(0, closing.length)]).includes(closing)
+    ) {
+      seen = true
+      stream.off('data', onData)
+      return
+    }
+    const last = chunk.length >= closing.length ? chunk : Buffer.concat([tail, chunk])
+    tail = Buffer.from(last.subarray(Math.max(0, last.length - closing.length)))
+  }
+  stream.on('data', onData)
+  return () => seen
 }
 
 /**
