@@ -76,11 +76,6 @@ export class SettingsRegistry {
     return [...this.table.values()]
   }
 
-  /** True when a group has this key. */
-  has(key: string): boolean {
-    return this.table.has(key)
-  }
-
   /** The defaults of every group (fresh objects on every call). */
   defaults(): Settings {
     return Object.fromEntries(this.groups.map((g) => [g.key, g.defaults()])) as unknown as Settings
