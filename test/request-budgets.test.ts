@@ -172,6 +172,22 @@ describe('expand over more ids than one query may bind (point 3 sweep)', () => {
     expect(su.status).toBe(400)
     expect(su.body.message).toMatch(/^Expand limit exceeded: expanding "tags" would put more/)
   })
+
+  it('checks that related ids exist in chunks too: a create with all of them is saved', async () => {
+    const all = Array.from({ length: TAGS }, (_, i) => tagId(i))
+    const res = await t.api('POST', '/api/collections/notes/records', {
+      token: t.suToken,
+      body: { tags: all },
+    })
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200)
+    expect(res.body.tags).toHaveLength(TAGS)
+    const missing = await t.api('POST', '/api/collections/notes/records', {
+      token: t.suToken,
+      body: { tags: [...all, 'zzzzzzzzzzzzzzz'] },
+    })
+    expect(missing.status).toBe(400)
+    expect(JSON.stringify(missing.body.data.tags)).toContain('zzzzzzzzzzzzzzz')
+  })
 })
 
 describe('unknown expand paths are reported (point 18)', () => {

@@ -54,6 +54,9 @@ function fromRow(r: CollectionRow): Collection {
   }
 }
 
+/** How many ids one existence lookup binds at most. */
+const LOOKUP_IDS_PER_QUERY = 1000
+
 /**
  * Collections: their validation, storage in `_collections`, and the schema of their tables.
  * Every change runs in one transaction with its DDL, so a failure leaves the old schema.
@@ -111,12 +114,18 @@ export class CollectionService {
     }
     let pending: Map<string, Batch> | null = null
     const query = async (collection: Collection, ids: string[]): Promise<Set<string>> => {
-      const rows = await this.app
-        .dbFor(collection)
-        .all<{ id: string }>(
-          sql`SELECT id FROM ${ident(collection.name)} WHERE id IN (${join(ids.map((id) => param(id)))})`,
-        )
-      const found = new Set(rows.map((r) => r.id))
+      const found = new Set<string>()
+      // NB: in chunks, so a relation holding tens of thousands of ids never exceeds the number
+      // of parameters one statement may bind.
+      for (let i = 0; i < ids.length; i += LOOKUP_IDS_PER_QUERY) {
+        const chunk = ids.slice(i, i + LOOKUP_IDS_PER_QUERY)
+        const rows = await this.app
+          .dbFor(collection)
+          .all<{ id: string }>(
+            sql`SELECT id FROM ${ident(collection.name)} WHERE id IN (${join(chunk.map((id) => param(id)))})`,
+          )
+        for (const r of rows) found.add(r.id)
+      }
       return new Set(ids.filter((id) => !found.has(id)))
     }
     const flush = () => {
