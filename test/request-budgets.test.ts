@@ -92,6 +92,35 @@ describe('expand budget (point 1)', () => {
     }
   })
 
+  it('a create or update whose expansion is over the budget saves nothing', async () => {
+    const all = await t.api('GET', `/api/collections/nodes/records?perPage=${N}`)
+    const rel = (all.body.items as { id: string }[]).slice(0, FANOUT).map((x) => x.id)
+    const created = await t.api('POST', '/api/collections/nodes/records?expand=rel.rel.rel.rel', {
+      token: t.suToken,
+      body: { n: 999, rel },
+    })
+    expect(created.status).toBe(400)
+    expect(created.body.message).toMatch(/^Expand limit exceeded: expanding "rel(\.rel)*"/)
+    const after = await t.api('GET', '/api/collections/nodes/records?filter=n%3D999')
+    expect(after.body.totalItems).toBe(0)
+    const target = all.body.items[0] as { id: string; n: number }
+    const updated = await t.api(
+      'PATCH',
+      `/api/collections/nodes/records/${target.id}?expand=rel.rel.rel.rel`,
+      { token: t.suToken, body: { n: 1234 } },
+    )
+    expect(updated.status).toBe(400)
+    const unchanged = await t.api('GET', `/api/collections/nodes/records/${target.id}`)
+    expect(unchanged.body.n).toBe(target.n)
+    // Within the budget, the write answers with its expansion.
+    const ok = await t.api('POST', '/api/collections/nodes/records?expand=rel', {
+      token: t.suToken,
+      body: { n: 998, rel },
+    })
+    expect(ok.status).toBe(200)
+    expect(ok.body.expand.rel).toHaveLength(FANOUT)
+  })
+
   it('a path deeper than 6 levels or with an empty segment is a 400 naming it', async () => {
     const deep = await t.api(
       'GET',

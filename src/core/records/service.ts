@@ -216,14 +216,13 @@ export class RecordService {
           [collection.id, collection.name],
         )
         tx.onAfterCommit(() => this.afterCommit('create', collection, record))
-        return record
+        return { record, out: await presentBeforeCommit(tx, collection, record, info) }
       })
       .catch(async (err: unknown) => {
         await discardUploads(this.app, collection, recordId, prepared.uploads)
         return rethrowUnique(err, 'Failed to create record.', collection)
       })
-    const [out] = await this.present(collection, [saved], info)
-    return out!
+    return saved.out ?? (await this.present(collection, [saved.record], info))[0]!
   }
 
   /** Updates a record that passes updateRule (failing → 404). */
@@ -321,7 +320,7 @@ export class RecordService {
         const kept = new Set(fileNames(collection, record))
         removed = fileNames(collection, original).filter((n) => !kept.has(n))
         tx.onAfterCommit(() => this.afterCommit('update', collection, record))
-        return record
+        return { record, out: await presentBeforeCommit(tx, collection, record, info) }
       })
       .catch(async (err: unknown) => {
         await discardUploads(this.app, collection, id, prepared.uploads)
@@ -334,8 +333,7 @@ export class RecordService {
       if (this.app.isTransactional) this.app.onAfterCommit(gone)
       else await gone()
     }
-    const [out] = await this.present(collection, [saved], info)
-    return out!
+    return saved.out ?? (await this.present(collection, [saved.record], info))[0]!
   }
 
   /**
@@ -630,3 +628,20 @@ async function updateRecord(
 }
 
 export { MAIN }
+
+/**
+ * A written record as the requester sees it, presented inside the write's transaction when
+ * `?expand=` asks for relations: an expansion over its budget then fails the write (400, nothing
+ * saved) instead of following a committed record. Without `expand`, null: presented after commit.
+ */
+async function presentBeforeCommit(
+  tx: App,
+  collection: Collection,
+  record: RecordData,
+  info: RequestInfo,
+): Promise<Record<string, unknown> | null> {
+  const expand = info.query.expand
+  if (typeof expand !== 'string' || expand.trim() === '') return null
+  const [out] = await tx.records.present(collection, [record], info)
+  return out ?? null
+}
