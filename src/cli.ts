@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
-import { createApp } from './core/app.js'
+import { createApp } from './core/create-app.js'
 import { countSuperusers, describeError, manageSuperuser } from './core/auth/superusers.js'
 import { createServer } from './server.js'
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { createApp, type App, type AppConfig } from './core/app.js'
+import type { App, AppConfig } from './core/app.js'
+import { createApp } from './core/create-app.js'
 import { randomString } from './tools/ids.js'
 import { registerFieldsPicker } from './http/fields.js'
 import { createHttp, type HttpOptions } from './http/server.js'
@@ -67,7 +68,15 @@ export async function createServer(
   batch.register(app, http)
   storage.register(app, http)
   notBuilt.register(app, http)
-  await http.ready()
+  try {
+    await http.ready()
+    // The scheduler and the features' background tasks start here; `close` stops them.
+    await app.serve()
+  } catch (err) {
+    await http.close().catch(() => undefined)
+    await app.close()
+    throw err
+  }
   return {
     app,
     http,
@@ -81,6 +90,7 @@ export async function createServer(
       } finally {
         clearTimeout(cut)
       }
+      // onTerminate: features stop their tasks (the log queue is flushed), then the databases close.
       await app.close()
     },
   }

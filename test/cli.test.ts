@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { createApp } from '../src/core/app.js'
+import { createApp } from '../src/core/create-app.js'
 import { authenticateWithPassword } from '../src/core/auth/password-auth.js'
 import { silentLogger } from '../src/core/logger.js'
 

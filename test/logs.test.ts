@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApp } from '../src/core/app.js'
+import { createApp } from '../src/core/create-app.js'
 import { silentLogger } from '../src/core/logger.js'
 import { LogWriter } from '../src/features/logs/index.js'
 import { sql } from '../src/store/sql.js'
@@ -18,10 +18,10 @@ describe('request logs', () => {
 
   /** Writes every queued log, then empties `_logs`. */
   const reset = async () => {
-    await t.server.http.svcLogs.flush()
+    await t.server.app.services.get('logs').flush()
     await t.server.app.auxDb.run(sql`DELETE FROM _logs`)
   }
-  const flush = () => t.server.http.svcLogs.flush()
+  const flush = () => t.server.app.services.get('logs').flush()
   const setLogs = async (logs: Record<string, unknown>) => {
     const res = await t.api('PATCH', '/api/settings', { token: t.suToken, body: { logs } })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
@@ -88,8 +88,8 @@ describe('request logs', () => {
     console.log(
       `10,000 requests: sent in ${Math.round(sent - started)} ms, flushed ${Math.round(flushed - sent)} ms later`,
     )
-    expect(t.server.http.svcLogs.writer.dropped).toBe(0)
-    expect(t.server.http.svcLogs.writer.pending).toBe(0)
+    expect(t.server.app.services.get('logs').writer.dropped).toBe(0)
+    expect(t.server.app.services.get('logs').writer.pending).toBe(0)
     const row = await t.server.app.auxDb.get<{ n: number; urls: number }>(
       sql`SELECT COUNT(*) AS n, COUNT(DISTINCT json_extract(data, '$.url')) AS urls FROM _logs`,
     )
@@ -394,18 +394,21 @@ describe('request logs', () => {
       await insertRow(ago(day), 'one day'),
       await insertRow(ago(0), 'now'),
     ]
-    expect(t.server.http.svcLogs.job).toEqual({ id: '__svcLogsCleanup__', expression: '0 * * * *' })
-    expect(await t.server.http.svcLogs.cleanup(new Date(now))).toBe(2)
+    expect(t.server.app.services.get('logs').job).toEqual({
+      id: '__svcLogsCleanup__',
+      expression: '0 * * * *',
+    })
+    expect(await t.server.app.services.get('logs').cleanup(new Date(now))).toBe(2)
     const rows = await t.server.app.auxDb.all<{ id: string }>(sql`SELECT id FROM _logs`)
     expect(rows.map((r) => r.id).sort()).toEqual([...kept].sort())
 
     await setLogs({ maxDays: 2 })
     try {
-      expect(await t.server.http.svcLogs.cleanup(new Date(now))).toBe(1)
+      expect(await t.server.app.services.get('logs').cleanup(new Date(now))).toBe(1)
     } finally {
       await setLogs({ maxDays: 5 })
     }
-    expect(await t.server.http.svcLogs.cleanup(new Date(now))).toBe(0)
+    expect(await t.server.app.services.get('logs').cleanup(new Date(now))).toBe(0)
   })
 
   it('bounds the queue, counting what it drops', async () => {

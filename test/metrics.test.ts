@@ -97,7 +97,7 @@ describe('metrics', () => {
   it('never appears in the request logs', async () => {
     await scrape()
     await t.api('GET', '/api/health?after-scrape=1')
-    await t.server.http.svcLogs.flush()
+    await t.server.app.services.get('logs').flush()
     const res = await t.api(
       'GET',
       `/api/logs?filter=${encodeURIComponent("data.url ~ 'metrics'")}`,

@@ -1,19 +1,22 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
+/**
+ * The App interface and its config: the one context object every service and feature takes.
+ * Only types live here; `create-app.ts` builds the implementation. Services depend on this
+ * interface, never on the implementation, and the App knows its services only by their
+ * interfaces (`RecordsApi`, `CollectionsApi`, …), so no import loop joins the two.
+ */
 import type { Db } from '../store/db.js'
 import type { SchemaManager } from '../store/schema.js'
-import { CollectionRegistry } from './collections/registry.js'
-import { CollectionService } from './collections/service.js'
-import type { Collection } from './collections/model.js'
-import { EventBus, LocalTransport, type EventTransport } from './events.js'
-import { createHooks, type AppHooks } from './hooks.js'
-import { createLogger, type Logger } from './logger.js'
-import { LogMailer, type Mailer } from './mail.js'
-import { createStorage } from './storage.js'
 import type { Filesystem } from '../tools/filesystem/types.js'
-import { RecordService } from './records/service.js'
-import { SettingsService } from './settings/index.js'
-import { openStore, type Store } from '../store/index.js'
+import type { CollectionsApi } from './collections/api.js'
+import type { Collection } from './collections/model.js'
+import type { CollectionRegistry } from './collections/registry.js'
+import type { AppCron, CronLeader } from './cron/types.js'
+import type { EventBus, EventTransport } from './events.js'
+import type { AppHooks } from './hooks.js'
+import type { Logger } from './logger.js'
+import type { RecordsApi } from './records/api.js'
+import type { ServiceRegistry } from './services.js'
+import type { SettingsService } from './settings/index.js'
 
 /** How an app is configured. Every field but `dataDir` has a default. */
 export interface AppConfig {
@@ -24,15 +27,28 @@ export interface AppConfig {
   logger?: Logger
   /** A shared event transport for several instances; local by default. */
   transport?: EventTransport
+  /** Decides which instance runs each scheduled job; this one always, by default. */
+  cronLeader?: CronLeader
   /** Development mode: debug logging, every request and every SQL statement printed. */
   dev?: boolean
   /** Encrypts the stored settings at rest (AES-256-GCM) with a key derived from this secret. */
   encryptionKey?: string
 }
 
+/** Options of `App.terminate`. */
+export interface TerminateOptions {
+  /** True when the app is bootstrapped again right after (a restore); handlers may keep state. */
+  isRestart?: boolean
+}
+
 /**
  * The one context object: every service hangs off it, and `runInTransaction` hands the same
  * API bound to a transaction. No module-level state, so many apps can live in one process.
+ *
+ * Lifecycle (PocketBase's): `bootstrap()` opens the databases and loads settings and collections
+ * (hook `onBootstrap`); `serve()` starts the scheduler and the features' background tasks (hook
+ * `onServe`); `terminate()` stops all of them and closes the databases (hook `onTerminate`). An
+ * app can be bootstrapped again after `terminate()`, in-process.
  */
 export interface App {
   readonly config: AppConfig
@@ -44,15 +60,15 @@ export interface App {
   readonly schema: SchemaManager
   readonly hooks: AppHooks
   readonly events: EventBus
-  readonly collections: CollectionService
-  readonly records: RecordService
+  readonly collections: CollectionsApi
+  readonly records: RecordsApi
   readonly settings: SettingsService
   /** Object storage for files: local disk or S3, following `settings.s3` live. */
   readonly storage: Filesystem
-  /** The mail backend currently configured (the log backend until a feature sets SMTP). */
-  readonly mailer: Mailer
-  /** Replaces the mail backend (the mail feature does so when `settings.smtp` changes). */
-  setMailer(mailer: Mailer): void
+  /** What features offer each other (the mailer, the realtime messenger, …), typed by name. */
+  readonly services: ServiceRegistry
+  /** The scheduler of system and user jobs. */
+  readonly cron: AppCron
   readonly isTransactional: boolean
   /** The collection registry this app (or transaction) sees. */
   readonly registry: CollectionRegistry
@@ -64,167 +80,20 @@ export interface App {
   onAfterCommit(fn: () => void | Promise<void>): void
   /** Runs `fn` if the current transaction rolls back (never outside a transaction). */
   onAfterRollback(fn: () => void | Promise<void>): void
+  /** True between a successful `bootstrap()` and `terminate()`. */
+  readonly isBootstrapped: boolean
+  /**
+   * Opens the databases, migrates them and loads settings and collections, through the
+   * `onBootstrap` hook. A bootstrapped app is terminated first (as a restart).
+   */
+  bootstrap(): Promise<void>
+  /** Starts serving through the `onServe` hook: the scheduler and the features' tasks start. */
+  serve(): Promise<void>
+  /**
+   * Stops everything through the `onTerminate` hook: features stop their tasks, then the
+   * scheduler stops (waiting for runs going) and storage and the databases close. Idempotent.
+   */
+  terminate(options?: TerminateOptions): Promise<void>
+  /** `terminate()`: stops the app and closes its databases. */
   close(): Promise<void>
-}
-
-type Callback = () => void | Promise<void>
-
-/** Work deferred to the end of a transaction. */
-interface TxCallbacks {
-  commit: Callback[]
-  rollback: Callback[]
-}
-
-/** The parts shared by an app and all its transactional views. */
-interface Shared {
-  config: AppConfig
-  logger: Logger
-  store: Store
-  hooks: AppHooks
-  events: EventBus
-  settings: SettingsService
-  mailer: Mailer
-  storage: Filesystem
-}
-
-class AppImpl implements App {
-  readonly collections: CollectionService
-  readonly records: RecordService
-
-  constructor(
-    private readonly shared: Shared,
-    readonly db: Db,
-    readonly registry: CollectionRegistry,
-    private readonly txCallbacks: TxCallbacks | null,
-  ) {
-    this.collections = new CollectionService(this)
-    this.records = new RecordService(this)
-  }
-
-  get config(): AppConfig {
-    return this.shared.config
-  }
-  get logger(): Logger {
-    return this.shared.logger
-  }
-  get auxDb(): Db {
-    return this.shared.store.auxDb
-  }
-  get schema(): SchemaManager {
-    return this.shared.store.schema
-  }
-  get hooks(): AppHooks {
-    return this.shared.hooks
-  }
-  get events(): EventBus {
-    return this.shared.events
-  }
-  get settings(): SettingsService {
-    return this.shared.settings
-  }
-  get storage(): Filesystem {
-    return this.shared.storage
-  }
-  get mailer(): Mailer {
-    return this.shared.mailer
-  }
-  setMailer(mailer: Mailer): void {
-    this.shared.mailer = mailer
-  }
-  get isTransactional(): boolean {
-    return this.txCallbacks !== null
-  }
-
-  dbFor(collection: Collection): Db {
-    return collection.name === '_logs' ? this.shared.store.auxDb : this.db
-  }
-
-  async runInTransaction<T>(fn: (txApp: App) => Promise<T>): Promise<T> {
-    if (this.isTransactional) return fn(this)
-    const callbacks: TxCallbacks = { commit: [], rollback: [] }
-    let result: T
-    try {
-      result = await this.db.transaction(async (tx) => {
-        // Forked once this transaction holds the writer, so it sees every committed change; a
-        // changed fork is adopted right at commit, before the next transaction forks.
-        const fork = this.registry.fork()
-        const value = await fn(new AppImpl(this.shared, tx, fork, callbacks))
-        if (fork.isChanged) tx.onCommit(() => this.registry.adopt(fork))
-        return value
-      })
-    } catch (err) {
-      await this.runCallbacks(callbacks.rollback, 'after-rollback')
-      throw err
-    }
-    await this.runCallbacks(callbacks.commit, 'after-commit')
-    return result
-  }
-
-  private async runCallbacks(list: Callback[], what: string): Promise<void> {
-    for (const cb of list) {
-      try {
-        await cb()
-      } catch (err) {
-        this.logger.error(`${what} callback failed`, { error: String(err) })
-      }
-    }
-  }
-
-  onAfterRollback(fn: Callback): void {
-    this.txCallbacks?.rollback.push(fn)
-  }
-
-  onAfterCommit(fn: () => void | Promise<void>): void {
-    if (this.txCallbacks) {
-      this.txCallbacks.commit.push(fn)
-      return
-    }
-    Promise.resolve()
-      .then(fn)
-      .catch((err: unknown) =>
-        this.logger.error('after-commit callback failed', { error: String(err) }),
-      )
-  }
-
-  async close(): Promise<void> {
-    await this.shared.storage.close()
-    await this.shared.store.close()
-  }
-}
-
-/** Builds an app: opens the store, migrates system tables, loads collections and settings. */
-export async function createApp(config: AppConfig): Promise<App> {
-  mkdirSync(config.dataDir, { recursive: true })
-  const logger = config.logger ?? createLogger(config.dev ? 'debug' : 'info')
-  const store = await openStore(
-    join(config.dataDir, 'data.db'),
-    join(config.dataDir, 'auxiliary.db'),
-    config.dev ? { verbose: (sql) => logger.debug('SQL', { sql }) } : {},
-  )
-  const events = new EventBus(
-    config.transport ??
-      new LocalTransport((err) => logger.error('event subscriber failed', { error: String(err) })),
-  )
-  const settings = new SettingsService(store.db, events, config.encryptionKey)
-  const mailer = new LogMailer(logger)
-  const storage = createStorage(() => settings.get(), config.dataDir)
-  const shared: Shared = {
-    config,
-    logger,
-    store,
-    hooks: createHooks(),
-    events,
-    settings,
-    mailer,
-    storage,
-  }
-  const registry = new CollectionRegistry()
-  const app = new AppImpl(shared, store.db, registry, null)
-  await settings.load().catch(async (err: unknown) => {
-    await store.close()
-    throw err
-  })
-  await app.collections.load()
-  await app.collections.ensureSystemCollections()
-  return app
 }

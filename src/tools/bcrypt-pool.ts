@@ -39,8 +39,35 @@ export class BcryptPool {
   private workers: PoolWorker[] = []
   private readonly jobs = new Map<number, Job>()
   private seq = 0
+  /** Apps holding the pool (see `retain`). */
+  private users = 0
+  /** True once the last app released the pool: workers stop as soon as they are idle. */
+  private draining = false
 
   constructor(private readonly size = Math.max(1, availableParallelism())) {}
+
+  /** The number of worker threads running. */
+  get running(): number {
+    return this.workers.length
+  }
+
+  /**
+   * Marks one more app as using the pool (an app does so while bootstrapped); returns the
+   * release function. When the last user releases, idle workers stop at once and busy ones as
+   * soon as their job ends, so a terminated app leaves no thread behind.
+   */
+  retain(): () => Promise<void> {
+    this.users++
+    this.draining = false
+    let released = false
+    return async () => {
+      if (released) return
+      released = true
+      if (--this.users > 0) return
+      this.draining = true
+      await Promise.all(this.workers.filter((w) => w.busy === 0).map((w) => this.stop(w)))
+    }
+  }
 
   /** A bcrypt hash of `plain` at `cost`. */
   async hash(plain: string, cost: number): Promise<string> {
@@ -66,7 +93,11 @@ export class BcryptPool {
     }).finally(() => {
       if (--w.busy === 0) {
         w.worker.unref()
-        w.idle = setTimeout(() => this.stop(w), IDLE_MS)
+        if (this.draining) {
+          void this.stop(w)
+          return
+        }
+        w.idle = setTimeout(() => void this.stop(w), IDLE_MS)
         w.idle.unref()
       }
     })
@@ -80,10 +111,12 @@ export class BcryptPool {
     return this.workers.reduce((a, b) => (b.busy < a.busy ? b : a))
   }
 
-  private stop(w: PoolWorker): void {
+  private async stop(w: PoolWorker): Promise<void> {
     if (w.busy > 0) return
+    if (w.idle) clearTimeout(w.idle)
+    w.idle = null
     this.workers = this.workers.filter((x) => x !== w)
-    void w.worker.terminate()
+    await w.worker.terminate()
   }
 
   private start(): PoolWorker {
@@ -103,5 +136,8 @@ export class BcryptPool {
   }
 }
 
-/** The process-wide pool: workers are a per-process resource, like libuv's thread pool. */
+/**
+ * The process-wide pool: workers are a per-process resource, like libuv's thread pool. Apps
+ * `retain` it while bootstrapped, so the threads stop when the last app terminates.
+ */
 export const bcryptPool = new BcryptPool()

@@ -63,7 +63,7 @@ export async function sendRecordEmail(
     APP_URL: meta.appURL,
     ...vars,
   })
-  await app.mailer.send({
+  await app.services.get('mailer').send({
     from: { address: meta.senderAddress, name: meta.senderName },
     to: [{ address: to ?? (typeof record.email === 'string' ? record.email : '') }],
     subject,

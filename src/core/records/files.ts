@@ -9,18 +9,10 @@ import { fileMaxSize } from '../fields/file.js'
 import { listTypeError } from '../fields/list-values.js'
 import { getFieldType } from '../fields/registry.js'
 import type { RecordData } from '../request-info.js'
+import type { UploadedFile } from './api.js'
 import { parseKey } from './input.js'
 
-/** A file part of a multipart body, spooled to a temp file by the HTTP layer. */
-export interface UploadedFile {
-  /** The form key, possibly with a modifier (`docs+`, `+docs`). */
-  field: string
-  filename: string
-  /** The type the client claimed; the stored type is sniffed from the content. */
-  mimetype: string
-  size: number
-  path: string
-}
+export type { UploadedFile }
 
 /** An upload checked and named, ready to store and assign. */
 export interface PreparedUpload {

@@ -1,4 +1,3 @@
-import { Cron } from 'croner'
 import type { App } from '../../core/app.js'
 import { ident, sql } from '../../store/sql.js'
 import { formatDate } from '../../tools/dates.js'
@@ -36,21 +35,12 @@ export async function cleanupLogs(app: App, now: Date = new Date()): Promise<num
 }
 
 /**
- * Schedules the retention job with croner in UTC. Failures are logged, runs never overlap, and
- * the timer does not keep the process alive. Stop it with `stop()`.
+ * Adds the retention job to the app's scheduler (`app.cron`: UTC, runs never overlap, a failure
+ * is logged with the job id). It runs while the app serves.
  */
-export function scheduleCleanup(app: App): Cron {
-  return new Cron(
-    CLEANUP_EXPRESSION,
-    // NB: no croner `name`: named jobs live in a process-wide list and would clash across apps.
-    { timezone: 'UTC', protect: true, unref: true },
-    async () => {
-      try {
-        const deleted = await cleanupLogs(app)
-        if (deleted > 0) app.logger.info('old request logs deleted', { deleted })
-      } catch (err) {
-        app.logger.error('logs cleanup failed', { error: String(err) })
-      }
-    },
-  )
+export function addCleanupJob(app: App): void {
+  app.cron.add(CLEANUP_JOB_ID, CLEANUP_EXPRESSION, async () => {
+    const deleted = await cleanupLogs(app)
+    if (deleted > 0) app.logger.info('old request logs deleted', { deleted })
+  })
 }

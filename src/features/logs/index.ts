@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { App } from '../../core/app.js'
-import { CLEANUP_EXPRESSION, CLEANUP_JOB_ID, cleanupLogs, scheduleCleanup } from './cleanup.js'
+import { addCleanupJob, CLEANUP_EXPRESSION, CLEANUP_JOB_ID, cleanupLogs } from './cleanup.js'
 import { requestLog, skipLog } from './request-log.js'
 import { registerRoutes } from './routes.js'
 import { LogWriter, type LogWriterOptions } from './writer.js'
@@ -8,24 +8,22 @@ import { LogWriter, type LogWriterOptions } from './writer.js'
 export { LogLevel, LogWriter, type LogWriterOptions } from './writer.js'
 export { CLEANUP_EXPRESSION, CLEANUP_JOB_ID, cleanupLogs } from './cleanup.js'
 
-/** The request log feature of one app, reachable as `http.svcLogs`. */
+/** The request log feature of one app, the `logs` service: `app.services.get('logs')`. */
 export interface LogsFeature {
   /** The batched `_logs` writer (also usable for app logs: `writer.add(level, message, data)`). */
   readonly writer: LogWriter
-  /** The retention job, for the cron registry: `{id: "__svcLogsCleanup__", expression}`. */
+  /** The retention job in `app.cron`: `{id: "__svcLogsCleanup__", expression}`. */
   readonly job: { id: string; expression: string }
   /** Writes every queued log now; resolves once stored. */
   flush(): Promise<void>
   /** Deletes the rows older than `settings.logs.maxDays`; returns how many. */
   cleanup(now?: Date): Promise<number>
-  /** Stops the retention job, flushes the queue and refuses new entries (idempotent). */
-  close(): Promise<void>
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
+declare module '../../core/services.js' {
+  interface AppServices {
     /** The request log feature (set by `features/logs`). */
-    svcLogs: LogsFeature
+    logs: LogsFeature
   }
 }
 
@@ -33,8 +31,9 @@ declare module 'fastify' {
  * Registers request logging and the logs API: an `onResponse` hook on the root instance queues
  * one `_logs` row per answered request (not `/metrics`, not the realtime stream, not successful
  * logs API calls), written in batches by a `LogWriter`; `GET /api/logs`, `/api/logs/stats`,
- * `/api/logs/{id}`; and the hourly retention job. The HTTP instance's `onClose` flushes the
- * queue, so closing the server loses nothing.
+ * `/api/logs/{id}`; and the hourly retention job on `app.cron`. The app's `onTerminate` flushes
+ * the queue before the databases close, so closing the server loses nothing; `onServe` accepts
+ * entries again after a restart.
  */
 export function register(
   app: App,
@@ -42,21 +41,23 @@ export function register(
   options: LogWriterOptions = {},
 ): LogsFeature {
   const writer = new LogWriter(app, options)
-  const cron = scheduleCleanup(app)
   const errors = new WeakMap<FastifyRequest, Error>()
-  let closing: Promise<void> | null = null
-
   const feature: LogsFeature = {
     writer,
     job: { id: CLEANUP_JOB_ID, expression: CLEANUP_EXPRESSION },
     flush: () => writer.flush(),
     cleanup: (now) => cleanupLogs(app, now),
-    close() {
-      cron.stop()
-      closing ??= writer.close()
-      return closing
-    },
   }
+  addCleanupJob(app)
+  app.hooks.onServe.bind(async (e) => {
+    writer.open()
+    await e.next()
+  })
+  app.hooks.onTerminate.bind(async (e) => {
+    await writer.close()
+    await e.next()
+  })
+  app.services.set('logs', feature)
 
   // NB: callback hooks: they run on every request and never wait for anything.
   http.addHook('onError', (req, _reply, err, done) => {
@@ -72,10 +73,6 @@ export function register(
     }
     done()
   })
-  http.addHook('onClose', async () => {
-    await feature.close()
-  })
-  http.decorate('svcLogs', feature)
   registerRoutes(app, http)
   return feature
 }

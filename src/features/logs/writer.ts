@@ -116,10 +116,19 @@ export class LogWriter {
     this.reportDropped()
   }
 
-  /** Flushes what is queued and refuses new entries. */
+  /**
+   * Flushes what is queued and refuses new entries until `open()`. The database's worker is
+   * let go (the database closes it), so an app restarting in-process gets a fresh one.
+   */
   async close(): Promise<void> {
     this.closed = true
     await this.flush()
+    this.background = null
+  }
+
+  /** Accepts entries again after `close()` (an app serving again after a restart). */
+  open(): void {
+    this.closed = false
   }
 
   private schedule(): void {

@@ -9,12 +9,18 @@ import { SwitchingMailer } from './switching-mailer.js'
 import { sendTestEmail } from './test-email.js'
 
 /**
- * The mail feature: makes the app's mailer follow `settings.smtp` live (SMTP while enabled, the
- * log backend otherwise) and serves `POST /api/settings/test/email` (superuser): 204 once the
- * test email was handed to the backend, 400 for bad input or a failed send.
+ * The mail feature: offers the app's `mailer` service, which follows `settings.smtp` live (SMTP
+ * while enabled, the log backend otherwise), and serves `POST /api/settings/test/email`
+ * (superuser): 204 once the test email was handed to the backend, 400 for bad input or a failed
+ * send. The SMTP transport is released when the app terminates (rebuilt on the next send).
  */
 export function register(app: App, http: FastifyInstance): void {
-  app.setMailer(new SwitchingMailer(() => app.settings.get().smtp, new LogMailer(app.logger)))
+  const mailer = new SwitchingMailer(() => app.settings.get().smtp, new LogMailer(app.logger))
+  app.services.set('mailer', mailer)
+  app.hooks.onTerminate.bind(async (e) => {
+    mailer.close()
+    await e.next()
+  })
 
   http.post('/api/settings/test/email', async (req, reply) => {
     requireSuperuser(requestInfo(req))

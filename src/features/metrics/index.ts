@@ -13,6 +13,13 @@ export interface Metrics {
   readonly errors: Counter
 }
 
+declare module '../../core/services.js' {
+  interface AppServices {
+    /** The HTTP metrics of this app (set by `features/metrics`). */
+    metrics: Metrics
+  }
+}
+
 /** Creates the three HTTP metrics of SPEC §4.16 in a fresh registry. */
 export function createMetrics(): Metrics {
   const registry = new Registry()
@@ -40,10 +47,11 @@ export function createMetrics(): Metrics {
 /**
  * Registers `GET /metrics` (unauthenticated, Prometheus text exposition) and an `onResponse`
  * hook recording every answered request except the scrapes of `/metrics` itself, so that a
- * scraper does not inflate the traffic it measures.
+ * scraper does not inflate the traffic it measures. The metrics are the app's `metrics` service.
  */
-export function register(_app: App, http: FastifyInstance): Metrics {
+export function register(app: App, http: FastifyInstance): Metrics {
   const metrics = createMetrics()
+  app.services.set('metrics', metrics)
   http.addHook('onResponse', (req, reply, done) => {
     if (req.routeOptions.url !== METRICS_PATH) {
       const status = reply.statusCode

@@ -13,10 +13,13 @@ export { compileRules, selectRule, type RateLimitRule, type RateLimitTarget } fr
 export interface RateLimitOptions {
   /**
    * A shared counter store (several instances); the caller owns and closes it. By default an
-   * in-memory store is made and closed with the HTTP instance.
+   * in-memory store is made, pruned by a job of the app's scheduler.
    */
   store?: CounterStore
 }
+
+/** The id of the job pruning the expired windows of the in-memory counter store. */
+export const PRUNE_JOB_ID = '__svcRateLimitPrune__'
 
 /** The decoded path of a request URL, without its query string. */
 function urlPath(url: string): string {
@@ -59,7 +62,13 @@ function limiterRequest(app: App, req: FastifyRequest, path: string): RateLimitR
  * `excludedIPs` are exempt. Runs after the auth hook of `createHttp` and before the body is read.
  */
 export function register(app: App, http: FastifyInstance, options: RateLimitOptions = {}): void {
-  const store = options.store ?? new MemoryCounterStore()
+  let store = options.store
+  if (!store) {
+    // NB: no timer of its own: expired windows are pruned every minute while the app serves.
+    const memory = new MemoryCounterStore({ pruneIntervalMs: 0 })
+    app.cron.add(PRUNE_JOB_ID, '* * * * *', () => memory.prune())
+    store = memory
+  }
   const limiter = new RateLimiter(app, store)
 
   // NB: a callback hook, so the common case (limits off) costs no promise.
@@ -74,6 +83,4 @@ export function register(app: App, http: FastifyInstance, options: RateLimitOpti
       done(new ApiError(429))
     }, done)
   })
-
-  if (!options.store) http.addHook('onClose', async () => store.close())
 }

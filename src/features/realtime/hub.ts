@@ -118,16 +118,15 @@ export class RealtimeHub implements ClientMessenger {
   readonly logger: Logger | undefined
   private readonly clients = new Map<string, RealtimeClient>()
   private readonly byTopic = new Map<string, Set<RealtimeClient>>()
-  private readonly timer: NodeJS.Timeout
+  private readonly keepAliveMs: number
+  /** The keep-alive timer, running only while clients are connected. */
+  private timer: NodeJS.Timeout | null = null
 
   constructor(options: HubOptions = {}) {
     this.maxBufferedBytes = options.maxBufferedBytes ?? 1024 * 1024
     this.maxPendingTasks = options.maxPendingTasks ?? 1000
     this.logger = options.logger
-    this.timer = setInterval(() => {
-      for (const client of this.clients.values()) client.ping()
-    }, options.keepAliveMs ?? 25_000)
-    this.timer.unref()
+    this.keepAliveMs = options.keepAliveMs ?? 25_000
   }
 
   /** The number of connected clients. */
@@ -141,6 +140,12 @@ export class RealtimeHub implements ClientMessenger {
     while (this.clients.has(id)) id = randomString(CLIENT_ID_LENGTH)
     const client = new RealtimeClient(id, ip, sink, this)
     this.clients.set(id, client)
+    if (!this.timer) {
+      this.timer = setInterval(() => {
+        for (const c of this.clients.values()) c.ping()
+      }, this.keepAliveMs)
+      this.timer.unref()
+    }
     return client
   }
 
@@ -160,6 +165,7 @@ export class RealtimeHub implements ClientMessenger {
     this.clients.delete(client.id)
     this.unindex(client)
     client.close()
+    if (this.clients.size === 0) this.stopTimer()
   }
 
   /** Disconnects a client that cannot keep up, saying why in the log. */
@@ -200,10 +206,15 @@ export class RealtimeHub implements ClientMessenger {
     return this.clients.get(clientId)?.send(event, data) ?? false
   }
 
-  /** Ends every stream and stops the keep-alive timer. */
+  /** Ends every stream and stops the keep-alive timer; clients may connect again afterwards. */
   close(): void {
-    clearInterval(this.timer)
     for (const client of [...this.clients.values()]) this.disconnect(client)
+    this.stopTimer()
+  }
+
+  private stopTimer(): void {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = null
   }
 
   private unindex(client: RealtimeClient): void {

@@ -14,28 +14,41 @@ import { registerSubscriptions } from './routes/subscriptions.js'
 /** Options of the realtime feature (tests shorten the keep-alive). */
 export type RealtimeOptions = Omit<HubOptions, 'logger'>
 
-/** What `register` hands back to the composition root. */
+/** What `register` hands back (the same object is the app's `messenger` service). */
 export interface Realtime extends ClientMessenger {
   /** The clients of this instance. */
   readonly hub: RealtimeHub
 }
 
 /**
- * Registers the realtime routes and subscribes the hub to the app's event bus. The returned
- * object's `sendToClient` pushes named events (`llm_chunk`, …) to one client. Closing the HTTP
- * instance ends every stream, so `http.close()` does not wait for them.
+ * Registers the realtime routes and offers the `messenger` service, whose `sendToClient` pushes
+ * named events (`llm_chunk`, …) to one client. While the app serves (`onServe` to `onTerminate`)
+ * the hub listens to the app's event bus; terminating the app ends every stream. Closing the
+ * HTTP instance ends them too, so `http.close()` does not wait for them.
  */
 export function register(app: App, http: FastifyInstance, options: RealtimeOptions = {}): Realtime {
   const hub = new RealtimeHub({ ...options, logger: app.logger })
-  const unsubscribe = app.events.subscribe((event) => handleBusEvent(app, hub, event))
+  let unsubscribe: (() => void) | null = null
+  const stop = () => {
+    unsubscribe?.()
+    unsubscribe = null
+    hub.close()
+  }
   registerConnect(http, hub)
   registerSubscriptions(http, hub)
-  http.addHook('preClose', async () => {
-    unsubscribe()
-    hub.close()
+  app.hooks.onServe.bind(async (e) => {
+    unsubscribe ??= app.events.subscribe((event) => handleBusEvent(app, hub, event))
+    await e.next()
   })
-  return {
+  app.hooks.onTerminate.bind(async (e) => {
+    stop()
+    await e.next()
+  })
+  http.addHook('preClose', async () => hub.close())
+  const realtime: Realtime = {
     hub,
     sendToClient: (clientId, event, data) => hub.sendToClient(clientId, event, data),
   }
+  app.services.set('messenger', realtime)
+  return realtime
 }

@@ -1,0 +1,292 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Db } from '../store/db.js'
+import { openStore, type Store } from '../store/index.js'
+import type { SchemaManager } from '../store/schema.js'
+import { bcryptPool } from '../tools/bcrypt-pool.js'
+import type { Filesystem } from '../tools/filesystem/types.js'
+import type { App, AppConfig, TerminateOptions } from './app.js'
+import type { Collection } from './collections/model.js'
+import { CollectionRegistry } from './collections/registry.js'
+import { CollectionService } from './collections/service.js'
+import { CronScheduler } from './cron/scheduler.js'
+import type { AppCron } from './cron/types.js'
+import { EventBus, LocalTransport } from './events.js'
+import { createHooks, type AppHooks } from './hooks.js'
+import { createLogger, type Logger } from './logger.js'
+import { LogMailer } from './mail.js'
+import { RecordService } from './records/service.js'
+import { createServices, type ServiceRegistry } from './services.js'
+import { SettingsRegistry, SettingsService } from './settings/index.js'
+import { createStorage } from './storage.js'
+
+type Callback = () => void | Promise<void>
+
+/** Work deferred to the end of a transaction. */
+interface TxCallbacks {
+  commit: Callback[]
+  rollback: Callback[]
+}
+
+/** What a transactional app is bound to. */
+interface TxState {
+  db: Db
+  registry: CollectionRegistry
+  callbacks: TxCallbacks
+}
+
+/** What `bootstrap` opens and `terminate` closes. */
+interface Opened {
+  store: Store
+  settings: SettingsService
+  storage: Filesystem
+  registry: CollectionRegistry
+  /** Releases this app's hold on the bcrypt worker pool. */
+  releasePool: () => Promise<void>
+}
+
+/** The parts shared by an app and all its transactional views. */
+interface Shared {
+  config: AppConfig
+  logger: Logger
+  hooks: AppHooks
+  events: EventBus
+  services: ServiceRegistry
+  cron: CronScheduler
+  opened: Opened | null
+  /** The settings groups, kept across bootstraps (features register theirs once). */
+  settingsGroups: SettingsRegistry
+  serving: boolean
+  terminating: Promise<void> | null
+}
+
+class AppImpl implements App {
+  readonly collections: CollectionService
+  readonly records: RecordService
+
+  constructor(
+    private readonly shared: Shared,
+    private readonly tx: TxState | null,
+  ) {
+    this.collections = new CollectionService(this)
+    this.records = new RecordService(this)
+  }
+
+  /** The bootstrapped state; throws before `bootstrap()` and after `terminate()`. */
+  private get opened(): Opened {
+    const opened = this.shared.opened
+    if (!opened) throw new Error('the app is not bootstrapped (or was terminated)')
+    return opened
+  }
+
+  get config(): AppConfig {
+    return this.shared.config
+  }
+  get logger(): Logger {
+    return this.shared.logger
+  }
+  get db(): Db {
+    return this.tx?.db ?? this.opened.store.db
+  }
+  get registry(): CollectionRegistry {
+    return this.tx?.registry ?? this.opened.registry
+  }
+  get auxDb(): Db {
+    return this.opened.store.auxDb
+  }
+  get schema(): SchemaManager {
+    return this.opened.store.schema
+  }
+  get hooks(): AppHooks {
+    return this.shared.hooks
+  }
+  get events(): EventBus {
+    return this.shared.events
+  }
+  get settings(): SettingsService {
+    return this.opened.settings
+  }
+  get storage(): Filesystem {
+    return this.opened.storage
+  }
+  get services(): ServiceRegistry {
+    return this.shared.services
+  }
+  get cron(): AppCron {
+    return this.shared.cron
+  }
+  get isTransactional(): boolean {
+    return this.tx !== null
+  }
+  get isBootstrapped(): boolean {
+    return this.shared.opened !== null
+  }
+
+  dbFor(collection: Collection): Db {
+    return collection.name === '_logs' ? this.auxDb : this.db
+  }
+
+  async runInTransaction<T>(fn: (txApp: App) => Promise<T>): Promise<T> {
+    if (this.isTransactional) return fn(this)
+    const callbacks: TxCallbacks = { commit: [], rollback: [] }
+    const registry = this.registry
+    let result: T
+    try {
+      result = await this.db.transaction(async (db) => {
+        // Forked once this transaction holds the writer, so it sees every committed change; a
+        // changed fork is adopted right at commit, before the next transaction forks.
+        const fork = registry.fork()
+        const value = await fn(new AppImpl(this.shared, { db, registry: fork, callbacks }))
+        if (fork.isChanged) db.onCommit(() => registry.adopt(fork))
+        return value
+      })
+    } catch (err) {
+      await this.runCallbacks(callbacks.rollback, 'after-rollback')
+      throw err
+    }
+    await this.runCallbacks(callbacks.commit, 'after-commit')
+    return result
+  }
+
+  private async runCallbacks(list: Callback[], what: string): Promise<void> {
+    for (const cb of list) {
+      try {
+        await cb()
+      } catch (err) {
+        this.logger.error(`${what} callback failed`, { error: String(err) })
+      }
+    }
+  }
+
+  onAfterRollback(fn: Callback): void {
+    this.tx?.callbacks.rollback.push(fn)
+  }
+
+  onAfterCommit(fn: Callback): void {
+    if (this.tx) {
+      this.tx.callbacks.commit.push(fn)
+      return
+    }
+    Promise.resolve()
+      .then(fn)
+      .catch((err: unknown) =>
+        this.logger.error('after-commit callback failed', { error: String(err) }),
+      )
+  }
+
+  async bootstrap(): Promise<void> {
+    this.assertRoot('bootstrap')
+    if (this.shared.opened) await this.terminate({ isRestart: true })
+    await this.hooks.onBootstrap.trigger({ app: this }, () => this.open())
+  }
+
+  async serve(): Promise<void> {
+    this.assertRoot('serve')
+    if (this.shared.serving) return
+    if (!this.shared.opened) throw new Error('cannot serve an app that is not bootstrapped')
+    await this.hooks.onServe.trigger({ app: this }, () => {
+      this.shared.cron.start()
+      this.shared.serving = true
+    })
+  }
+
+  async terminate(options: TerminateOptions = {}): Promise<void> {
+    this.assertRoot('terminate')
+    if (!this.shared.terminating) {
+      if (!this.shared.opened) return
+      const event = { app: this, isRestart: options.isRestart === true }
+      this.shared.terminating = this.hooks.onTerminate
+        .trigger(event, () => this.shutdown())
+        .finally(() => {
+          this.shared.terminating = null
+        })
+    }
+    await this.shared.terminating
+  }
+
+  close(): Promise<void> {
+    return this.terminate()
+  }
+
+  private assertRoot(what: string): void {
+    if (this.tx) throw new Error(`cannot ${what} an app from inside a transaction`)
+  }
+
+  /** The built-in action of `onBootstrap`: opens the store and loads settings and collections. */
+  private async open(): Promise<void> {
+    const { config, logger, events } = this.shared
+    mkdirSync(config.dataDir, { recursive: true })
+    const store = await openStore(
+      join(config.dataDir, 'data.db'),
+      join(config.dataDir, 'auxiliary.db'),
+      config.dev ? { verbose: (sql) => logger.debug('SQL', { sql }) } : {},
+    )
+    const { encryptionKey } = config
+    const settings = new SettingsService(
+      store.db,
+      events,
+      encryptionKey,
+      this.shared.settingsGroups,
+    )
+    const storage = createStorage(() => settings.get(), config.dataDir)
+    const registry = new CollectionRegistry()
+    this.shared.opened = { store, settings, storage, registry, releasePool: bcryptPool.retain() }
+    try {
+      await settings.load()
+      await this.collections.load()
+      await this.collections.ensureSystemCollections()
+    } catch (err) {
+      await this.shutdown()
+      throw err
+    }
+  }
+
+  /** The built-in action of `onTerminate`: stops the scheduler, closes storage and the store. */
+  private async shutdown(): Promise<void> {
+    await this.shared.cron.stop()
+    this.shared.serving = false
+    const opened = this.shared.opened
+    if (!opened) return
+    try {
+      await opened.storage.close()
+      await opened.store.close()
+    } finally {
+      this.shared.opened = null
+      await opened.releasePool()
+    }
+  }
+}
+
+/** Builds an app that is not bootstrapped yet: its hooks can be bound before it opens. */
+export function newApp(config: AppConfig): App {
+  const logger = config.logger ?? createLogger(config.dev ? 'debug' : 'info')
+  const events = new EventBus(
+    config.transport ??
+      new LocalTransport((err) => logger.error('event subscriber failed', { error: String(err) })),
+  )
+  const services = createServices()
+  services.set('mailer', new LogMailer(logger))
+  const shared: Shared = {
+    config,
+    logger,
+    hooks: createHooks(),
+    events,
+    services,
+    cron: new CronScheduler({ logger, leader: config.cronLeader }),
+    opened: null,
+    settingsGroups: new SettingsRegistry(),
+    serving: false,
+    terminating: null,
+  }
+  return new AppImpl(shared, null)
+}
+
+/**
+ * Builds and bootstraps an app: opens the store, migrates system tables, loads collections and
+ * settings. Stop it with `close()` (or `terminate()`).
+ */
+export async function createApp(config: AppConfig): Promise<App> {
+  const app = newApp(config)
+  await app.bootstrap()
+  return app
+}

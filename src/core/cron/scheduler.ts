@@ -1,0 +1,131 @@
+import { Cron } from 'croner'
+import type { Logger } from '../logger.js'
+import { localLeader } from './leader.js'
+import type { AppCron, CronJobFn, CronJobInfo, CronLeader } from './types.js'
+
+/** Options of a {@link CronScheduler}. */
+export interface CronSchedulerOptions {
+  logger: Logger
+  /** Asked before every scheduled run; the local, always-leader one by default. */
+  leader?: CronLeader
+  /** The timezone of the expressions; UTC by default (PocketBase's). */
+  timezone?: string
+}
+
+interface Job {
+  id: string
+  expression: string
+  fn: CronJobFn
+  /** croner's timer, while the scheduler is started. */
+  timer: Cron | null
+}
+
+/**
+ * The app's scheduler on croner: one timer per job while started (unref'd, so it never keeps the
+ * process alive), overlap-safe per job id (a run still going makes the next tick or `runNow` a
+ * no-op), every failure logged with the job id, and the {@link CronLeader} asked before each
+ * scheduled run.
+ */
+export class CronScheduler implements AppCron {
+  private readonly jobs = new Map<string, Job>()
+  /** The run going for each job id; a replaced or removed job's run stays here until it ends. */
+  private readonly running = new Map<string, Promise<boolean>>()
+  private readonly logger: Logger
+  private readonly leader: CronLeader
+  private readonly timezone: string
+  private isStarted = false
+
+  constructor(options: CronSchedulerOptions) {
+    this.logger = options.logger
+    this.leader = options.leader ?? localLeader
+    this.timezone = options.timezone ?? 'UTC'
+  }
+
+  get started(): boolean {
+    return this.isStarted
+  }
+
+  add(id: string, expression: string, fn: CronJobFn): void {
+    if (id === '') throw new Error('a cron job needs an id')
+    // Parsed now, so a bad expression fails here rather than at start (no function: no timer).
+    new Cron(expression, { timezone: this.timezone })
+    this.remove(id)
+    const job: Job = { id, expression, fn, timer: null }
+    this.jobs.set(id, job)
+    if (this.isStarted) this.schedule(job)
+  }
+
+  remove(id: string): boolean {
+    const job = this.jobs.get(id)
+    if (!job) return false
+    job.timer?.stop()
+    this.jobs.delete(id)
+    return true
+  }
+
+  list(): CronJobInfo[] {
+    return [...this.jobs.values()]
+      .map((j) => ({ id: j.id, expression: j.expression, running: this.running.has(j.id) }))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  }
+
+  runNow(id: string): Promise<boolean> {
+    const job = this.jobs.get(id)
+    if (!job) return Promise.reject(new Error(`unknown cron job "${id}"`))
+    return this.execute(job, null)
+  }
+
+  start(): void {
+    if (this.isStarted) return
+    this.isStarted = true
+    for (const job of this.jobs.values()) this.schedule(job)
+  }
+
+  async stop(): Promise<void> {
+    this.isStarted = false
+    for (const job of this.jobs.values()) {
+      job.timer?.stop()
+      job.timer = null
+    }
+    // NB: the runs going may still use the database; the app closes it only after they end.
+    await Promise.all(this.running.values())
+  }
+
+  private schedule(job: Job): void {
+    // NB: no croner `name`: named jobs live in a process-wide list and would clash across apps.
+    job.timer = new Cron(job.expression, { timezone: this.timezone, unref: true }, (self) => {
+      void this.execute(job, self.currentRun() ?? new Date())
+    })
+  }
+
+  /** Starts a run unless one of the same id is going; `scheduledAt` null for `runNow`. */
+  private execute(job: Job, scheduledAt: Date | null): Promise<boolean> {
+    if (this.running.has(job.id)) {
+      if (scheduledAt) this.logger.warn('cron job still running: run skipped', { job: job.id })
+      return Promise.resolve(false)
+    }
+    const run: Promise<boolean> = this.attempt(job, scheduledAt).finally(() => {
+      if (this.running.get(job.id) === run) this.running.delete(job.id)
+    })
+    this.running.set(job.id, run)
+    return run
+  }
+
+  /** One run: the leader asked (scheduled runs only), then the job; never rejects. */
+  private async attempt(job: Job, scheduledAt: Date | null): Promise<boolean> {
+    if (scheduledAt) {
+      try {
+        if (!(await this.leader.claim(job.id, scheduledAt))) return false
+      } catch (err) {
+        this.logger.error('cron leader check failed', { job: job.id, error: String(err) })
+        return false
+      }
+    }
+    try {
+      await job.fn()
+    } catch (err) {
+      this.logger.error('cron job failed', { job: job.id, error: String(err) })
+    }
+    return true
+  }
+}
