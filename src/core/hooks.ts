@@ -2,6 +2,23 @@ import { Hook, type HookEvent } from '../tools/hook.js'
 import type { Collection } from './collections/model.js'
 import type { App } from './app.js'
 import type { BootstrapEvent, ServeEvent, TerminateEvent } from './lifecycle.js'
+import type {
+  RecordAuthFlowRequestEvent,
+  RecordAuthRequestEvent,
+  RecordAuthWithOTPRequestEvent,
+  RecordAuthWithPasswordRequestEvent,
+  RecordEmailChangeRequestEvent,
+} from './hooks-auth.js'
+import type {
+  CollectionEvent,
+  CollectionRequestEvent,
+  CollectionsImportRequestEvent,
+  CollectionsListRequestEvent,
+  CollectionSuccessEvent,
+  CollectionWriteRequestEvent,
+} from './hooks-collection.js'
+import type { MailerEvent, MailerRecordEvent } from './hooks-mail.js'
+import type { RecordRequestEvent, RecordsListRequestEvent } from './hooks-record-request.js'
 import type { RecordData, RequestInfo } from './request-info.js'
 
 /** The event of a record create/update/delete hook. */
@@ -22,10 +39,24 @@ export interface RecordSuccessEvent extends HookEvent {
 }
 
 /**
- * The hook families of an app. Handlers are tagged with collection names (or untagged for all).
- * - `onRecordCreate`/`onRecordUpdate`/`onRecordDelete` run **inside** the transaction, around
- *   the built-in write (call `e.next()` to perform it); throwing rolls everything back.
- * - `onRecordAfter*Success` run **after commit** and cannot undo the change.
+ * The hook families of an app, with PocketBase's names and event fields. Handlers are tagged
+ * with collection names or ids (or untagged for all); the record, request, auth and mail hooks
+ * are triggered with the collection's id and name.
+ * - record: `onRecordCreate`/`onRecordUpdate`/`onRecordDelete` run **inside** the transaction,
+ *   around the built-in write (call `e.next()` to perform it); throwing rolls everything back.
+ *   `onRecordAfter*Success` run **after commit** and cannot undo the change.
+ * - record request (`onRecords{List,…}Request`, hooks-record-request.ts): around the records
+ *   API's call of the record service, **outside** its transaction (inside the batch's for batch
+ *   items); a handler may change the input before `e.next()` or answer itself instead.
+ * - collection (hooks-collection.ts): `onCollectionCreate/Update/Delete` **inside** the
+ *   transaction around the write; `onCollectionAfter*Success` **after commit**; the
+ *   `onCollection*Request` hooks around the collections API's service call, outside it.
+ * - auth (hooks-auth.ts): `onRecordAuthRequest` around every successful sign-in answer, the
+ *   others around each auth endpoint's flow; all **outside** a transaction (each write of a flow
+ *   commits on its own).
+ * - mail (hooks-mail.ts): `onMailerRecord*Send` around the send of each auth mail, then
+ *   `onMailerSend` around every mail's hand-over to the backend; outside any transaction.
+ * - lifecycle (lifecycle.ts): the app opens, starts serving, stops.
  */
 export interface AppHooks {
   onRecordCreate: Hook<RecordHookEvent>
@@ -34,6 +65,40 @@ export interface AppHooks {
   onRecordAfterCreateSuccess: Hook<RecordSuccessEvent>
   onRecordAfterUpdateSuccess: Hook<RecordSuccessEvent>
   onRecordAfterDeleteSuccess: Hook<RecordSuccessEvent>
+  onRecordsListRequest: Hook<RecordsListRequestEvent>
+  onRecordViewRequest: Hook<RecordRequestEvent>
+  onRecordCreateRequest: Hook<RecordRequestEvent>
+  onRecordUpdateRequest: Hook<RecordRequestEvent>
+  onRecordDeleteRequest: Hook<RecordRequestEvent>
+  onCollectionCreate: Hook<CollectionEvent>
+  onCollectionUpdate: Hook<CollectionEvent>
+  onCollectionDelete: Hook<CollectionEvent>
+  onCollectionAfterCreateSuccess: Hook<CollectionSuccessEvent>
+  onCollectionAfterUpdateSuccess: Hook<CollectionSuccessEvent>
+  onCollectionAfterDeleteSuccess: Hook<CollectionSuccessEvent>
+  onCollectionsListRequest: Hook<CollectionsListRequestEvent>
+  onCollectionViewRequest: Hook<CollectionRequestEvent>
+  onCollectionCreateRequest: Hook<CollectionWriteRequestEvent>
+  onCollectionUpdateRequest: Hook<CollectionWriteRequestEvent>
+  onCollectionDeleteRequest: Hook<CollectionRequestEvent>
+  onCollectionsImportRequest: Hook<CollectionsImportRequestEvent>
+  onRecordAuthRequest: Hook<RecordAuthRequestEvent>
+  onRecordAuthWithPasswordRequest: Hook<RecordAuthWithPasswordRequestEvent>
+  onRecordAuthWithOTPRequest: Hook<RecordAuthWithOTPRequestEvent>
+  onRecordAuthRefreshRequest: Hook<RecordAuthFlowRequestEvent>
+  onRecordRequestOTPRequest: Hook<RecordAuthFlowRequestEvent>
+  onRecordRequestPasswordResetRequest: Hook<RecordAuthFlowRequestEvent>
+  onRecordConfirmPasswordResetRequest: Hook<RecordAuthFlowRequestEvent>
+  onRecordRequestVerificationRequest: Hook<RecordAuthFlowRequestEvent>
+  onRecordConfirmVerificationRequest: Hook<RecordAuthFlowRequestEvent>
+  onRecordRequestEmailChangeRequest: Hook<RecordEmailChangeRequestEvent>
+  onRecordConfirmEmailChangeRequest: Hook<RecordEmailChangeRequestEvent>
+  onMailerSend: Hook<MailerEvent>
+  onMailerRecordPasswordResetSend: Hook<MailerRecordEvent>
+  onMailerRecordVerificationSend: Hook<MailerRecordEvent>
+  onMailerRecordEmailChangeSend: Hook<MailerRecordEvent>
+  onMailerRecordOTPSend: Hook<MailerRecordEvent>
+  onMailerRecordAuthAlertSend: Hook<MailerRecordEvent>
   // Lifecycle (see lifecycle.ts): the app opens, starts serving, stops.
   onBootstrap: Hook<BootstrapEvent>
   onServe: Hook<ServeEvent>
@@ -49,6 +114,40 @@ export function createHooks(): AppHooks {
     onRecordAfterCreateSuccess: new Hook(),
     onRecordAfterUpdateSuccess: new Hook(),
     onRecordAfterDeleteSuccess: new Hook(),
+    onRecordsListRequest: new Hook(),
+    onRecordViewRequest: new Hook(),
+    onRecordCreateRequest: new Hook(),
+    onRecordUpdateRequest: new Hook(),
+    onRecordDeleteRequest: new Hook(),
+    onCollectionCreate: new Hook(),
+    onCollectionUpdate: new Hook(),
+    onCollectionDelete: new Hook(),
+    onCollectionAfterCreateSuccess: new Hook(),
+    onCollectionAfterUpdateSuccess: new Hook(),
+    onCollectionAfterDeleteSuccess: new Hook(),
+    onCollectionsListRequest: new Hook(),
+    onCollectionViewRequest: new Hook(),
+    onCollectionCreateRequest: new Hook(),
+    onCollectionUpdateRequest: new Hook(),
+    onCollectionDeleteRequest: new Hook(),
+    onCollectionsImportRequest: new Hook(),
+    onRecordAuthRequest: new Hook(),
+    onRecordAuthWithPasswordRequest: new Hook(),
+    onRecordAuthWithOTPRequest: new Hook(),
+    onRecordAuthRefreshRequest: new Hook(),
+    onRecordRequestOTPRequest: new Hook(),
+    onRecordRequestPasswordResetRequest: new Hook(),
+    onRecordConfirmPasswordResetRequest: new Hook(),
+    onRecordRequestVerificationRequest: new Hook(),
+    onRecordConfirmVerificationRequest: new Hook(),
+    onRecordRequestEmailChangeRequest: new Hook(),
+    onRecordConfirmEmailChangeRequest: new Hook(),
+    onMailerSend: new Hook(),
+    onMailerRecordPasswordResetSend: new Hook(),
+    onMailerRecordVerificationSend: new Hook(),
+    onMailerRecordEmailChangeSend: new Hook(),
+    onMailerRecordOTPSend: new Hook(),
+    onMailerRecordAuthAlertSend: new Hook(),
     onBootstrap: new Hook(),
     onServe: new Hook(),
     onTerminate: new Hook(),
