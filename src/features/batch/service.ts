@@ -7,6 +7,8 @@ import {
   notFound,
   type FieldError,
 } from '../../core/errors.js'
+import { createRequest, deleteRequest, updateRequest } from '../../core/records/request-hooks.js'
+import type { HookResponse } from '../../core/request-event.js'
 import { headerKey, type RequestInfo } from '../../core/request-info.js'
 import type { BatchSettings } from '../../core/settings/index.js'
 import { PickerError, pickFields } from '../../tools/picker.js'
@@ -158,7 +160,11 @@ function itemFailure(app: App, failure: ItemFailed): ApiError {
   return badRequest('Batch transaction failed.', { requests: { [failure.index]: entry } }, error)
 }
 
-/** Runs one item inside the batch transaction. */
+/**
+ * Runs one item inside the batch transaction, through the record request hooks as the records
+ * API does (`onRecordCreateRequest`, … with the transaction's app); the item's answer is the
+ * one the hooks left.
+ */
 async function runItem(tx: App, item: BatchItem, base: RequestInfo): Promise<BatchResult> {
   const action = matchAction(item.method, item.url)
   if (!action) throw badRequest(`Unknown batch request action: ${item.method} ${item.url}.`)
@@ -180,15 +186,16 @@ async function runItem(tx: App, item: BatchItem, base: RequestInfo): Promise<Bat
     id = exists ? bodyId : ''
     kind = exists && (await tx.records.findById(collection, id)) ? 'update' : 'create'
   }
-  if (kind === 'delete') {
-    await tx.records.delete(collection, id, info)
-    return { body: null, status: 204 }
+  const res: HookResponse =
+    kind === 'delete'
+      ? await deleteRequest(tx, collection, id, info)
+      : kind === 'create'
+        ? await createRequest(tx, collection, item.body, info, item.files)
+        : await updateRequest(tx, collection, id, item.body, info, item.files)
+  return {
+    body: res.kind === 'json' ? pick(res.body, info.query.fields) : res.body,
+    status: res.status,
   }
-  const record =
-    kind === 'create'
-      ? await tx.records.create(collection, item.body, info, item.files)
-      : await tx.records.update(collection, id, item.body, info, item.files)
-  return { body: pick(record, info.query.fields), status: 200 }
 }
 
 /** The batch request's headers overridden by the item's; an item `Authorization` is ignored. */
@@ -205,8 +212,8 @@ function mergeHeaders(
 }
 
 /** Applies the item URL's `fields` parameter to its response body (reference §0.9). */
-function pick(body: Record<string, unknown>, fields: string | undefined): unknown {
-  if (!fields || fields.trim() === '') return body
+function pick(body: unknown, fields: string | undefined): unknown {
+  if (!fields || fields.trim() === '' || typeof body !== 'object' || body === null) return body
   try {
     return pickFields(body, fields)
   } catch (err) {
