@@ -6,6 +6,7 @@ import { badRequest, fieldError, hasErrors, notFound, type ValidationErrors } fr
 import type { FieldLookup } from '../fields/field-type.js'
 import { applyCollectionInput, reshapeErrors, type FieldMerge, type InputShape } from './input.js'
 import { importCollections } from './import.js'
+import { aroundCollectionWrite } from './model-hooks.js'
 import { normalizeIndexes } from './indexes.js'
 import { blankCollection, crc32 } from './defaults.js'
 import type { AuthOptions, Collection, CollectionType } from './model.js'
@@ -238,11 +239,23 @@ export class CollectionService {
   /**
    * Stores a collection and syncs its table; must run in a transaction. Views depending on it
    * are checked at once, unless `deferViews` (an import recreates and checks them at its end).
+   * Runs inside `onCollectionCreate` / `onCollectionUpdate` (see `model-hooks.ts`).
    */
   async save(
     draft: Collection,
     old: Collection | undefined,
     opts: { deferViews?: boolean } = {},
+  ): Promise<Collection> {
+    return aroundCollectionWrite(this.app, old ? 'update' : 'create', draft, old, (c) =>
+      this.write(c, old, opts),
+    )
+  }
+
+  /** The built-in action of `save`. */
+  private async write(
+    draft: Collection,
+    old: Collection | undefined,
+    opts: { deferViews?: boolean },
   ): Promise<Collection> {
     const now = nowDate()
     const c: Collection = { ...draft, created: old?.created ?? now, updated: now }
@@ -314,9 +327,17 @@ export class CollectionService {
 
   /**
    * Drops a collection's table, row and cached entry, with no reference checks; must run in a
-   * transaction. Views are checked at once unless `deferViews`.
+   * transaction. Views are checked at once unless `deferViews`. Runs inside `onCollectionDelete`.
    */
   async drop(c: Collection, opts: { deferViews?: boolean } = {}): Promise<void> {
+    await aroundCollectionWrite(this.app, 'delete', c, undefined, async (e) => {
+      await this.remove(e, opts)
+      return e
+    })
+  }
+
+  /** The built-in action of `drop`. */
+  private async remove(c: Collection, opts: { deferViews?: boolean }): Promise<void> {
     await dropSchema(this.app.schema, this.app.dbFor(c), c)
     await this.app.db.run(sql`DELETE FROM _collections WHERE id = ${c.id}`)
     this.app.registry.remove(c.id)

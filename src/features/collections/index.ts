@@ -2,15 +2,29 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { App } from '../../core/app.js'
 import { collectionToJSON } from '../../core/collections/codec.js'
 import { scaffold } from '../../core/collections/defaults.js'
-import { listCollections } from '../../core/collections/list.js'
+import {
+  createRequest,
+  deleteRequest,
+  importRequest,
+  listRequest,
+  updateRequest,
+  viewRequest,
+} from '../../core/collections/request-hooks.js'
 import { badRequest } from '../../core/errors.js'
+import type { RequestInfo } from '../../core/request-info.js'
 import { readBody } from '../../http/body.js'
 import { requireSuperuser } from '../../http/guards.js'
+import { sendHookResponse } from '../../http/hook-response.js'
 import { requestInfo } from '../../http/request-info.js'
 
 type Params = { collection: string }
 
-const guard = (req: FastifyRequest): void => requireSuperuser(requestInfo(req))
+/** The request's info, once the caller is known to be a superuser. */
+const guard = (req: FastifyRequest): RequestInfo => {
+  const info = requestInfo(req)
+  requireSuperuser(info)
+  return info
+}
 
 async function objectBody(req: FastifyRequest, message: string): Promise<Record<string, unknown>> {
   const { values } = await readBody(req).catch((err: unknown) => {
@@ -19,20 +33,24 @@ async function objectBody(req: FastifyRequest, message: string): Promise<Record<
   return values
 }
 
-/** The collections API of SPEC §4.1 (superuser only). */
+/**
+ * The collections API of SPEC §4.1 (superuser only); each route runs its collection request
+ * hook (`onCollectionsListRequest`, …) around the service call and sends its answer.
+ */
 export function register(app: App, http: FastifyInstance): void {
-  http.get('/api/collections', async (req) => {
-    guard(req)
-    return listCollections(app, req.query as Record<string, unknown>)
+  http.get('/api/collections', async (req, reply) => {
+    const info = guard(req)
+    const query = req.query as Record<string, unknown>
+    return sendHookResponse(reply, await listRequest(app, query, info))
   })
 
-  http.post('/api/collections', async (req) => {
-    guard(req)
+  http.post('/api/collections', async (req, reply) => {
+    const info = guard(req)
     const input = await objectBody(
       req,
       'Failed to load the collection type data due to invalid formatting.',
     )
-    return collectionToJSON(await app.collections.create(input))
+    return sendHookResponse(reply, await createRequest(app, input, info))
   })
 
   http.get('/api/collections/meta/scaffolds', async (req) => {
@@ -45,35 +63,35 @@ export function register(app: App, http: FastifyInstance): void {
   })
 
   http.put('/api/collections/import', async (req, reply) => {
-    guard(req)
+    const info = guard(req)
     const body = await objectBody(
       req,
       'Failed to load the submitted data due to invalid formatting.',
     )
     const deleteMissing = body.deleteMissing === true || body.deleteMissing === 'true'
-    await app.collections.import(body.collections, deleteMissing)
-    return reply.code(204).send()
+    return sendHookResponse(reply, await importRequest(app, body.collections, deleteMissing, info))
   })
 
-  http.get<{ Params: Params }>('/api/collections/:collection', async (req) => {
-    guard(req)
-    return collectionToJSON(app.collections.get(req.params.collection))
+  http.get<{ Params: Params }>('/api/collections/:collection', async (req, reply) => {
+    const info = guard(req)
+    const c = app.collections.get(req.params.collection)
+    return sendHookResponse(reply, await viewRequest(app, c, info))
   })
 
-  http.patch<{ Params: Params }>('/api/collections/:collection', async (req) => {
-    guard(req)
+  http.patch<{ Params: Params }>('/api/collections/:collection', async (req, reply) => {
+    const info = guard(req)
     const existing = app.collections.get(req.params.collection)
     const input = await objectBody(
       req,
       'Failed to load the submitted data due to invalid formatting.',
     )
-    return collectionToJSON(await app.collections.update(existing.id, input))
+    return sendHookResponse(reply, await updateRequest(app, existing, input, info))
   })
 
   http.delete<{ Params: Params }>('/api/collections/:collection', async (req, reply) => {
-    guard(req)
-    await app.collections.delete(req.params.collection)
-    return reply.code(204).send()
+    const info = guard(req)
+    const c = app.collections.get(req.params.collection)
+    return sendHookResponse(reply, await deleteRequest(app, c, info))
   })
 
   http.delete<{ Params: Params }>('/api/collections/:collection/truncate', async (req, reply) => {
