@@ -1,3 +1,4 @@
+import type { App } from './app.js'
 import type { EmailTemplate } from './collections/model.js'
 import type { Logger } from './logger.js'
 
@@ -20,6 +21,16 @@ export interface MailMessage {
 /** Sends mail; the app's implementation follows `settings.smtp` and changes with it. */
 export interface Mailer {
   send(message: MailMessage): Promise<void>
+}
+
+/**
+ * Sends a message through the app's mailer, around `onMailerSend`: handlers may change
+ * `e.message` before `e.next()` or skip it to send nothing. Every mail goes through here.
+ */
+export async function sendMail(app: App, message: MailMessage): Promise<void> {
+  await app.hooks.onMailerSend.trigger({ app, mailer: app.services.get('mailer'), message }, (e) =>
+    e.mailer.send(e.message),
+  )
 }
 
 /**

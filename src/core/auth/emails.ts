@@ -1,7 +1,10 @@
 import type { App } from '../app.js'
 import type { AuthOptions, Collection, EmailTemplate } from '../collections/model.js'
 import { getFieldType } from '../fields/registry.js'
-import { renderTemplate } from '../mail.js'
+import type { Hook } from '../../tools/hook.js'
+import type { AppHooks } from '../hooks.js'
+import type { MailerRecordEvent } from '../hooks-mail.js'
+import { renderTemplate, sendMail } from '../mail.js'
 import type { RecordData } from '../request-info.js'
 
 /** The per-collection templates, by the names `POST /settings/test/email` accepts. */
@@ -43,9 +46,35 @@ function recordVars(c: Collection, record: RecordData): Record<string, string> {
   return vars
 }
 
+/** The `onMailerRecord*Send` hook of each template. */
+const HOOK_OF: Record<TemplateName, (hooks: AppHooks) => Hook<MailerRecordEvent>> = {
+  verification: (h) => h.onMailerRecordVerificationSend,
+  'password-reset': (h) => h.onMailerRecordPasswordResetSend,
+  'email-change': (h) => h.onMailerRecordEmailChangeSend,
+  otp: (h) => h.onMailerRecordOTPSend,
+  'login-alert': (h) => h.onMailerRecordAuthAlertSend,
+}
+
+/** PocketBase's `meta` of a record mail, from the placeholder values it was rendered with. */
+function metaOf(
+  vars: Record<string, string>,
+  name: TemplateName,
+  to: string,
+): Record<string, unknown> {
+  const meta: Record<string, unknown> = {}
+  if (vars.TOKEN !== undefined) meta.token = vars.TOKEN
+  if (vars.OTP_ID !== undefined) meta.otpId = vars.OTP_ID
+  if (vars.OTP !== undefined) meta.password = vars.OTP
+  if (vars.ALERT_INFO !== undefined) meta.info = vars.ALERT_INFO
+  if (name === 'email-change') meta.newEmail = to
+  return meta
+}
+
 /**
  * Renders one of a collection's templates for a record and sends it, from the sender of
  * `settings.meta`. `to` defaults to the record's email (email change mails the new address).
+ * The template's `onMailerRecord*Send` hook runs around the send (tagged with the collection),
+ * then `onMailerSend`.
  */
 export async function sendRecordEmail(
   app: App,
@@ -63,10 +92,22 @@ export async function sendRecordEmail(
     APP_URL: meta.appURL,
     ...vars,
   })
-  await app.services.get('mailer').send({
-    from: { address: meta.senderAddress, name: meta.senderName },
-    to: [{ address: to ?? (typeof record.email === 'string' ? record.email : '') }],
-    subject,
-    html,
-  })
+  const address = to ?? (typeof record.email === 'string' ? record.email : '')
+  await HOOK_OF[name](app.hooks).trigger(
+    {
+      app,
+      mailer: app.services.get('mailer'),
+      message: {
+        from: { address: meta.senderAddress, name: meta.senderName },
+        to: [{ address }],
+        subject,
+        html,
+      },
+      collection: c,
+      record,
+      meta: metaOf(vars, name, address),
+    },
+    (e) => sendMail(e.app, e.message),
+    [c.id, c.name],
+  )
 }
