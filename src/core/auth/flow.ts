@@ -6,6 +6,7 @@ import { badRequest } from '../errors.js'
 import { checkExpand } from '../records/expand.js'
 import { recordSatisfies, ruleContext } from '../records/query.js'
 import { serializeRecord } from '../records/serialize.js'
+import { requestEvent, triggerRequest, type HookResponse } from '../request-event.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
 import { compileFilter } from '../rules/index.js'
 import { formatDate } from '../../tools/dates.js'
@@ -42,9 +43,59 @@ export async function authResponse(
   duration?: number,
 ): Promise<AuthResponse> {
   const token = await authToken(c, record, refreshable, duration)
+  return { token, record: await presentSelf(app, c, record, info) }
+}
+
+/** A record as it sees itself (email shown). */
+async function presentSelf(
+  app: App,
+  c: Collection,
+  record: RecordData,
+  info: RequestInfo,
+): Promise<Record<string, unknown>> {
   const self: RequestInfo = { ...info, auth: { record, collection: c } }
   const [out] = await app.records.present(c, [record], self)
-  return { token, record: out ?? serializeRecord(c, record, self, { showEmail: true }) }
+  return out ?? serializeRecord(c, record, self, { showEmail: true })
+}
+
+/** How `recordAuthResponse` answers. */
+export interface AuthAnswerOptions {
+  /** A refreshable token (default); impersonation tokens are not. */
+  refreshable?: boolean
+  /** Token lifetime in seconds, instead of the collection's. */
+  duration?: number
+  /** The token to answer instead of a new one (a refresh keeps an API key or static token). */
+  token?: string
+  meta?: Record<string, unknown> | null
+  /** Runs in the built-in action, before the answer (the new-location alert). */
+  beforeAnswer?: (record: RecordData) => Promise<void>
+}
+
+/**
+ * The answer of a successful sign-in through `onRecordAuthRequest` (tagged with the collection):
+ * the event carries the record, the token (new unless given), `meta` and the auth method; the
+ * built-in action answers `{token, record, meta?}` with the record as it sees itself.
+ */
+export async function recordAuthResponse(
+  app: App,
+  c: Collection,
+  record: RecordData,
+  info: RequestInfo,
+  authMethod: AuthMethod | '',
+  opts: AuthAnswerOptions = {},
+): Promise<HookResponse> {
+  const token = opts.token ?? (await authToken(c, record, opts.refreshable ?? true, opts.duration))
+  const fields = { collection: c, record, token, meta: opts.meta ?? null, authMethod }
+  return triggerRequest(
+    app.hooks.onRecordAuthRequest,
+    requestEvent(app, info, fields),
+    async (e) => {
+      await opts.beforeAnswer?.(e.record)
+      const out = await presentSelf(e.app, e.collection, e.record, e.requestInfo)
+      e.json(200, { token: e.token, record: out, ...(e.meta ? { meta: e.meta } : {}) })
+    },
+    [c.id, c.name],
+  )
 }
 
 function mfaRequired(c: Collection): boolean {
@@ -96,7 +147,8 @@ async function consumeMfa(
 
 /**
  * The common end of every sign-in (reference §1.2): authRule, then MFA (a first factor answers
- * 401 `{mfaId}`, a second one presents that id), then the new-location alert, then the token.
+ * 401 `{mfaId}`, a second one presents that id), then `onRecordAuthRequest` around the
+ * new-location alert and the answer with the token.
  */
 export async function finishAuth(
   app: App,
@@ -105,7 +157,7 @@ export async function finishAuth(
   info: RequestInfo,
   method: AuthMethod,
   mfaId: string,
-): Promise<AuthResponse> {
+): Promise<HookResponse> {
   checkExpand(app, c, info.query.expand) // a bad expand path fails before MFA rows or alerts
   const ctx: RequestInfo = { ...info, context: method }
   await checkAuthRule(app, c, record, ctx)
@@ -120,8 +172,9 @@ export async function finishAuth(
     }
     await consumeMfa(app, c, record, mfaId, method)
   }
-  await authAlert(app, c, record, info)
-  return authResponse(app, c, record, info)
+  return recordAuthResponse(app, c, record, info, method, {
+    beforeAnswer: (r) => authAlert(app, c, r, info),
+  })
 }
 
 /** Remembers sign-in origins and mails an alert for a new one (never the first sign-in). */

@@ -31,12 +31,33 @@ export function checkPasswordBody(
   return { identity, password, identityField }
 }
 
+/** What an auth-with-password body names: its checked values and the record (or null). */
+export interface PasswordIdentity {
+  record: RecordData | null
+  identity: string
+  password: string
+  identityField: string
+}
+
 /** Finds the auth record for an identity and password, in constant-ish time; throws 400 on failure. */
 export async function authenticateWithPassword(
   app: App,
   c: Collection,
   body: Record<string, unknown>,
 ): Promise<RecordData> {
+  const found = await findPasswordIdentity(app, c, body)
+  return checkRecordPassword(found.record, found.password)
+}
+
+/**
+ * Checks an auth-with-password body (403 when password auth is off, 400 for bad values) and
+ * looks its identity up; the record is null when none has it. The password is not checked yet.
+ */
+export async function findPasswordIdentity(
+  app: App,
+  c: Collection,
+  body: Record<string, unknown>,
+): Promise<PasswordIdentity> {
   if (!c.authOptions?.passwordAuth.enabled)
     throw forbidden('The collection is not configured to allow password authentication.')
   const { identity, password, identityField } = checkPasswordBody(c, body)
@@ -59,6 +80,17 @@ export async function authenticateWithPassword(
       break
     }
   }
+  return { record: record ?? null, identity, password, identityField }
+}
+
+/**
+ * Checks `password` against the record's hash, or against a dummy hash when there is no record
+ * (so a miss costs the same time); 400 `Failed to authenticate.` when it fails.
+ */
+export async function checkRecordPassword(
+  record: RecordData | null,
+  password: string,
+): Promise<RecordData> {
   const stored =
     typeof record?.password === 'string' && record.password !== ''
       ? record.password

@@ -1,10 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../core/app.js'
-import { MfaRequiredError, type AuthResponse } from '../../core/auth/flow.js'
+import { MfaRequiredError } from '../../core/auth/flow.js'
 import type { OtpAttempts } from '../../core/auth/otp.js'
 import type { ResendGuard } from '../../core/auth/token-flows.js'
 import type { Collection } from '../../core/collections/model.js'
 import { notFound } from '../../core/errors.js'
+import type { HookResponse } from '../../core/request-event.js'
+import { sendHookResponse } from '../../http/hook-response.js'
 
 /** What every auth route file gets: the app, the throttles, and the collection resolver. */
 export interface AuthRouteContext {
@@ -35,13 +37,13 @@ export function mfaIdOf(req: FastifyRequest, body: Record<string, unknown>): str
   return typeof body.mfaId === 'string' ? body.mfaId : ''
 }
 
-/** Sends an auth result, turning a pending second factor into 401 `{mfaId}`. */
+/** Sends an auth answer, turning a pending second factor into 401 `{mfaId}`. */
 export async function sendAuth(
   reply: FastifyReply,
-  work: () => Promise<AuthResponse>,
+  work: () => Promise<HookResponse>,
 ): Promise<FastifyReply> {
   try {
-    return reply.send(await work())
+    return sendHookResponse(reply, await work())
   } catch (err) {
     if (err instanceof MfaRequiredError) return reply.code(401).send({ mfaId: err.mfaId })
     throw err

@@ -1,34 +1,48 @@
 import type { FastifyInstance } from 'fastify'
-import { authResponse } from '../../../core/auth/flow.js'
+import { recordAuthResponse } from '../../../core/auth/flow.js'
 import { checkAuthRule } from '../../../core/auth/password-auth.js'
 import { bearerClaims } from '../../../core/auth/tokens.js'
 import { forbidden, unauthorized } from '../../../core/errors.js'
+import { requestEvent, triggerRequest } from '../../../core/request-event.js'
+import { sendHookResponse } from '../../../http/hook-response.js'
 import { requestInfo } from '../../../http/request-info.js'
 import type { AuthParams, AuthRouteContext } from '../context.js'
+import { tagsOf } from '../flow-hooks.js'
 
 /**
- * `POST /auth-refresh`: a new token for the signed-in record of this collection. An
- * impersonation token is not refreshable: the same token comes back (reference §1.4).
+ * `POST /auth-refresh`: a new token for the signed-in record of this collection, inside
+ * `onRecordAuthRefreshRequest`. An impersonation token is not refreshable: the same token comes
+ * back (reference §1.4).
  */
 export function register(http: FastifyInstance, ctx: AuthRouteContext): void {
   http.post<{ Params: AuthParams }>(
     '/api/collections/:collection/auth-refresh',
     { config: { rateLimitTags: ['authRefresh'] } },
-    async (req) => {
+    async (req, reply) => {
       const c = ctx.authCollection(req.params.collection)
       const info = requestInfo(req)
       if (!info.auth) throw unauthorized('The request requires valid record authorization token.')
       if (info.auth.collection.id !== c.id) {
         throw forbidden(`The request requires auth record from ${c.name} collection.`)
       }
-      await checkAuthRule(ctx.app, c, info.auth.record, info)
-      const res = await authResponse(ctx.app, c, info.auth.record, info)
       // An API key, like an impersonation token, is not refreshable: the same credential comes
       // back, so a key can never be traded for a fresh token that outlives its revocation.
       const bearer = (req.headers.authorization ?? '').replace(/^bearer\s+/i, '').trim()
-      if (req.svcApiKey) return { ...res, token: bearer }
       const claims = bearerClaims(req.headers.authorization)
-      return claims?.refreshable === false ? { ...res, token: claims.token } : res
+      const kept = req.svcApiKey ? bearer : claims?.refreshable === false ? claims.token : undefined
+      const self = info.auth.record
+      const res = await triggerRequest(
+        ctx.app.hooks.onRecordAuthRefreshRequest,
+        requestEvent(ctx.app, info, { collection: c, record: self }),
+        async (e) => {
+          const record = e.record ?? self
+          await checkAuthRule(e.app, c, record, info)
+          const opts = kept === undefined ? {} : { token: kept }
+          e.response = await recordAuthResponse(e.app, c, record, info, '', opts)
+        },
+        tagsOf(c),
+      )
+      return sendHookResponse(reply, res)
     },
   )
 }
