@@ -8,6 +8,7 @@ import { systemRequest } from '../src/core/auth/superusers.js'
 import { badRequest } from '../src/core/errors.js'
 import type { BusEvent } from '../src/core/events.js'
 import { silentLogger } from '../src/core/logger.js'
+import { sendMail, type MailMessage } from '../src/core/mail.js'
 import { internalRequest } from '../src/core/request-info.js'
 
 describe('record hooks and events', () => {
@@ -103,5 +104,69 @@ describe('record hooks and events', () => {
       }),
     ).rejects.toThrow('abort')
     expect(ran).toEqual(['committed'])
+  })
+})
+
+describe('collection and mail hooks on an app', () => {
+  let app: App
+  let dir: string
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svcbase-hooks-'))
+    app = await createApp({ dataDir: dir, logger: silentLogger })
+  })
+  afterAll(async () => {
+    await app.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('rolls a collection create back when its hook fails after the write', async () => {
+    const success: string[] = []
+    const after = app.hooks.onCollectionAfterCreateSuccess.bind(async (e) => {
+      success.push(e.collection.name)
+      await e.next()
+    })
+    const id = app.hooks.onCollectionCreate.bind(async (e) => {
+      await e.next()
+      expect(app.collections.find(e.collection.name)).toBeUndefined() // not committed yet
+      if (e.collection.name === 'doomed') throw badRequest('Rejected by hook.')
+    })
+    try {
+      await expect(app.collections.create({ name: 'doomed' })).rejects.toMatchObject({
+        status: 400,
+      })
+      expect(app.collections.find('doomed')).toBeUndefined()
+      await app.collections.create({ name: 'kept' })
+      expect(app.collections.find('kept')).toBeDefined()
+      // After-commit work runs before runInTransaction returns.
+      expect(success).toEqual(['kept'])
+    } finally {
+      app.hooks.onCollectionCreate.unbind(id)
+      app.hooks.onCollectionAfterCreateSuccess.unbind(after)
+    }
+  })
+
+  it('hands every mail to onMailerSend, which may change it before the mailer sees it', async () => {
+    const sent: MailMessage[] = []
+    app.services.set('mailer', {
+      send: (m) => {
+        sent.push(m)
+        return Promise.resolve()
+      },
+    })
+    const id = app.hooks.onMailerSend.bind(async (e) => {
+      e.message = { ...e.message, subject: `${e.message.subject} (checked)` }
+      await e.next()
+    })
+    try {
+      await sendMail(app, {
+        from: { address: 'a@example.com' },
+        to: [{ address: 'b@example.com' }],
+        subject: 'Hello',
+        html: '<p>hi</p>',
+      })
+      expect(sent.map((m) => m.subject)).toEqual(['Hello (checked)'])
+    } finally {
+      app.hooks.onMailerSend.unbind(id)
+    }
   })
 })
