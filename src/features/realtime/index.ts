@@ -29,11 +29,6 @@ export interface Realtime extends ClientMessenger {
 export function register(app: App, http: FastifyInstance, options: RealtimeOptions = {}): Realtime {
   const hub = new RealtimeHub({ ...options, logger: app.logger })
   let unsubscribe: (() => void) | null = null
-  const stop = () => {
-    unsubscribe?.()
-    unsubscribe = null
-    hub.close()
-  }
   registerConnect(http, hub)
   registerSubscriptions(http, hub)
   app.hooks.onServe.bind(async (e) => {
@@ -41,7 +36,9 @@ export function register(app: App, http: FastifyInstance, options: RealtimeOptio
     await e.next()
   })
   app.hooks.onTerminate.bind(async (e) => {
-    stop()
+    unsubscribe?.()
+    unsubscribe = null
+    hub.close()
     await e.next()
   })
   http.addHook('preClose', async () => hub.close())
