@@ -60,6 +60,8 @@ export class SqliteBackgroundWriter implements BackgroundWriter {
   private readonly pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>()
   private seq = 0
   private closing: Promise<void> | null = null
+  /** Resolves when the thread has exited, for whatever reason. */
+  private readonly exited: Promise<void>
 
   constructor(file: string) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3')
@@ -75,6 +77,14 @@ export class SqliteBackgroundWriter implements BackgroundWriter {
       for (const p of this.pending.values()) p.reject(err)
       this.pending.clear()
     })
+    this.exited = new Promise((resolve) =>
+      this.worker.once('exit', (code) => {
+        const err = new Error(`the background writer stopped (exit code ${code})`)
+        for (const p of this.pending.values()) p.reject(err)
+        this.pending.clear()
+        resolve()
+      }),
+    )
     // NB: after the listeners: attaching a 'message' listener refs the worker again.
     this.worker.unref()
   }
@@ -92,14 +102,18 @@ export class SqliteBackgroundWriter implements BackgroundWriter {
     })
   }
 
+  /**
+   * Closes the worker's connection and stops the thread; resolves once the thread is gone (also
+   * when it had died before, which would never answer 'closed').
+   */
   close(): Promise<void> {
-    this.closing ??= new Promise<void>((resolve) => {
-      this.worker.once('message', (msg: { type: string }) => {
-        if (msg.type === 'closed') void this.worker.terminate().then(() => resolve())
+    if (!this.closing) {
+      this.worker.on('message', (msg: { type: string }) => {
+        if (msg.type === 'closed') void this.worker.terminate()
       })
-      this.worker.once('error', () => resolve())
       this.worker.postMessage({ type: 'close' })
-    })
+      this.closing = this.exited
+    }
     return this.closing
   }
 }
