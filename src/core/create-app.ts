@@ -6,6 +6,7 @@ import type { SchemaManager } from '../store/schema.js'
 import { bcryptPool } from '../tools/bcrypt-pool.js'
 import type { Filesystem } from '../tools/filesystem/types.js'
 import type { App, AppConfig, TerminateOptions } from './app.js'
+import { bindAuthRecordHooks } from './auth/record-hooks.js'
 import type { Collection } from './collections/model.js'
 import { CollectionRegistry } from './collections/registry.js'
 import { CollectionService } from './collections/service.js'
@@ -278,7 +279,7 @@ export function newApp(config: AppConfig): App {
     serving: false,
     terminating: null,
   }
-  return new AppImpl(shared, null)
+  return bindAuthRecordHooks(new AppImpl(shared, null))
 }
 
 /**

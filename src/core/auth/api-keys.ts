@@ -4,6 +4,7 @@ import { formatDate, nowDate, parseDate } from '../../tools/dates.js'
 import { randomString } from '../../tools/ids.js'
 import type { App } from '../app.js'
 import type { AuthInfo } from '../request-info.js'
+import { bindAuthCascade } from './cascade.js'
 import { systemRequest } from './superusers.js'
 
 /** The name of the API keys collection. */
@@ -25,6 +26,11 @@ export interface MintedApiKey {
   key: string
   expires: string
   created: string
+}
+
+/** Binds the cascade that deletes a deleted auth record's API keys (`bindAuthCascade`). */
+export function bindApiKeyCascade(app: App): void {
+  bindAuthCascade(app, API_KEYS)
 }
 
 /** The SHA-256 hex digest of a key: the only form stored. */

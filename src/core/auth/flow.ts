@@ -11,6 +11,7 @@ import type { RecordData, RequestInfo } from '../request-info.js'
 import { compileFilter } from '../rules/index.js'
 import { formatDate } from '../../tools/dates.js'
 import { sendRecordEmail } from './emails.js'
+import { bindAuthCascade } from './cascade.js'
 import { checkAuthRule } from './password-auth.js'
 import { systemRequest } from './superusers.js'
 import { authToken } from './tokens.js'
@@ -96,6 +97,15 @@ export async function recordAuthResponse(
     },
     [c.id, c.name],
   )
+}
+
+/**
+ * Binds the cascades of the tables sign-in fills, `_mfas` and `_authOrigins`: a deleted auth
+ * record's rows there go with it (`bindAuthCascade`).
+ */
+export function bindSignInCascades(app: App): void {
+  bindAuthCascade(app, '_mfas')
+  bindAuthCascade(app, '_authOrigins')
 }
 
 function mfaRequired(c: Collection): boolean {

@@ -5,6 +5,7 @@ import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
 import { ApiError, badRequest, forbidden, type ValidationErrors } from '../errors.js'
 import type { RecordData } from '../request-info.js'
+import { bindAuthCascade } from './cascade.js'
 import { sendRecordEmail } from './emails.js'
 import { findByEmail, requireEmail, requiredText } from './lookup.js'
 import { systemRequest } from './superusers.js'
@@ -34,6 +35,11 @@ export class OtpAttempts {
     for (const [k, v] of this.seen)
       if (v.every((t) => now - t >= ATTEMPT_WINDOW_MS)) this.seen.delete(k)
   }
+}
+
+/** Binds the cascade that deletes a deleted auth record's `_otps` rows (`bindAuthCascade`). */
+export function bindOtpCascade(app: App): void {
+  bindAuthCascade(app, '_otps')
 }
 
 function requireOtp(c: Collection): void {

@@ -1,4 +1,5 @@
-import { sql } from '../../store/sql.js'
+import { ident, sql } from '../../store/sql.js'
+import { BEFORE_USER_HOOKS } from './cascade.js'
 import { findByEmail } from './lookup.js'
 import type { App } from '../app.js'
 import { ApiError, badRequest, notFound } from '../errors.js'
@@ -51,4 +52,25 @@ export function describeError(err: unknown): string {
     return [err.message, ...fields].join('\n')
   }
   return err instanceof Error ? err.message : String(err)
+}
+
+/**
+ * Binds the guard that refuses to delete the only superuser (400), on `onRecordDelete` of
+ * `_superusers` with id `__svcAuthLastSuperuser`, before user handlers.
+ */
+export function bindLastSuperuserGuard(app: App): void {
+  app.hooks.onRecordDelete.bind(
+    {
+      id: '__svcAuthLastSuperuser',
+      priority: BEFORE_USER_HOOKS,
+      func: async (e) => {
+        const n = await e.app.db.get<{ n: number }>(
+          sql`SELECT COUNT(*) AS n FROM ${ident(e.collection.name)}`,
+        )
+        if (Number(n?.n) <= 1) throw badRequest("You can't delete the only existing superuser.")
+        await e.next()
+      },
+    },
+    [SUPERUSERS],
+  )
 }

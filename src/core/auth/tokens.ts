@@ -1,7 +1,9 @@
 import { SignJWT, decodeJwt, jwtVerify } from 'jose'
 import type { App } from '../app.js'
 import type { Collection, TokenConfig } from '../collections/model.js'
+import { autogenerateText } from '../fields/text.js'
 import type { AuthInfo, RecordData } from '../request-info.js'
+import { BEFORE_USER_HOOKS } from './cascade.js'
 
 /** The token kinds of reference §1.3, each signed with its own collection secret. */
 export type TokenType = 'auth' | 'file' | 'verification' | 'passwordReset' | 'emailChange'
@@ -108,4 +110,31 @@ export function bearerClaims(
   } catch {
     return null
   }
+}
+
+/**
+ * Binds the rotation of an auth record's `tokenKey` when an update changes its password or email
+ * (so every token signed before stops working), unless the body set `tokenKey` itself. Bound on
+ * `onRecordUpdate` with id `__svcAuthTokenKeyRotation` before user handlers: they see the new key.
+ */
+export function bindTokenKeyRotation(app: App): void {
+  app.hooks.onRecordUpdate.bind({
+    id: '__svcAuthTokenKeyRotation',
+    priority: BEFORE_USER_HOOKS,
+    func: async (e) => {
+      const { collection, record, original } = e
+      // NB: the event's body holds the resolved value of every field the body set.
+      const keySent = 'tokenKey' in e.request.body
+      if (
+        collection.type === 'auth' &&
+        original &&
+        !keySent &&
+        (record.password !== original.password || record.email !== original.email)
+      ) {
+        const field = collection.fields.find((f) => f.name === 'tokenKey')
+        if (field) record.tokenKey = autogenerateText(field, '') ?? ''
+      }
+      await e.next()
+    },
+  })
 }

@@ -1,0 +1,82 @@
+/** Record creation: the body applied to a new record, then the save pipeline (`save.ts`). */
+import { ident, join, param, sql, type Sql } from '../../store/sql.js'
+import { nowDate } from '../../tools/dates.js'
+import type { App } from '../app.js'
+import type { Collection } from '../collections/model.js'
+import { badRequest } from '../errors.js'
+import { autodateValue } from '../fields/autodate.js'
+import { getFieldType } from '../fields/registry.js'
+import { isSuperuser, type RecordData, type RequestInfo } from '../request-info.js'
+import type { UploadedFile } from './api.js'
+import { checkAuthCreate, checkCreatorManages } from './auth-rules.js'
+import { ErrorSet } from './error-set.js'
+import { checkExpand } from './expand.js'
+import { assignUploads, prepareUploads } from './files.js'
+import { applyBody } from './input.js'
+import { recordSatisfies, ruleCondition } from './query.js'
+import { assertWritable, generate, hashPasswords, saveRecord } from './save.js'
+
+const FAILED = 'Failed to create record.'
+
+/**
+ * Creates a record from a submitted body. Everything that needs no transaction (defaults,
+ * autodates, password hashing, upload checks) happens first; the createRule is checked against
+ * the inserted row, inside the transaction, so it can see the would-be record.
+ */
+export async function createRecord(
+  app: App,
+  collection: Collection,
+  body: Record<string, unknown>,
+  info: RequestInfo,
+  files: readonly UploadedFile[],
+): Promise<Record<string, unknown>> {
+  assertWritable(collection)
+  checkExpand(app, collection, info.query.expand) // before anything is saved
+  const su = isSuperuser(info)
+  if (collection.createRule === null && !su) ruleCondition(app, collection, 'createRule', info)
+  const record: RecordData = {}
+  for (const f of collection.fields) record[f.name] = getFieldType(f.type)?.zero(f) ?? null
+  const applied = applyBody(collection, record, body, su, generate)
+  const errors = new ErrorSet()
+  const unmanaged = checkAuthCreate(collection, record, body, applied.passwords, su, errors)
+  const now = nowDate()
+  for (const f of collection.fields) {
+    if (f.type === 'autodate') record[f.name] = autodateValue(f, true, now) ?? ''
+    else if (f.type === 'text' && record[f.name] === '' && f.options.autogeneratePattern)
+      record[f.name] = generate(f, '')
+  }
+  await hashPasswords(app, collection, record, applied.passwords, true, errors)
+  const prepared = await prepareUploads(collection, files)
+  errors.merge(prepared.errors)
+  errors.merge(assignUploads(collection, record, prepared.uploads, body, undefined))
+  errors.throwIf(FAILED)
+  const request = { ...info, body: applied.resolvedBody }
+  return saveRecord(app, {
+    action: 'create',
+    collection,
+    id: String(record.id),
+    info,
+    uploads: prepared.uploads,
+    build: async () => ({ record, request }),
+    write: async (tx, e) => {
+      await insertRow(tx, collection, e.record)
+      await checkCreatorManages(tx, collection, e.record, request, unmanaged)
+      const rule = ruleCondition(tx, collection, 'createRule', request)
+      if (rule && !(await recordSatisfies(tx, collection, String(e.record.id), rule)))
+        throw badRequest(FAILED)
+    },
+  })
+}
+
+/** `INSERT` of every field of the record. */
+async function insertRow(app: App, collection: Collection, record: RecordData): Promise<void> {
+  const cols: Sql[] = []
+  const vals: Sql[] = []
+  for (const f of collection.fields) {
+    cols.push(ident(f.name))
+    vals.push(param(getFieldType(f.type)!.toDb(record[f.name], f)))
+  }
+  await app
+    .dbFor(collection)
+    .run(sql`INSERT INTO ${ident(collection.name)} (${join(cols)}) VALUES (${join(vals)})`)
+}

@@ -1,0 +1,76 @@
+/** Record reads: list pages, single records by rule, and internal lookups by id. */
+import { join, sql } from '../../store/sql.js'
+import type { App } from '../app.js'
+import type { Collection } from '../collections/model.js'
+import { notFound } from '../errors.js'
+import type { RecordData, RequestInfo } from '../request-info.js'
+import type { RecordListOptions, RecordListResult } from './api.js'
+import { byId, clientFilterAndSort, parseListParams, ruleCondition, selectFrom } from './query.js'
+import { recordFromRow } from './serialize.js'
+
+/** Lists records visible to the requester; a failing listRule yields an empty page. */
+export async function listRecords(
+  app: App,
+  collection: Collection,
+  query: Record<string, unknown>,
+  info: RequestInfo,
+  opts: RecordListOptions = {},
+): Promise<RecordListResult> {
+  const hasCreated = collection.fields.some((f) => f.name === 'created')
+  // NB: records created in the same millisecond tie on `created`; the row id keeps "newest
+  // first" exact for tables (views have no row id).
+  const defaultSort = !hasCreated
+    ? ''
+    : collection.type === 'view'
+      ? '-created'
+      : '-created,-@rowid'
+  const params = parseListParams(query, opts.maxPerPage ?? 500, defaultSort)
+  const rule = ruleCondition(app, collection, 'listRule', info)
+  const { where, order } = clientFilterAndSort(app, collection, params, info)
+  const db = app.dbFor(collection)
+  const base = selectFrom(collection, [rule, where])
+  const ordered = order.length > 0 ? sql`${base} ORDER BY ${join(order)}` : base
+  const offset = (params.page - 1) * params.perPage
+  const rows = await db.all(sql`${ordered} LIMIT ${params.perPage} OFFSET ${offset}`)
+  let totalItems = -1
+  let totalPages = -1
+  if (!params.skipTotal) {
+    const count = await db.get<{ n: number }>(
+      selectFrom(collection, [rule, where], sql`COUNT(*) AS n`),
+    )
+    totalItems = Number(count?.n ?? 0)
+    totalPages = Math.ceil(totalItems / params.perPage)
+  }
+  const records = rows.map((r) => recordFromRow(collection, r))
+  return {
+    page: params.page,
+    perPage: params.perPage,
+    totalItems,
+    totalPages,
+    items: await app.records.present(collection, records, info),
+  }
+}
+
+/** Loads a record that passes `rule` for the requester (no rule: any record), or throws 404. */
+export async function loadRecord(
+  app: App,
+  collection: Collection,
+  id: string,
+  rule: 'viewRule' | 'updateRule' | 'deleteRule' | null,
+  info: RequestInfo,
+): Promise<RecordData> {
+  const condition = rule ? ruleCondition(app, collection, rule, info) : null
+  const row = await app.dbFor(collection).get(selectFrom(collection, [byId(id), condition]))
+  if (!row) throw notFound()
+  return recordFromRow(collection, row)
+}
+
+/** Finds a record by id with no rule (internal use), or undefined. */
+export async function findRecord(
+  app: App,
+  collection: Collection,
+  id: string,
+): Promise<RecordData | undefined> {
+  const row = await app.dbFor(collection).get(selectFrom(collection, [byId(id)]))
+  return row ? recordFromRow(collection, row) : undefined
+}

@@ -1,0 +1,119 @@
+/** Record updates: the body applied to the stored record, then the save pipeline (`save.ts`). */
+import { ident, join, sql, type Sql } from '../../store/sql.js'
+import { nowDate } from '../../tools/dates.js'
+import type { App } from '../app.js'
+import type { Collection } from '../collections/model.js'
+import { fieldError, notFound } from '../errors.js'
+import { autodateValue } from '../fields/autodate.js'
+import { getFieldType } from '../fields/registry.js'
+import { isSuperuser, type RecordData, type RequestInfo } from '../request-info.js'
+import type { LoadedForUpdate, UploadedFile } from './api.js'
+import { checkAuthUpdate } from './auth-rules.js'
+import { ErrorSet } from './error-set.js'
+import { checkExpand } from './expand.js'
+import { assignUploads, prepareUploads } from './files.js'
+import { applyBody } from './input.js'
+import { recordSatisfies, ruleCondition } from './query.js'
+import { assertWritable, generate, hashPasswords, saveRecord } from './save.js'
+
+/**
+ * Updates a record that passes the updateRule (failing → 404). Passwords are hashed and uploads
+ * checked before the transaction; the record is loaded, changed and validated inside it.
+ */
+export async function updateRecord(
+  app: App,
+  collection: Collection,
+  id: string,
+  body: Record<string, unknown>,
+  info: RequestInfo,
+  files: readonly UploadedFile[],
+): Promise<Record<string, unknown>> {
+  assertWritable(collection)
+  checkExpand(app, collection, info.query.expand) // before anything is saved
+  const su = isSuperuser(info)
+  const errors = new ErrorSet()
+  // Passwords are hashed before the transaction: bcrypt must not hold the writer lock.
+  const hashed = new Map<string, unknown>()
+  const passwordBody = Object.fromEntries(
+    Object.entries(body).filter(([k]) =>
+      collection.fields.some((f) => f.name === k && f.type === 'password'),
+    ),
+  )
+  const { passwords } = applyBody(collection, {}, passwordBody, su, generate)
+  await hashPasswords(app, collection, hashed, passwords, false, errors)
+  const prepared = await prepareUploads(collection, files)
+  errors.merge(prepared.errors).throwIf('Failed to update record.')
+  // Files are stored before the transaction (never under the writer lock); a record the
+  // caller may not update is refused first, so nothing is written for it.
+  if (prepared.uploads.length > 0) await app.records.loadForUpdate(collection, id, body, info)
+  return saveRecord(app, {
+    action: 'update',
+    collection,
+    id,
+    info,
+    uploads: prepared.uploads,
+    build: async (tx, found) => {
+      const { original, record, applied } = await tx.records.loadForUpdate(
+        collection,
+        id,
+        body,
+        info,
+      )
+      found.merge(assignUploads(collection, record, prepared.uploads, body, original))
+      for (const [name, value] of hashed) record[name] = value
+      if (record.id !== original.id)
+        found.add(
+          'id',
+          fieldError('validation_pk_change', 'The record primary key cannot be changed.'),
+        )
+      const update = { original, record, body, passwords: applied.passwords, info }
+      await checkAuthUpdate(tx, collection, update, su, found)
+      const now = nowDate()
+      for (const f of collection.fields)
+        if (f.type === 'autodate') record[f.name] = autodateValue(f, false, now) ?? record[f.name]
+      return { record, original, request: { ...info, body: applied.resolvedBody } }
+    },
+    write: (tx, e, built) => updateRow(tx, collection, e.record, built.original!),
+  })
+}
+
+/**
+ * Loads a record for an update and applies the body to a copy; the updateRule is checked
+ * against the stored record with `@request.body` holding the body's final values (modifiers
+ * resolved), as PocketBase does. A failing rule answers 404.
+ */
+export async function loadForUpdate(
+  app: App,
+  collection: Collection,
+  id: string,
+  body: Record<string, unknown>,
+  info: RequestInfo,
+): Promise<LoadedForUpdate> {
+  const original = await app.records.load(collection, id, null, info)
+  const record: RecordData = { ...original }
+  const applied = applyBody(collection, record, body, isSuperuser(info), generate)
+  const rule = ruleCondition(app, collection, 'updateRule', { ...info, body: applied.resolvedBody })
+  if (rule && !(await recordSatisfies(app, collection, id, rule))) throw notFound()
+  return { original, record, applied }
+}
+
+/** `UPDATE` of the fields whose stored value changed (nothing when none did). */
+async function updateRow(
+  app: App,
+  collection: Collection,
+  record: RecordData,
+  original: RecordData,
+): Promise<void> {
+  const sets: Sql[] = []
+  for (const f of collection.fields) {
+    if (f.name === 'id') continue
+    const ft = getFieldType(f.type)!
+    const value = ft.toDb(record[f.name], f)
+    if (value === ft.toDb(original[f.name], f)) continue
+    sets.push(sql`${ident(f.name)} = ${value}`)
+  }
+  if (sets.length === 0) return
+  await app
+    .dbFor(collection)
+    .run(sql`UPDATE ${ident(collection.name)} SET ${join(sets)} WHERE id = ${String(original.id)}`)
+}
