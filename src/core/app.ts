@@ -16,7 +16,7 @@ import type { AppHooks } from './hooks.js'
 import type { Logger } from './logger.js'
 import type { RecordsApi } from './records/api.js'
 import type { ServiceRegistry } from './services.js'
-import type { SettingsService } from './settings/index.js'
+import type { SettingsGroup, SettingsService } from './settings/index.js'
 
 /** How an app is configured. Every field but `dataDir` has a default. */
 export interface AppConfig {
@@ -63,6 +63,12 @@ export interface App {
   readonly collections: CollectionsApi
   readonly records: RecordsApi
   readonly settings: SettingsService
+  /**
+   * Adds a feature's settings group. Before `bootstrap()` the group waits in the app's table and
+   * is loaded with the others (and kept across restarts); after it, it applies at once, as
+   * `settings.registerGroup` does. Throws when the key is taken.
+   */
+  registerSettingsGroup<T>(group: SettingsGroup<T>): void
   /** Object storage for files: local disk or S3, following `settings.s3` live. */
   readonly storage: Filesystem
   /** What features offer each other (the mailer, the realtime messenger, …), typed by name. */

@@ -18,7 +18,7 @@ import { createLogger, type Logger } from './logger.js'
 import { LogMailer } from './mail.js'
 import { RecordService } from './records/service.js'
 import { createServices, type ServiceRegistry } from './services.js'
-import { SettingsRegistry, SettingsService } from './settings/index.js'
+import { SettingsRegistry, SettingsService, type SettingsGroup } from './settings/index.js'
 import { createStorage } from './storage.js'
 
 type Callback = () => void | Promise<void>
@@ -106,6 +106,11 @@ class AppImpl implements App {
   }
   get settings(): SettingsService {
     return this.opened.settings
+  }
+  registerSettingsGroup<T>(group: SettingsGroup<T>): void {
+    // The open service shares the table, and also lays the stored value over the defaults.
+    if (this.shared.opened) this.shared.opened.settings.registerGroup(group)
+    else this.shared.settingsGroups.register(group)
   }
   get storage(): Filesystem {
     return this.opened.storage
