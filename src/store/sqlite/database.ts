@@ -9,6 +9,7 @@ import {
 } from '../db.js'
 import { SqliteBackgroundWriter } from './background-writer.js'
 import type { Sql } from '../sql.js'
+import { snapshotSqlite } from './snapshot.js'
 import { sqliteDialect } from './sqlite-dialect.js'
 import { WriterLock } from './writer-lock.js'
 
@@ -375,10 +376,14 @@ export class SqliteDb implements Db {
     })
   }
 
-  /** Writes a consistent copy of the committed database to `target` (online backup). */
-  async backup(target: string): Promise<void> {
-    // From the reader: the writer may hold an open commit group whose pages are not committed.
-    await this.reader.conn.backup(target)
+  /**
+   * Writes a consistent copy of the committed database to `target` (online backup), from a
+   * connection of its own: the writer may hold an open commit group whose pages are not
+   * committed, and SQLite's page-by-page backup would start over at every write of another
+   * connection.
+   */
+  backup(target: string): Promise<void> {
+    return snapshotSqlite(this.file, target)
   }
 
   async close(): Promise<void> {

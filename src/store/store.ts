@@ -1,0 +1,40 @@
+import type { Db } from './db.js'
+import type { Dialect } from './dialect.js'
+import type { SchemaManager } from './schema.js'
+
+/**
+ * The databases of a store, by role: `main` holds collections, records and settings;
+ * `auxiliary` holds what is written often and may be lost without harm (request logs). A store
+ * may keep both in one database (a PostgreSQL schema each, say); the names stay the same.
+ */
+export type DatabaseName = 'main' | 'auxiliary'
+
+/**
+ * Where an app keeps its data: the seam a storage engine fills (SQLite files now, PostgreSQL
+ * next). The app calls `open` then `migrate` when it bootstraps and `close` when it terminates,
+ * and may do so again in the same process (a restart), so a closed store can be opened again.
+ * All SQL reaches the engine through `dialect`; code outside `store/` never names the engine.
+ */
+export interface Store {
+  /** How SQL is written for this engine. */
+  readonly dialect: Dialect
+  /** DDL for collection tables, indexes and views on this engine. */
+  readonly schema: SchemaManager
+  /** True between `open` and `close`. */
+  readonly isOpen: boolean
+  /** Opens (creating if needed) every database. Throws if the store is open already. */
+  open(): Promise<void>
+  /** Creates or upgrades the system tables; idempotent, so it runs at every start. */
+  migrate(): Promise<void>
+  /** A database by role; throws while the store is closed. */
+  database(name: DatabaseName): Db
+  /**
+   * Writes a consistent snapshot of every database's committed state into the folder `dir`
+   * while writers keep writing, one file per database, and returns their paths (`main` first).
+   * The folder must exist and hold none of those files yet. Each file opens on its own with
+   * the engine's ordinary tools.
+   */
+  backup(dir: string): Promise<string[]>
+  /** Finishes pending commits and closes every connection; a no-op when closed. */
+  close(): Promise<void>
+}
