@@ -54,7 +54,7 @@ function ddlFailure(app: App, plan: Item[], item: Item, err: unknown): Error {
       base.findCollection(n) ??
       plan.find((i) => i.draft.id === n || i.draft.name.toLowerCase() === n.toLowerCase())?.draft,
   }
-  const errors = validateCollection(item.draft, item.old, lookup)
+  const errors = validateCollection(item.draft, item.old, lookup, app.dbFor(item.draft).dialect)
   const own: ValidationErrors = {}
   for (const key of ['name', 'id', 'schema', 'indexes']) if (errors[key]) own[key] = errors[key]
   return importFailure(
@@ -251,7 +251,7 @@ export async function importCollections(
     const lookup = tx.collections.lookup()
     let first: Error | undefined
     for (const item of [...tables, ...views]) {
-      const errors = validateCollection(item.draft, item.old, lookup)
+      const errors = validateCollection(item.draft, item.old, lookup, tx.dbFor(item.draft).dialect)
       if (!hasErrors(errors)) continue
       const failure = importFailure(item.label, item.draft.id, reshapeErrors(errors, item.shape))
       // A broken field breaks the rules of other collections that use it: name its owner.
@@ -264,7 +264,7 @@ export async function importCollections(
     const saved = new Set(plan.map((i) => i.draft.id))
     for (const c of tx.collections.all()) {
       if (saved.has(c.id)) continue
-      const errors = validateCollection(c, c, lookup)
+      const errors = validateCollection(c, c, lookup, tx.dbFor(c).dialect)
       if (hasErrors(errors)) throw importFailure(c.name, c.id, errors)
     }
   })

@@ -224,7 +224,7 @@ export class CollectionService {
           viewQuery: fieldError('validation_invalid_view_query', `Invalid query - ${problem}`),
         })
     }
-    const errors = validateCollection(draft, old, this.lookup())
+    const errors = validateCollection(draft, old, this.lookup(), this.app.dbFor(draft).dialect)
     if (hasErrors(errors)) throw badRequest(message, shape ? reshapeErrors(errors, shape) : errors)
     normalizeIndexes(draft)
     try {

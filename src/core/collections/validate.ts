@@ -1,3 +1,4 @@
+import type { Dialect } from '../../store/dialect.js'
 import { fieldError, type FieldError, type ValidationErrors } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import { validateRelationOptions } from '../fields/relation.js'
@@ -24,11 +25,13 @@ const required = (): FieldError => fieldError('validation_required', 'Cannot be 
 /**
  * Validates a collection about to be saved, or just saved by an import (`old` is the version
  * before the change). Returns field errors keyed as in SPEC's input (`schema`, `authOptions`).
+ * Rules are compiled with `dialect`, the one of the database the collection lives in.
  */
 export function validateCollection(
   c: Collection,
   old: Collection | undefined,
   lookup: FieldLookup & { all(): Collection[] },
+  dialect: Dialect,
 ): ValidationErrors {
   const errors: ValidationErrors = {}
   validateName(c, old, lookup, errors)
@@ -66,11 +69,11 @@ export function validateCollection(
       continue
     }
     if (rule === null || rule.trim() === '' || errors.schema) continue
-    const problem = validateRule(rule, c, (n) => lookup.findCollection(n))
+    const problem = validateRule(rule, c, (n) => lookup.findCollection(n), dialect)
     if (problem)
       errors[key] = fieldError('validation_invalid_rule', `Invalid rule. Raw error: ${problem}`)
   }
-  if (c.authOptions && !errors.schema) validateAuthOptions(c, lookup, errors)
+  if (c.authOptions && !errors.schema) validateAuthOptions(c, lookup, dialect, errors)
   if (c.type === 'view' && c.indexes.length > 0) {
     errors.indexes = fieldError('validation_indexes_not_supported', 'Views cannot have indexes.')
   } else if (!errors.schema) {
@@ -198,7 +201,12 @@ function validateFields(
   return errors
 }
 
-function validateAuthOptions(c: Collection, lookup: FieldLookup, errors: ValidationErrors): void {
+function validateAuthOptions(
+  c: Collection,
+  lookup: FieldLookup,
+  dialect: Dialect,
+  errors: ValidationErrors,
+): void {
   const o = c.authOptions!
   const e: ValidationErrors = {}
   if (o.manageRule !== null && o.manageRule.trim() === '') {
@@ -207,7 +215,7 @@ function validateAuthOptions(c: Collection, lookup: FieldLookup, errors: Validat
   for (const key of ['authRule', 'manageRule'] as const) {
     const rule = o[key]
     if (rule === null || rule.trim() === '') continue
-    const problem = validateRule(rule, c, (n) => lookup.findCollection(n))
+    const problem = validateRule(rule, c, (n) => lookup.findCollection(n), dialect)
     if (problem)
       e[key] = fieldError('validation_invalid_rule', `Invalid rule. Raw error: ${problem}`)
   }

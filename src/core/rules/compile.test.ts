@@ -777,12 +777,30 @@ describe('validateRule', () => {
     ['@request.body.author.nope = 1', 'unknown field "@request.body.author.nope"'],
     ['@collection.users.org.nope = 1', 'unknown field "@collection.users.org.nope"'],
   ]
-  it.each(cases)('%j', (rule, expected) => {
-    expect(validateRule(rule, posts!, find)).toBe(expected)
+  const dialects: [string, Dialect][] = [
+    ['sqlite', sqliteDialect],
+    ['postgres', postgresDialect],
+  ]
+  describe.each(dialects)('%s', (_name, dialect) => {
+    it.each(cases)('%j', (rule, expected) => {
+      expect(validateRule(rule, posts!, find, dialect)).toBe(expected)
+    })
+    it('validates against the given collection', () => {
+      expect(validateRule('email = "x" && verified = true', users!, find, dialect)).toBeNull()
+      expect(validateRule('email = "x"', posts!, find, dialect)).toBe('unknown field "email"')
+    })
   })
-  it('validates against the given collection', () => {
-    expect(validateRule('email = "x" && verified = true', users!, find)).toBeNull()
-    expect(validateRule('email = "x"', posts!, find)).toBe('unknown field "email"')
+  it('compiles with the dialect it is given, never a default one', () => {
+    // `%w` has no to_char equivalent: only a rule compiled for PostgreSQL can fail on it.
+    const rule = 'strftime("%w", created) = "1"'
+    expect(validateRule(rule, posts!, find, sqliteDialect)).toBeNull()
+    expect(validateRule(rule, posts!, find, postgresDialect)).toBe(
+      'strftime code %w is not supported on PostgreSQL',
+    )
+    // A default parameter would not count in `length`.
+    expect(validateRule.length).toBe(4)
+    // @ts-expect-error the dialect is required: nothing in core/rules defaults to SQLite.
+    expect(() => validateRule('title != "a"', posts!, find)).toThrow(TypeError)
   })
 })
 

@@ -12,7 +12,6 @@ import {
 } from '../../tools/filter/index.js'
 import type { Dialect } from '../../store/dialect.js'
 import { join, raw, sql, type Sql } from '../../store/sql.js'
-import { sqliteDialect } from '../../store/sqlite/sqlite-dialect.js'
 import type { Collection } from '../collections/model.js'
 import { badRequest, forbidden } from '../errors.js'
 import { parseCached } from './ast-cache.js'
@@ -189,13 +188,15 @@ function sortExpression(item: SortItem, state: State): Sql {
 /**
  * Checks a rule when a collection is saved: syntax, fields, relations and modifiers, with no
  * request (`@request.*` values read as NULL). Returns the reason it is invalid (no trailing
- * period, e.g. `unknown field "foo"`) or `null` when it is valid or empty.
+ * period, e.g. `unknown field "foo"`) or `null` when it is valid or empty. `dialect` is the
+ * one of the collection's database: a rule may use what one engine cannot compile (`strftime`
+ * codes PostgreSQL lacks).
  */
 export function validateRule(
   text: string,
   collection: Collection,
   findCollection: (idOrName: string) => Collection | undefined,
-  dialect: Dialect = sqliteDialect,
+  dialect: Dialect,
 ): string | null {
   if (text.trim() === '') return null
   const ctx: RuleContext = {

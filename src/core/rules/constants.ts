@@ -25,13 +25,16 @@ function typeOf(value: string | number | boolean | null): ValueType {
   return typeof value === 'string' ? 'text' : 'any'
 }
 
-/** A constant operand; with `lower` its SQL is `LOWER(?)`, as the column side would be. */
-export function constant(value: unknown, dialect?: Dialect, lower = false): Operand {
+/** A constant operand: its value bound as a parameter (`NULL` as text). */
+export function constant(value: unknown): Operand {
   const v = bindable(value)
-  if (lower && dialect) {
-    return { sql: dialect.lower(valueSql(v)), type: 'text', constant: { value: v, lower: true } }
-  }
   return { sql: valueSql(v), type: typeOf(v), constant: { value: v } }
+}
+
+/** A constant lower-cased by the dialect (`LOWER(?)`), as the column side of `:lower` is. */
+export function lowerConstant(value: unknown, dialect: Dialect): Operand {
+  const v = bindable(value)
+  return { sql: dialect.lower(valueSql(v)), type: 'text', constant: { value: v, lower: true } }
 }
 
 /** True for the constants `=` treats as "empty": NULL and `''`. */

@@ -11,7 +11,7 @@ import {
   type JoinSink,
   type Operand,
 } from './context.js'
-import { bindable, constant } from './constants.js'
+import { bindable, constant, lowerConstant } from './constants.js'
 import { joinAuth, joinEach, joinIds, relationTarget } from './joins.js'
 import { resolveFieldPath, type Modifier } from './resolve-field.js'
 
@@ -149,7 +149,7 @@ function staticValue(
     case 'isset':
       return constant(found)
     case 'lower':
-      return constant(value, dialect, true)
+      return lowerConstant(value, dialect)
     case 'length':
       if (Array.isArray(value)) return constant(value.length)
       return constant(value === null || value === undefined ? null : 0)
