@@ -6,6 +6,7 @@
  */
 import type { Db } from '../store/db.js'
 import type { SchemaManager } from '../store/schema.js'
+import type { Store } from '../store/store.js'
 import type { Filesystem } from '../tools/filesystem/types.js'
 import type { CollectionsApi } from './collections/api.js'
 import type { Collection } from './collections/model.js'
@@ -33,6 +34,11 @@ export interface AppConfig {
   dev?: boolean
   /** Encrypts the stored settings at rest (AES-256-GCM) with a key derived from this secret. */
   encryptionKey?: string
+  /**
+   * Where the data lives; the app opens and migrates it at `bootstrap()` and closes it at
+   * `terminate()`. Default: the SQLite store in `dataDir` (`data.db`, `auxiliary.db`).
+   */
+  store?: Store
 }
 
 /** Options of `App.terminate`. */
@@ -58,6 +64,8 @@ export interface App {
   /** The auxiliary database of `_logs`. */
   readonly auxDb: Db
   readonly schema: SchemaManager
+  /** The store the databases come from (open while the app is bootstrapped). */
+  readonly store: Store
   readonly hooks: AppHooks
   readonly events: EventBus
   readonly collections: CollectionsApi
@@ -78,7 +86,10 @@ export interface App {
   readonly isTransactional: boolean
   /** The collection registry this app (or transaction) sees. */
   readonly registry: CollectionRegistry
-  /** The database a collection's table lives in. */
+  /**
+   * The database a collection's table lives in (its `database` attribute): the open transaction
+   * for `main` in a transactional app.
+   */
   dbFor(collection: Collection): Db
   /** Runs `fn` in one transaction with a transactional app; nested calls join it. */
   runInTransaction<T>(fn: (txApp: App) => Promise<T>): Promise<T>

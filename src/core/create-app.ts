@@ -1,13 +1,12 @@
 import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Db } from '../store/db.js'
-import { openStore, type Store } from '../store/index.js'
+import { createSqliteStore, type Store } from '../store/index.js'
 import type { SchemaManager } from '../store/schema.js'
 import { bcryptPool } from '../tools/bcrypt-pool.js'
 import type { Filesystem } from '../tools/filesystem/types.js'
 import type { App, AppConfig, TerminateOptions } from './app.js'
 import { bindAuthRecordHooks } from './auth/record-hooks.js'
-import type { Collection } from './collections/model.js'
+import { databaseOf, type Collection } from './collections/model.js'
 import { CollectionRegistry } from './collections/registry.js'
 import { CollectionService } from './collections/service.js'
 import { CronScheduler } from './cron/scheduler.js'
@@ -50,6 +49,8 @@ interface Opened {
 interface Shared {
   config: AppConfig
   logger: Logger
+  /** The store, opened by `bootstrap` and closed by `terminate`. */
+  store: Store
   hooks: AppHooks
   events: EventBus
   services: ServiceRegistry
@@ -87,16 +88,19 @@ class AppImpl implements App {
     return this.shared.logger
   }
   get db(): Db {
-    return this.tx?.db ?? this.opened.store.db
+    return this.tx?.db ?? this.opened.store.database('main')
   }
   get registry(): CollectionRegistry {
     return this.tx?.registry ?? this.opened.registry
   }
   get auxDb(): Db {
-    return this.opened.store.auxDb
+    return this.opened.store.database('auxiliary')
   }
   get schema(): SchemaManager {
     return this.opened.store.schema
+  }
+  get store(): Store {
+    return this.shared.store
   }
   get hooks(): AppHooks {
     return this.shared.hooks
@@ -129,7 +133,8 @@ class AppImpl implements App {
   }
 
   dbFor(collection: Collection): Db {
-    return collection.name === '_logs' ? this.auxDb : this.db
+    const name = databaseOf(collection)
+    return name === 'main' ? this.db : this.opened.store.database(name)
   }
 
   async runInTransaction<T>(fn: (txApp: App) => Promise<T>): Promise<T> {
@@ -220,16 +225,12 @@ class AppImpl implements App {
 
   /** The built-in action of `onBootstrap`: opens the store and loads settings and collections. */
   private async open(): Promise<void> {
-    const { config, logger, events } = this.shared
+    const { config, events, store } = this.shared
     mkdirSync(config.dataDir, { recursive: true })
-    const store = await openStore(
-      join(config.dataDir, 'data.db'),
-      join(config.dataDir, 'auxiliary.db'),
-      config.dev ? { verbose: (sql) => logger.debug('SQL', { sql }) } : {},
-    )
+    await store.open()
     const { encryptionKey } = config
     const settings = new SettingsService(
-      store.db,
+      store.database('main'),
       events,
       encryptionKey,
       this.shared.settingsGroups,
@@ -238,6 +239,7 @@ class AppImpl implements App {
     const registry = new CollectionRegistry()
     this.shared.opened = { store, settings, storage, registry, releasePool: bcryptPool.retain() }
     try {
+      await store.migrate()
       await settings.load()
       await this.collections.load()
       await this.collections.ensureSystemCollections()
@@ -272,9 +274,11 @@ export function newApp(config: AppConfig): App {
   )
   const services = createServices()
   services.set('mailer', new LogMailer(logger))
+  const verbose = config.dev ? (sql: string) => logger.debug('SQL', { sql }) : undefined
   const shared: Shared = {
     config,
     logger,
+    store: config.store ?? createSqliteStore({ dir: config.dataDir, verbose }),
     hooks: createHooks(),
     events,
     services,

@@ -2,6 +2,7 @@
  * The collection model: one internal shape, serialised both as SPEC's `schema` (options nested)
  * and as PocketBase v0.23's `fields` (options flat). See DECISIONS "collection field list".
  */
+import type { DatabaseName } from '../../store/store.js'
 
 /** The three collection types. */
 export type CollectionType = 'base' | 'auth' | 'view'
@@ -76,6 +77,11 @@ export interface Collection {
   viewQuery?: string
   /** Present for auth collections only. */
   authOptions?: AuthOptions
+  /**
+   * The database of the store its table lives in; `main` when absent. Set by the definition of
+   * a system collection (`_logs` is `auxiliary`), stored with the collection, never serialised.
+   */
+  database?: DatabaseName
   created: string
   updated: string
 }
@@ -83,6 +89,11 @@ export interface Collection {
 /** Finds a field by name (exact match). */
 export function findField(collection: Collection, name: string): Field | undefined {
   return collection.fields.find((f) => f.name === name)
+}
+
+/** The database of the store a collection's table lives in. */
+export function databaseOf(collection: Collection): DatabaseName {
+  return collection.database ?? 'main'
 }
 
 /** The SQL table (or view) name of a collection. */

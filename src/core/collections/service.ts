@@ -1,5 +1,6 @@
 import { DbError, UniqueViolation } from '../../store/db.js'
 import { ident, join, param, sql } from '../../store/sql.js'
+import type { DatabaseName } from '../../store/store.js'
 import { nowDate } from '../../tools/dates.js'
 import type { App } from '../app.js'
 import { badRequest, fieldError, hasErrors, notFound, type ValidationErrors } from '../errors.js'
@@ -11,7 +12,7 @@ import { normalizeIndexes } from './indexes.js'
 import { blankCollection, crc32 } from './defaults.js'
 import type { AuthOptions, Collection, CollectionType } from './model.js'
 import { dropSchema, syncSchema } from './schema-sync.js'
-import { systemCollections } from './system.js'
+import { systemCollections, systemDatabase } from './system.js'
 import { deleteFiles, deletePrefixLater, fileNames } from '../records/files.js'
 import { recordFromRow } from '../records/serialize.js'
 import { validateCollection } from './validate.js'
@@ -35,7 +36,12 @@ interface CollectionRow {
 }
 
 function fromRow(r: CollectionRow): Collection {
-  const options = JSON.parse(r.options) as { viewQuery?: string; authOptions?: AuthOptions }
+  const options = JSON.parse(r.options) as {
+    viewQuery?: string
+    authOptions?: AuthOptions
+    database?: DatabaseName
+  }
+  const database = options.database ?? systemDatabase(r.id)
   return {
     id: r.id,
     name: r.name,
@@ -50,6 +56,7 @@ function fromRow(r: CollectionRow): Collection {
     deleteRule: r.deleteRule,
     ...(r.type === 'view' ? { viewQuery: options.viewQuery ?? '' } : {}),
     ...(options.authOptions ? { authOptions: options.authOptions } : {}),
+    ...(database ? { database } : {}),
     created: r.created,
     updated: r.updated,
   }
@@ -260,7 +267,11 @@ export class CollectionService {
     const now = nowDate()
     const c: Collection = { ...draft, created: old?.created ?? now, updated: now }
     if (c.id === '') c.id = this.newId(c)
-    const options = JSON.stringify({ viewQuery: c.viewQuery, authOptions: c.authOptions })
+    const options = JSON.stringify({
+      viewQuery: c.viewQuery,
+      authOptions: c.authOptions,
+      database: c.database,
+    })
     if (old) {
       await this.app.db
         .run(sql`UPDATE _collections SET name = ${c.name}, fields = ${JSON.stringify(c.fields)},

@@ -1,3 +1,4 @@
+import type { DatabaseName } from '../../store/store.js'
 import { getFieldType } from '../fields/registry.js'
 import { blankCollection, defaultAuthOptions, makeField } from './defaults.js'
 import type { Collection, Field, RuleKey } from './model.js'
@@ -36,6 +37,8 @@ interface SystemSpec {
   >
   indexes?: string[]
   system?: boolean
+  /** The store's database of its table, when not `main`. */
+  database?: DatabaseName
 }
 
 /** The users collection PocketBase creates at first start (not a system collection). */
@@ -236,6 +239,8 @@ const specs: SystemSpec[] = [
     fields: [{ name: 'level', type: 'number' }, text('message'), json('data')],
     // Log lists sort by created, and retention deletes and stats scan by it.
     indexes: ['CREATE INDEX idx_logs_created ON _logs (created)'],
+    // Written in bulk and expendable: kept apart from the data (PocketBase's auxiliary.db).
+    database: 'auxiliary',
   },
   {
     id: 'svc_payment_events',
@@ -265,6 +270,14 @@ export function defaultSystemRules(
   }
 }
 
+/**
+ * The database a system collection's definition places it in, by id, or undefined (`main`).
+ * For collections stored before the attribute was: their row does not carry it.
+ */
+export function systemDatabase(id: string): DatabaseName | undefined {
+  return specs.find((s) => s.id === id)?.database
+}
+
 /** The collections to create at first start, in dependency order. */
 export function systemCollections(): Collection[] {
   return specs.map((spec) => {
@@ -284,6 +297,7 @@ export function systemCollections(): Collection[] {
     )
     c.indexes = spec.indexes ?? []
     if (spec.name === '_superusers') c.authOptions = defaultAuthOptions(true)
+    if (spec.database) c.database = spec.database
     return c
   })
 }
