@@ -459,7 +459,7 @@ describe('realtime composition', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svcbase-realtime-'))
     const app = await createApp({ dataDir: dir, logger: silentLogger })
     const http = await createHttp(app)
-    const rt = realtime.register(app, http, { keepAliveMs: 50 })
+    const rt = realtime.registerRealtime(app, http, { keepAliveMs: 50 })
     const url = await http.listen({ host: '127.0.0.1', port: 0 })
     try {
       const ac = new AbortController()

@@ -1,7 +1,6 @@
-import type { FastifyInstance } from 'fastify'
-import type { App } from '../../core/app.js'
 import { OtpAttempts } from '../../core/auth/otp.js'
 import { ResendGuard } from '../../core/auth/token-flows.js'
+import type { Feature } from '../feature.js'
 import { authCollectionResolver, type AuthRouteContext } from './context.js'
 import * as authMethods from './routes/auth-methods.js'
 import * as authRefresh from './routes/auth-refresh.js'
@@ -12,24 +11,29 @@ import * as otp from './routes/otp.js'
 import * as passwordReset from './routes/password-reset.js'
 import * as verification from './routes/verification.js'
 
-/** The auth endpoints of reference §1 for every auth collection. */
-export function register(app: App, http: FastifyInstance): void {
-  const ctx: AuthRouteContext = {
-    app,
-    resend: new ResendGuard(),
-    otpAttempts: new OtpAttempts(),
-    authCollection: authCollectionResolver(app),
-  }
-  for (const routes of [
-    authMethods,
-    authWithPassword,
-    authRefresh,
-    otp,
-    verification,
-    passwordReset,
-    emailChange,
-    impersonate,
-  ]) {
-    routes.register(http, ctx)
+/** The auth feature: the auth endpoints of reference §1 for every auth collection. */
+export function authFeature(): Feature {
+  return {
+    name: 'auth',
+    register: ({ app, http }) => {
+      const ctx: AuthRouteContext = {
+        app,
+        resend: new ResendGuard(),
+        otpAttempts: new OtpAttempts(),
+        authCollection: authCollectionResolver(app),
+      }
+      for (const routes of [
+        authMethods,
+        authWithPassword,
+        authRefresh,
+        otp,
+        verification,
+        passwordReset,
+        emailChange,
+        impersonate,
+      ]) {
+        routes.register(http, ctx)
+      }
+    },
   }
 }

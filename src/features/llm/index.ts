@@ -1,10 +1,13 @@
-import type { App } from '../../core/app.js'
+import type { Feature } from '../feature.js'
 import { llmSettings } from './settings.js'
 
 /**
  * The LLM proxy (not built yet: its endpoints answer 501 from `not-built`). Declares the `llm`
  * settings group, so that the provider can be configured ahead of time.
  */
-export function register(app: App): void {
-  app.settings.registerGroup(llmSettings)
+export function llmFeature(): Feature {
+  return {
+    name: 'llm',
+    register: ({ app }) => app.registerSettingsGroup(llmSettings),
+  }
 }

@@ -1,50 +1,15 @@
-import type { FastifyInstance } from 'fastify'
-import { ApiError } from '../../core/errors.js'
+import type { Feature } from '../feature.js'
+import { registerNotBuilt } from './routes/not-built.js'
 
-/** A feature of SPEC.md (or PocketBase) that is not built yet, and the paths it will own. */
-interface Missing {
-  feature: string
-  paths: string[]
-}
+export { NOT_BUILT } from './routes/not-built.js'
 
 /**
- * What is not built yet (README "Not built yet"). Each issue that builds one removes its entry,
- * so the table shrinks to nothing.
+ * The not-built feature: every path of a feature that is not built yet answers 501 with a
+ * message naming it (README "Not built yet"), instead of the 404 of an unknown path.
  */
-export const NOT_BUILT: readonly Missing[] = [
-  { feature: 'Backups', paths: ['/api/backups', '/api/backups/*'] },
-  { feature: 'Crons', paths: ['/api/crons', '/api/crons/*'] },
-  { feature: 'Hook scripts', paths: ['/api/functions'] },
-  { feature: 'Schema apply', paths: ['/api/schema/apply'] },
-  { feature: 'SQL console', paths: ['/api/sql'] },
-  { feature: 'Payments', paths: ['/api/payments/*'] },
-  { feature: 'Push notifications', paths: ['/api/push/*'] },
-  { feature: 'SMS', paths: ['/api/settings/test/sms'] },
-  { feature: 'LLM gateway', paths: ['/api/llm/*'] },
-  { feature: 'MCP and tool schemas', paths: ['/api/mcp'] },
-  { feature: 'MCP and tool schemas', paths: ['/api/collections/:collection/tool-schema'] },
-  { feature: 'Avatars and QR codes', paths: ['/api/utils/*'] },
-  {
-    feature: 'OAuth2 sign-in',
-    paths: ['/api/collections/:collection/auth-with-oauth2', '/api/oauth2-redirect'],
-  },
-  { feature: 'Admin dashboard', paths: ['/_', '/_/', '/_/*'] },
-]
-
-/**
- * Answers every path of a feature that is not built yet with 501 and a message naming it, instead
- * of the 404 any unknown path gets, so a client (or a PocketBase app) learns what is missing.
- */
-export function register(_app: unknown, http: FastifyInstance): void {
-  for (const { feature, paths } of NOT_BUILT) {
-    const error = new ApiError(
-      501,
-      `${feature}: not built yet in svcbase (see the README, "Not built yet")`,
-    )
-    for (const url of paths) {
-      http.all(url, async () => {
-        throw error
-      })
-    }
+export function notBuiltFeature(): Feature {
+  return {
+    name: 'not-built',
+    register: ({ http }) => registerNotBuilt(http),
   }
 }

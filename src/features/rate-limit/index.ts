@@ -1,9 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { App } from '../../core/app.js'
 import { ApiError } from '../../core/errors.js'
-import { SUPERUSERS } from '../../core/request-info.js'
+import type { Feature } from '../feature.js'
 import { MemoryCounterStore, type CounterStore } from './counter-store.js'
-import { isApiPath, RateLimiter, type RateLimitRequest } from './limiter.js'
+import { isApiPath, RateLimiter } from './limiter.js'
+import { limiterRequest, urlPath } from './request.js'
 
 export { MemoryCounterStore, type CounterStore, type CounterHit } from './counter-store.js'
 export { RateLimiter, type RateLimitDecision, type RateLimitRequest } from './limiter.js'
@@ -21,39 +20,6 @@ export interface RateLimitOptions {
 /** The id of the job pruning the expired windows of the in-memory counter store. */
 export const PRUNE_JOB_ID = '__svcRateLimitPrune__'
 
-/** The decoded path of a request URL, without its query string. */
-function urlPath(url: string): string {
-  const path = url.split('?', 1)[0] ?? ''
-  try {
-    // Decoded as the router does, so `/api/%62atch` meets the `/api/batch` rule.
-    return decodeURIComponent(path)
-  } catch {
-    return path
-  }
-}
-
-/** The limiter's view of a Fastify request (route tags, collection, auth, client IP). */
-function limiterRequest(app: App, req: FastifyRequest, path: string): RateLimitRequest {
-  const route = req.routeOptions.url ?? null
-  const tags = req.routeOptions.config.rateLimitTags ?? []
-  const param = (req.params as Record<string, unknown> | undefined)?.collection
-  const collection =
-    route?.includes(':collection') && typeof param === 'string'
-      ? (app.collections.find(param) ?? null)
-      : null
-  return {
-    method: req.method.toUpperCase(),
-    path,
-    collection: collection?.name ?? null,
-    collectionId: collection?.id ?? null,
-    tags,
-    route,
-    authenticated: req.svcAuth !== null,
-    superuser: req.svcAuth?.collection.name === SUPERUSERS,
-    ip: req.svcIp,
-  }
-}
-
 /**
  * Rate limiting (SPEC §2.7, §8; reference §10): when `settings.rateLimits.enabled`, every request
  * under `/api/` (never `/metrics`, never an OPTIONS preflight) is counted per client IP against
@@ -61,26 +27,31 @@ function limiterRequest(app: App, req: FastifyRequest, path: string): RateLimitR
  * `Retry-After` header once over the rule's `maxRequests` within its `duration`. Superusers and
  * `excludedIPs` are exempt. Runs after the auth hook of `createHttp` and before the body is read.
  */
-export function register(app: App, http: FastifyInstance, options: RateLimitOptions = {}): void {
-  let store = options.store
-  if (!store) {
-    // NB: no timer of its own: expired windows are pruned every minute while the app serves.
-    const memory = new MemoryCounterStore({ pruneIntervalMs: 0 })
-    app.cron.add(PRUNE_JOB_ID, '* * * * *', () => memory.prune())
-    store = memory
-  }
-  const limiter = new RateLimiter(app, store)
+export function rateLimitFeature(options: RateLimitOptions = {}): Feature {
+  return {
+    name: 'rate-limit',
+    register: ({ app, http }) => {
+      let store = options.store
+      if (!store) {
+        // NB: no timer of its own: expired windows are pruned every minute while the app serves.
+        const memory = new MemoryCounterStore({ pruneIntervalMs: 0 })
+        app.cron.add(PRUNE_JOB_ID, '* * * * *', () => memory.prune())
+        store = memory
+      }
+      const limiter = new RateLimiter(app, store)
 
-  // NB: a callback hook, so the common case (limits off) costs no promise.
-  http.addHook('onRequest', (req, reply, done) => {
-    if (!limiter.enabled) return done()
-    const path = urlPath(req.url)
-    if (req.method === 'OPTIONS' || !isApiPath(path)) return done()
-    limiter.check(limiterRequest(app, req, path)).then((decision) => {
-      if (!decision || decision.allowed) return done()
-      const seconds = Math.max(1, Math.ceil((decision.resetAt - Date.now()) / 1000))
-      void reply.header('Retry-After', String(seconds))
-      done(new ApiError(429))
-    }, done)
-  })
+      // NB: a callback hook, so the common case (limits off) costs no promise.
+      http.addHook('onRequest', (req, reply, done) => {
+        if (!limiter.enabled) return done()
+        const path = urlPath(req.url)
+        if (req.method === 'OPTIONS' || !isApiPath(path)) return done()
+        limiter.check(limiterRequest(app, req, path)).then((decision) => {
+          if (!decision || decision.allowed) return done()
+          const seconds = Math.max(1, Math.ceil((decision.resetAt - Date.now()) / 1000))
+          void reply.header('Retry-After', String(seconds))
+          done(new ApiError(429))
+        }, done)
+      })
+    },
+  }
 }

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { App } from '../../core/app.js'
 import type { ClientMessenger } from '../../core/realtime.js'
+import type { Feature } from '../feature.js'
 import { handleBusEvent } from './broadcast.js'
 import { RealtimeHub, type HubOptions } from './hub.js'
 import { registerConnect } from './routes/connect.js'
@@ -14,7 +15,7 @@ import { registerSubscriptions } from './routes/subscriptions.js'
 /** Options of the realtime feature (tests shorten the keep-alive). */
 export type RealtimeOptions = Omit<HubOptions, 'logger'>
 
-/** What `register` hands back (the same object is the app's `messenger` service). */
+/** What `registerRealtime` hands back (the same object is the app's `messenger` service). */
 export interface Realtime extends ClientMessenger {
   /** The clients of this instance. */
   readonly hub: RealtimeHub
@@ -26,7 +27,11 @@ export interface Realtime extends ClientMessenger {
  * the hub listens to the app's event bus; terminating the app ends every stream. Closing the
  * HTTP instance ends them too, so `http.close()` does not wait for them.
  */
-export function register(app: App, http: FastifyInstance, options: RealtimeOptions = {}): Realtime {
+export function registerRealtime(
+  app: App,
+  http: FastifyInstance,
+  options: RealtimeOptions = {},
+): Realtime {
   const hub = new RealtimeHub({ ...options, logger: app.logger })
   let unsubscribe: (() => void) | null = null
   registerConnect(http, hub)
@@ -48,4 +53,14 @@ export function register(app: App, http: FastifyInstance, options: RealtimeOptio
   }
   app.services.set('messenger', realtime)
   return realtime
+}
+
+/** The realtime feature: {@link registerRealtime} with the given options. */
+export function realtimeFeature(options: RealtimeOptions = {}): Feature {
+  return {
+    name: 'realtime',
+    register: ({ app, http }) => {
+      registerRealtime(app, http, options)
+    },
+  }
 }

@@ -1,10 +1,13 @@
-import type { App } from '../../core/app.js'
+import type { Feature } from '../feature.js'
 import { smsSettings } from './settings.js'
 
 /**
  * SMS (not built yet: its endpoints answer 501 from `not-built`). Declares the `sms` settings
  * group, so that the SMS API can be configured ahead of time.
  */
-export function register(app: App): void {
-  app.settings.registerGroup(smsSettings)
+export function smsFeature(): Feature {
+  return {
+    name: 'sms',
+    register: ({ app }) => app.registerSettingsGroup(smsSettings),
+  }
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
-import type { App } from '../../core/app.js'
-import { notFound } from '../../core/errors.js'
-import type { Collection } from '../../core/collections/model.js'
-import { requireSuperuser } from '../../http/guards.js'
-import { requestInfo } from '../../http/request-info.js'
-import { logsStats } from './stats.js'
+import type { App } from '../../../core/app.js'
+import { notFound } from '../../../core/errors.js'
+import type { Collection } from '../../../core/collections/model.js'
+import { requireSuperuser } from '../../../http/guards.js'
+import { requestInfo } from '../../../http/request-info.js'
+import { logsStats } from '../stats.js'
 
 /** The perPage cap of the logs list (SPEC §8: 1000 outside the records list endpoint). */
 export const LOGS_MAX_PER_PAGE = 1000

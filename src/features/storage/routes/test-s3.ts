@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import type { App } from '../../core/app.js'
-import { badRequest, fieldError } from '../../core/errors.js'
-import { s3ConfigOf } from '../../core/storage.js'
-import { readBody } from '../../http/body.js'
-import { requireSuperuser } from '../../http/guards.js'
-import { requestInfo } from '../../http/request-info.js'
-import { probeS3Lazily } from '../../tools/filesystem/index.js'
+import type { App } from '../../../core/app.js'
+import { badRequest, fieldError } from '../../../core/errors.js'
+import { s3ConfigOf } from '../../../core/storage.js'
+import { readBody } from '../../../http/body.js'
+import { requireSuperuser } from '../../../http/guards.js'
+import { requestInfo } from '../../../http/request-info.js'
+import { probeS3Lazily } from '../../../tools/filesystem/index.js'
 
 /** How long a probe may take before it fails, so a dead endpoint never hangs the request. */
 export const PROBE_TIMEOUT_MS = 15_000

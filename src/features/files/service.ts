@@ -1,0 +1,65 @@
+import mime from 'mime-types'
+import type { App } from '../../core/app.js'
+import type { Collection, Field } from '../../core/collections/model.js'
+import { fileKey, thumbKey } from '../../core/records/files.js'
+import type { RecordData } from '../../core/request-info.js'
+import { generateThumb, isThumbable, parseThumbSize, ThumbGenerator } from '../../tools/thumbs.js'
+
+const asList = (v: unknown): string[] =>
+  Array.isArray(v) ? v.map(String) : typeof v === 'string' && v !== '' ? [v] : []
+
+/** The file field of a record that holds `name`. */
+export function fieldHolding(c: Collection, record: RecordData, name: string): Field | undefined {
+  return c.fields.find((f) => f.type === 'file' && asList(record[f.name]).includes(name))
+}
+
+/** Makes each thumbnail once, however many requests ask for it at the same time. */
+export type Thumbnails = ThumbGenerator<string | null>
+
+/** A fresh thumbnail generator (one per app). */
+export function createThumbnails(): Thumbnails {
+  return new ThumbGenerator<string | null>()
+}
+
+/** The key of a thumbnail (generated once, then cached in storage), or null to serve the original. */
+export async function thumbnail(
+  app: App,
+  thumbs: Thumbnails,
+  c: Collection,
+  field: Field,
+  recordId: string,
+  name: string,
+  sizeText: string,
+): Promise<string | null> {
+  const allowed = [
+    '100x100',
+    ...(Array.isArray(field.options.thumbs) ? (field.options.thumbs as string[]) : []),
+  ]
+  const size = parseThumbSize(sizeText)
+  if (!size || !allowed.includes(sizeText)) return null
+  const original = fileKey(c, recordId, name)
+  const info = await app.storage.stat(original)
+  const type = info?.contentType ?? (mime.lookup(name) || '')
+  if (!info || !isThumbable(type)) return null
+  const key = thumbKey(c, recordId, name, sizeText)
+  if (await app.storage.stat(key)) return key
+  return thumbs.get(key, async () => {
+    if (await app.storage.stat(key)) return key
+    try {
+      const source = await app.storage.read(original)
+      if (!source) return null
+      const thumb = await generateThumb(source.stream, size)
+      await app.storage.write(key, thumb.data, {
+        contentType: thumb.contentType,
+        size: thumb.data.length,
+      })
+      return key
+    } catch (err) {
+      app.logger.warn('thumbnail generation failed; serving the original', {
+        key,
+        error: String(err),
+      })
+      return null
+    }
+  })
+}

@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { App } from '../../../core/app.js'
+import { badRequest, hasErrors } from '../../../core/errors.js'
+import type { SettingsValidationContext } from '../../../core/settings/index.js'
+import { readBody } from '../../../http/body.js'
+import { requireSuperuser } from '../../../http/guards.js'
+import { requestInfo } from '../../../http/request-info.js'
+import { validateIpList } from '../../../http/superuser-ips.js'
+
+const LOAD_FAILED = 'An error occurred while loading the submitted data.'
+const SAVE_FAILED = 'An error occurred while saving the new settings.'
+
+/** Reads a PATCH body that must be a JSON object (or empty); anything else is a 400. */
+async function readPatch(req: FastifyRequest): Promise<Record<string, unknown>> {
+  // NB: JSON `null` parses to null, which readBody takes for "no body".
+  if (req.body === null) throw badRequest(LOAD_FAILED)
+  const { values } = await readBody(req).catch((err: unknown) => {
+    throw badRequest(LOAD_FAILED, {}, err)
+  })
+  return values
+}
+
+/** What settings validation needs from the app: collection names and the IP-list check. */
+function validationContext(app: App): SettingsValidationContext {
+  return {
+    collectionExists: (name) =>
+      app.collections.find(name)?.name.toLowerCase() === name.toLowerCase(),
+    checkIpList: validateIpList,
+  }
+}
+
+/**
+ * `GET /api/settings` and `PATCH /api/settings` (superuser, SPEC §4.7): the stored settings with
+ * write-only secrets left out, one group per registered settings group. PATCH deep-merges onto the stored settings (an omitted secret
+ * keeps its value, `""` clears it), validates the result per field and applies it at once:
+ * services read the settings per call, and a `settings` event goes out on the bus.
+ */
+export function registerSettings(app: App, http: FastifyInstance): void {
+  http.get('/api/settings', async (req) => {
+    requireSuperuser(requestInfo(req))
+    return app.settings.withoutSecrets()
+  })
+
+  http.patch('/api/settings', async (req) => {
+    requireSuperuser(requestInfo(req))
+    const patch = await readPatch(req)
+    const ctx = validationContext(app)
+    const next = await app.settings.update(patch, (merged) => {
+      const errors = app.settings.validate(patch, merged, ctx)
+      if (hasErrors(errors)) throw badRequest(SAVE_FAILED, errors)
+    })
+    return app.settings.withoutSecrets(next)
+  })
+}
