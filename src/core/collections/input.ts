@@ -2,11 +2,15 @@
  * Reading a CollectionInput (SPEC §2.4 or PocketBase v0.23's shape) onto the collection model,
  * and putting validation errors back at the paths the input used.
  */
-import { fieldError, type FieldError, type ValidationErrors } from '../errors.js'
+import { fieldError, type ValidationErrors } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import { fieldToFlat, fieldToSchema } from './codec.js'
 import { makeField } from './defaults.js'
-import { ruleKeys, type AuthOptions, type Collection, type Field } from './model.js'
+import { applyAuthOptions } from './input-auth.js'
+import { isObject, pickEdited, sameValue, type InputShape } from './input-views.js'
+import { ruleKeys, type Collection, type Field } from './model.js'
+
+export { sameValue, type InputShape } from './input-views.js'
 
 /** Keys of a field object that are not type options. */
 const commonFieldKeys = new Set([
@@ -21,44 +25,6 @@ const commonFieldKeys = new Set([
   'help',
   'options',
 ])
-
-/** PocketBase's top-level auth keys, accepted on input besides `authOptions` (DECISIONS). */
-const authOptionKeys = [
-  'authRule',
-  'manageRule',
-  'passwordAuth',
-  'mfa',
-  'otp',
-  'authAlert',
-  'oauth2',
-  'authToken',
-  'passwordResetToken',
-  'emailChangeToken',
-  'verificationToken',
-  'fileToken',
-  'verificationTemplate',
-  'resetPasswordTemplate',
-  'confirmEmailChangeTemplate',
-] as const
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
-
-/** Deep equality of JSON values, ignoring the order of object keys. */
-export function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return (
-      Array.isArray(a) &&
-      Array.isArray(b) &&
-      a.length === b.length &&
-      a.every((v, i) => sameValue(v, b[i]))
-    )
-  }
-  if (!isObject(a) || !isObject(b)) return false
-  const keys = Object.keys(a).filter((k) => a[k] !== undefined)
-  if (keys.length !== Object.keys(b).filter((k) => b[k] !== undefined).length) return false
-  return keys.every((k) => sameValue(a[k], b[k]))
-}
 
 /**
  * Parses one submitted field (either shape). `existing` is the field it replaces: a stored one
@@ -113,17 +79,6 @@ function parseField(
 /** How submitted fields combine with the current ones. */
 export type FieldMerge = 'replace' | 'keep-missing'
 
-/**
- * Which of the two views of a collection the input used, so that validation errors come back at
- * the paths the client wrote: `schema.N.options.x` or PocketBase's `fields.N.x`, and
- * `authOptions.x` or PocketBase's top-level `x`.
- */
-export interface InputShape {
-  fieldsKey: 'schema' | 'fields'
-  /** Auth option keys taken from the top level of the input. */
-  authTopLevel: Set<string>
-}
-
 /** Options of {@link applyCollectionInput}. */
 export interface ApplyOptions {
   merge?: FieldMerge
@@ -169,31 +124,6 @@ export function applyCollectionInput(
   }
   if (target.authOptions) applyAuthOptions(target.authOptions, input, errors, shape)
   return shape
-}
-
-/** One view's reading of a value: `failed` when it did not parse. */
-interface ViewValue {
-  value: unknown
-  failed: boolean
-}
-
-/**
- * Picks between two views of one value: the one that changed it (`unchangedA`/`unchangedB` say
- * whether each reads as the current value), or the first when both say the same; `'conflict'`
- * when both carry different changes.
- */
-function pickEdited(
-  a: ViewValue,
-  b: ViewValue,
-  unchangedA: (value: unknown) => boolean,
-  unchangedB: (value: unknown) => boolean = unchangedA,
-): 'a' | 'b' | 'conflict' {
-  const editedA = a.failed || !unchangedA(a.value)
-  const editedB = b.failed || !unchangedB(b.value)
-  if (editedA && editedB) {
-    return !a.failed && !b.failed && sameValue(a.value, b.value) ? 'a' : 'conflict'
-  }
-  return editedB ? 'b' : 'a'
 }
 
 function applyViewQuery(
@@ -328,70 +258,6 @@ function mergeFields(
     ]
   }
   return out
-}
-
-function applyAuthOptions(
-  target: AuthOptions,
-  input: Record<string, unknown>,
-  errors: ValidationErrors,
-  shape: InputShape,
-): void {
-  let nested: Record<string, unknown> = {}
-  if (isObject(input.authOptions)) nested = input.authOptions
-  else if (input.authOptions !== undefined) {
-    errors.authOptions = fieldError('validation_invalid_value', 'Must be an object.')
-  }
-  const t = target as unknown as Record<string, unknown>
-  const nestedErrors: ValidationErrors = {}
-  for (const key of authOptionKeys) {
-    const views = [
-      key in input ? { top: true, ...parseAuthOption(key, t[key], input[key]) } : null,
-      key in nested ? { top: false, ...parseAuthOption(key, t[key], nested[key]) } : null,
-    ].filter((v) => v !== null)
-    if (views.length === 0) continue
-    let chosen = views[0]!
-    if (views.length === 2) {
-      const pick = pickEdited(views[0]!, views[1]!, (v) => sameValue(v, t[key]))
-      if (pick === 'conflict') {
-        shape.authTopLevel.add(key)
-        errors[key] = fieldError(
-          'validation_conflicting_values',
-          `"${key}" and "authOptions.${key}" carry different changes: send one of them.`,
-        )
-        continue
-      }
-      chosen = views[pick === 'a' ? 0 : 1]!
-    }
-    if (chosen.top) shape.authTopLevel.add(key)
-    if (chosen.error) (chosen.top ? errors : nestedErrors)[key] = chosen.error
-    else t[key] = chosen.value
-  }
-  if (Object.keys(nestedErrors).length > 0 && !errors.authOptions) errors.authOptions = nestedErrors
-}
-
-/** One auth option as submitted, merged over its current value. */
-function parseAuthOption(
-  key: string,
-  current: unknown,
-  v: unknown,
-): { value: unknown; failed: boolean; error?: FieldError } {
-  if (key === 'authRule' || key === 'manageRule') {
-    if (v === null || typeof v === 'string') return { value: v, failed: false }
-    return {
-      value: null,
-      failed: true,
-      error: fieldError('validation_invalid_value', 'Must be a string or null.'),
-    }
-  }
-  if (!isObject(v)) {
-    return {
-      value: null,
-      failed: true,
-      error: fieldError('validation_invalid_value', 'Must be an object.'),
-    }
-  }
-  const { secret: _ignored, ...rest } = v
-  return { value: { ...(current as Record<string, unknown>), ...rest }, failed: false }
 }
 
 /** Moves field errors' `options.x` up to `x`, as PocketBase reports them on flat fields. */

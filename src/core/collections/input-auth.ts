@@ -1,0 +1,92 @@
+/** Reading the auth options of a collection input: nested in `authOptions` or at the top level. */
+import { fieldError, type FieldError, type ValidationErrors } from '../errors.js'
+import { isObject, pickEdited, sameValue, type InputShape } from './input-views.js'
+import type { AuthOptions } from './model.js'
+
+/** PocketBase's top-level auth keys, accepted on input besides `authOptions` (DECISIONS). */
+const authOptionKeys = [
+  'authRule',
+  'manageRule',
+  'passwordAuth',
+  'mfa',
+  'otp',
+  'authAlert',
+  'oauth2',
+  'authToken',
+  'passwordResetToken',
+  'emailChangeToken',
+  'verificationToken',
+  'fileToken',
+  'verificationTemplate',
+  'resetPasswordTemplate',
+  'confirmEmailChangeTemplate',
+] as const
+
+/**
+ * Applies the auth options of `input` on `target`, in place: each key from `authOptions.x` or
+ * the top-level `x` (recorded in `shape`), an edit in either applies, different edits in both
+ * are an error.
+ */
+export function applyAuthOptions(
+  target: AuthOptions,
+  input: Record<string, unknown>,
+  errors: ValidationErrors,
+  shape: InputShape,
+): void {
+  let nested: Record<string, unknown> = {}
+  if (isObject(input.authOptions)) nested = input.authOptions
+  else if (input.authOptions !== undefined) {
+    errors.authOptions = fieldError('validation_invalid_value', 'Must be an object.')
+  }
+  const t = target as unknown as Record<string, unknown>
+  const nestedErrors: ValidationErrors = {}
+  for (const key of authOptionKeys) {
+    const views = [
+      key in input ? { top: true, ...parseAuthOption(key, t[key], input[key]) } : null,
+      key in nested ? { top: false, ...parseAuthOption(key, t[key], nested[key]) } : null,
+    ].filter((v) => v !== null)
+    if (views.length === 0) continue
+    let chosen = views[0]!
+    if (views.length === 2) {
+      const pick = pickEdited(views[0]!, views[1]!, (v) => sameValue(v, t[key]))
+      if (pick === 'conflict') {
+        shape.authTopLevel.add(key)
+        errors[key] = fieldError(
+          'validation_conflicting_values',
+          `"${key}" and "authOptions.${key}" carry different changes: send one of them.`,
+        )
+        continue
+      }
+      chosen = views[pick === 'a' ? 0 : 1]!
+    }
+    if (chosen.top) shape.authTopLevel.add(key)
+    if (chosen.error) (chosen.top ? errors : nestedErrors)[key] = chosen.error
+    else t[key] = chosen.value
+  }
+  if (Object.keys(nestedErrors).length > 0 && !errors.authOptions) errors.authOptions = nestedErrors
+}
+
+/** One auth option as submitted, merged over its current value. */
+function parseAuthOption(
+  key: string,
+  current: unknown,
+  v: unknown,
+): { value: unknown; failed: boolean; error?: FieldError } {
+  if (key === 'authRule' || key === 'manageRule') {
+    if (v === null || typeof v === 'string') return { value: v, failed: false }
+    return {
+      value: null,
+      failed: true,
+      error: fieldError('validation_invalid_value', 'Must be a string or null.'),
+    }
+  }
+  if (!isObject(v)) {
+    return {
+      value: null,
+      failed: true,
+      error: fieldError('validation_invalid_value', 'Must be an object.'),
+    }
+  }
+  const { secret: _ignored, ...rest } = v
+  return { value: { ...(current as Record<string, unknown>), ...rest }, failed: false }
+}
