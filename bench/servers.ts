@@ -23,6 +23,12 @@ export interface ServerProcess {
   stop(): Promise<void>
 }
 
+/**
+ * The line `svcbase serve` prints once it listens (`svcbase 0.1.0 serving http://…/api/ …`);
+ * group 1 is the base URL. The CLI tests wait for the same line, so a change to it fails them.
+ */
+export const SVCBASE_READY = /svcbase \S+ serving (http:\/\/\S+)\/api\//
+
 const running = new Set<ChildProcess>()
 
 // NB: never leave a server behind when the runner dies; only our own children are signalled.
@@ -115,7 +121,7 @@ export function startSvcbase(dir: string): Promise<ServerProcess> {
       '--http=127.0.0.1:0',
       `--dir=${dir}`,
     ],
-    /svcbase serving (http:\/\/\S+)/,
+    SVCBASE_READY,
   )
 }
 

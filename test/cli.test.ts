@@ -8,6 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { createApp } from '../src/core/create-app.js'
 import { authenticateWithPassword } from '../src/core/auth/password-auth.js'
 import { silentLogger } from '../src/core/logger.js'
+import { SVCBASE_READY } from '../bench/servers.js'
 
 /** The CLI from its sources (a stale `dist/` must not hide a change). */
 const CLI = ['--import', 'tsx', 'src/cli.ts']
@@ -76,7 +77,7 @@ function serve(args: string[], env: Record<string, string> = {}): Promise<Served
     child.stderr.on('data', (d: Buffer) => (err += d.toString()))
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString()
-      const m = /serving (http:\/\/\S+)\/api\//.exec(out)
+      const m = SVCBASE_READY.exec(out)
       if (m)
         resolve({
           url: m[1]!,
