@@ -1,7 +1,25 @@
 /**
  * The one error type of the domain: an HTTP-independent status, a public message, per-field
- * `data`, and an internal `cause` that is logged but never serialised.
+ * `data`, and an internal `cause` that is logged but never serialised. Built-in codes and
+ * messages come from the catalogue (`errors/catalogue.ts`), re-exported here.
  */
+import {
+  codeOf,
+  messages,
+  validationMessages,
+  type Entry,
+  type ValidationArgs,
+  type ValidationKey,
+} from './errors/catalogue.js'
+
+export {
+  messages,
+  validationMessages,
+  type ApiMessage,
+  type MessageKey,
+  type ValidationCode,
+  type ValidationKey,
+} from './errors/catalogue.js'
 
 /** A single field validation failure with a stable snake_case code. */
 export interface FieldError {
@@ -17,13 +35,13 @@ export interface ValidationErrors {
 
 /** Default public messages per status, as PocketBase sends them (reference §0.4). */
 export const defaultMessages: Readonly<Record<number, string>> = {
-  400: 'Something went wrong while processing your request.',
-  401: 'Missing or invalid authentication.',
-  403: 'You are not allowed to perform this request.',
-  404: "The requested resource wasn't found.",
-  413: 'Request entity too large.',
-  429: 'Too Many Requests.',
-  500: 'Something went wrong while processing your request.',
+  400: messages.somethingWentWrong,
+  401: messages.missingAuth,
+  403: messages.notAllowed,
+  404: messages.notFound,
+  413: messages.tooLarge,
+  429: messages.tooManyRequests,
+  500: messages.somethingWentWrong,
 }
 
 /** First letter upper-cased and a trailing period added, as every public message is sent. */
@@ -34,13 +52,17 @@ export function sentenize(message: string): string {
   return /[.?!]$/.test(first) ? first : `${first}.`
 }
 
-/** An error meant for the client: status, message, field data; `cause` stays internal. */
+/**
+ * An error meant for the client: status, message, field data; `cause` stays internal. Built-in
+ * code passes a catalogue message (`messages.*`, an `ApiMessage`); hooks and extensions
+ * may pass their own text.
+ */
 export class ApiError extends Error {
   readonly status: number
   readonly data: ValidationErrors
 
   constructor(status: number, message?: string, data: ValidationErrors = {}, cause?: unknown) {
-    super(sentenize(message || defaultMessages[status] || 'Request failed.'), { cause })
+    super(sentenize(message || defaultMessages[status] || messages.requestFailed), { cause })
     this.name = 'ApiError'
     this.status = status
     this.data = data
@@ -82,7 +104,26 @@ export function internal(cause?: unknown): ApiError {
   return new ApiError(500, undefined, {}, cause)
 }
 
-/** Builds a field error; `{name}` placeholders in the message are filled from `params`. */
+/**
+ * Builds the field error of a catalogue entry: its code, and its message with `{name}`
+ * placeholders filled from `params` (sent along), or computed from its named arguments.
+ */
+export function validationError<K extends ValidationKey>(
+  key: K,
+  ...args: ValidationArgs<(typeof validationMessages)[K]>
+): FieldError {
+  const entry: Entry = validationMessages[key]
+  const [arg] = args as [Record<string, unknown> | undefined]
+  return typeof entry === 'function'
+    ? fieldError(codeOf(key), (entry as (a: typeof arg) => string)(arg))
+    : fieldError(codeOf(key), entry, arg)
+}
+
+/**
+ * Builds a field error from a code and a message of the caller's own, `{name}` placeholders
+ * filled from `params`: for hooks and extensions (a settings group of their own); built-in code
+ * uses {@link validationError}.
+ */
 export function fieldError(
   code: string,
   message: string,

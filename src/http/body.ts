@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises'
 import type { FastifyRequest } from 'fastify'
 import type { Multipart } from '@fastify/multipart'
 import type { UploadedFile } from '../core/records/files.js'
-import { ApiError, badRequest, tooLarge } from '../core/errors.js'
+import { ApiError, badRequest, messages, tooLarge } from '../core/errors.js'
 import { jsonTextDepth } from '../tools/json-depth.js'
 
 /** A parsed request body. */
@@ -55,20 +55,16 @@ export const MAX_BODY_JSON_DEPTH = 128
  * or JSON nested deeper than {@link MAX_BODY_JSON_DEPTH}, answers 400.
  */
 export function parseJsonBody(text: string, payload = false): unknown {
-  const subject = payload ? '@jsonPayload' : 'the JSON body'
   if (jsonTextDepth(text, MAX_BODY_JSON_DEPTH) > MAX_BODY_JSON_DEPTH) {
-    throw badRequest(
-      `Failed to read the submitted data: ${subject} is nested deeper than ${MAX_BODY_JSON_DEPTH} levels.`,
-    )
+    const max = MAX_BODY_JSON_DEPTH
+    throw badRequest(payload ? messages.payloadTooDeep({ max }) : messages.bodyTooDeep({ max }))
   }
   try {
     return JSON.parse(text)
   } catch (err) {
     const reason = (err as Error).message
     throw badRequest(
-      payload
-        ? `Failed to read the submitted data: @jsonPayload is not valid JSON (${reason}).`
-        : `Failed to read the submitted data: invalid JSON (${reason}).`,
+      payload ? messages.payloadInvalidJson({ reason }) : messages.bodyInvalidJson({ reason }),
     )
   }
 }
@@ -81,7 +77,7 @@ function applyJsonPayload(values: Record<string, unknown>): Record<string, unkno
   for (const item of Array.isArray(payload) ? payload : [payload]) {
     const parsed = parseJsonBody(String(item), true)
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw badRequest('Failed to read the submitted data: @jsonPayload must be a JSON object.')
+      throw badRequest(messages.payloadNotObject)
     }
     Object.assign(rest, parsed)
   }
@@ -108,9 +104,7 @@ export async function readBody(
       String(req.headers['content-type']),
     )
     if (!boundary) {
-      throw badRequest(
-        'Failed to read the submitted data: multipart/form-data without a boundary parameter.',
-      )
+      throw badRequest(messages.multipartNoBoundary)
     }
     const values: Record<string, unknown> = {}
     const files: UploadedFile[] = []
@@ -142,16 +136,14 @@ export async function readBody(
     // NB: @fastify/multipart ends the parts quietly on "Unexpected end of multipart data", so a
     // body cut short would be accepted with its last parts missing.
     if (!closed()) {
-      throw badRequest(
-        'Failed to read the submitted data: malformed multipart body (it ends before the closing boundary).',
-      )
+      throw badRequest(messages.multipartTruncated)
     }
     return { values: applyJsonPayload(values), files }
   }
   const body = req.body
   if (body === undefined || body === null || body === '') return { values: {}, files: [] }
   if (typeof body !== 'object' || Array.isArray(body)) {
-    throw badRequest('Failed to read the submitted data: the body must be a JSON object.')
+    throw badRequest(messages.bodyNotObject)
   }
   return { values: body as Record<string, unknown>, files: [] }
 }
@@ -189,11 +181,7 @@ function malformedMultipart(err: unknown): Error {
   const status = (err as { statusCode?: unknown }).statusCode
   if (typeof status === 'number' && (status === 413 || status >= 500)) return err as Error
   const reason = err instanceof Error ? err.message : String(err)
-  return badRequest(
-    `Failed to read the submitted data: malformed multipart body (${reason}).`,
-    {},
-    err,
-  )
+  return badRequest(messages.multipartMalformed({ reason }), {}, err)
 }
 
 /** The default per-request body limit (reference §0.6), also the default file size cap. */

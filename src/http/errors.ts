@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, badRequest, internal, notFound, tooLarge } from '../core/errors.js'
+import { ApiError, badRequest, internal, messages, notFound, tooLarge } from '../core/errors.js'
 import type { Logger } from '../core/logger.js'
 
 /** Maps Fastify's own errors (body parsing, limits) to client errors with precise messages. */
@@ -13,10 +13,10 @@ function fromFastify(err: FastifyError): ApiError | null {
   )
     return tooLarge()
   if (status === 415 || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
-    return badRequest('Unsupported Content-Type.')
+    return badRequest(messages.unsupportedContentType)
   if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return null
   if (status >= 400 && status < 500)
-    return badRequest(`Failed to read the submitted data: ${err.message}`)
+    return badRequest(messages.bodyUnreadable({ reason: err.message }))
   return null
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { badRequest } from '../core/errors.js'
+import { badRequest, messages } from '../core/errors.js'
 import { PickerError, pickFields } from '../tools/picker.js'
 
 /** The first `fields` value of the query string, as PocketBase's `Query().Get` reads it. */
@@ -36,7 +36,11 @@ export function registerFieldsPicker(http: FastifyInstance): void {
     try {
       done(null, pickFields(payload, fields))
     } catch (err) {
-      done(err instanceof PickerError ? badRequest(err.message, {}, err) : (err as Error))
+      done(
+        err instanceof PickerError
+          ? badRequest(messages.invalidFields({ reason: err.message }), {}, err)
+          : (err as Error),
+      )
     }
   })
 }

@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { App } from '../core/app.js'
 import { isApiKey, resolveApiKey } from '../core/auth/api-keys.js'
 import { verifyToken } from '../core/auth/tokens.js'
-import { ApiError, badRequest } from '../core/errors.js'
+import { ApiError, badRequest, messages } from '../core/errors.js'
 import { SUPERUSERS, type AuthInfo } from '../core/request-info.js'
 import { AuthCache } from './auth-cache.js'
 import { BODY_LIMIT, cleanUploads, parseJsonBody, parseUrlEncoded } from './body.js'
@@ -111,7 +111,7 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
       const body = JSON.stringify(
         new ApiError(
           status,
-          status === 431 ? 'Request header fields too large.' : 'Malformed request.',
+          status === 431 ? messages.headersTooLarge : messages.malformedRequest,
         ).toJSON(),
       )
       if (socket.writable) {
@@ -153,7 +153,7 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
   )
   http.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, buf, done) => {
     if ((buf as Buffer).length === 0) return done(null, undefined)
-    done(badRequest('Unsupported Content-Type.'))
+    done(badRequest(messages.unsupportedContentType))
   })
 
   const ipGuard = new SuperuserIpGuard(app)

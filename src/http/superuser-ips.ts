@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net'
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../core/app.js'
-import { fieldError, forbidden, type ValidationErrors } from '../core/errors.js'
+import { forbidden, validationError, type ValidationErrors } from '../core/errors.js'
 import { SUPERUSERS } from '../core/request-info.js'
 
 /** A parsed allow-list entry: one address, or a subnet when `prefix` is set. */
@@ -33,15 +33,12 @@ export function parseIpOrSubnet(value: string): IpEntry | null {
 export function validateIpList(list: unknown): ValidationErrors {
   if (list === undefined || list === null) return {}
   if (!Array.isArray(list)) {
-    return { '': fieldError('validation_invalid_value', 'Must be a list of IPs or CIDR subnets.') }
+    return { '': validationError('validation_invalid_value:ip_list') }
   }
   const errors: ValidationErrors = {}
   list.forEach((item: unknown, i) => {
     if (typeof item !== 'string' || parseIpOrSubnet(item) === null)
-      errors[String(i)] = fieldError(
-        'validation_invlaid_ip_or_subnet',
-        'Invalid IP or CIDR subnet.',
-      )
+      errors[String(i)] = validationError('validation_invlaid_ip_or_subnet')
   })
   return errors
 }

@@ -15,11 +15,15 @@ export type PickerErrorCode =
   | 'unknown_modifier'
   | 'invalid_modifier_args'
 
+/** The message of a {@link PickerError}: it always quotes the entry at fault (`… in "a:b"…`). */
+export type PickerMessage = `${string} in "${string}`
+
 /** A malformed `fields` expression; `message` names the offending part. */
 export class PickerError extends Error {
   readonly code: PickerErrorCode
+  declare readonly message: PickerMessage
 
-  constructor(code: PickerErrorCode, message: string) {
+  constructor(code: PickerErrorCode, message: PickerMessage) {
     super(message)
     this.name = 'PickerError'
     this.code = code
@@ -152,7 +156,7 @@ const TRUE_WORDS = new Set(['1', 't', 'T', 'TRUE', 'true', 'True'])
 const FALSE_WORDS = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False'])
 
 function excerptModifier(args: string[], entry: string): Modifier {
-  const usage = `in "${entry}": expected excerpt(maxChars, withEllipsis?)`
+  const usage = `in "${entry}": expected excerpt(maxChars, withEllipsis?)` as const
   if (args.length === 0) {
     throw new PickerError('invalid_modifier_args', `Missing maxChars argument ${usage}.`)
   }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
-import { badRequest } from '../errors.js'
+import { badRequest, messages } from '../errors.js'
 import { checkExpand } from '../records/expand.js'
 import { recordSatisfies, ruleContext } from '../records/query.js'
 import { serializeRecord } from '../records/serialize.js'
@@ -126,7 +126,7 @@ async function mfaApplies(
     const cond = compileFilter(rule, ruleContext(app, c, asRecord, false))
     return await recordSatisfies(app, c, String(record.id), cond)
   } catch {
-    throw badRequest('Failed to authenticate.')
+    throw badRequest(messages.authFailed)
   }
 }
 
@@ -147,11 +147,11 @@ async function consumeMfa(
       Date.now()
   if (!row || expired) {
     if (row) await app.records.delete(mfas, mfaId, su)
-    throw badRequest('Invalid or expired MFA session.')
+    throw badRequest(messages.mfaSessionExpired)
   }
   if (row.collectionRef !== c.id || row.recordRef !== record.id)
-    throw badRequest('Invalid MFA session.')
-  if (row.method === method) throw badRequest('A different authentication method is required.')
+    throw badRequest(messages.mfaSessionInvalid)
+  if (row.method === method) throw badRequest(messages.mfaSameMethod)
   await app.records.delete(mfas, mfaId, su)
 }
 

@@ -1,7 +1,7 @@
 import { ident, param, sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
-import { badRequest, fieldError, type ValidationErrors } from '../errors.js'
+import { badRequest, messages, validationError, type ValidationErrors } from '../errors.js'
 import { isEmail } from '../fields/email.js'
 import { runeLength } from '../fields/cast.js'
 import { wrongType } from '../fields/generic-errors.js'
@@ -53,15 +53,11 @@ export function requiredText(
 ): string {
   const text = bodyText(body, key, errors)
   if (errors[key]) return text
-  if (text === '') errors[key] = fieldError('validation_required', 'Cannot be blank.')
+  if (text === '') errors[key] = validationError('validation_required')
   else {
     const length = runeLength(text)
     if (length < min || length > max) {
-      errors[key] = fieldError(
-        'validation_length_out_of_range',
-        'The length must be between {min} and {max}.',
-        { min, max },
-      )
+      errors[key] = validationError('validation_length_out_of_range', { min, max })
     }
   }
   return text
@@ -76,11 +72,9 @@ export function requireEmail(body: Record<string, unknown>, key = 'email'): stri
   const errors: ValidationErrors = {}
   const email = bodyText(body, key, errors).trim()
   if (!errors[key]) {
-    if (email === '') errors[key] = fieldError('validation_required', 'Cannot be blank.')
-    else if (!isEmail(email))
-      errors[key] = fieldError('validation_is_email', 'Must be a valid email address.')
+    if (email === '') errors[key] = validationError('validation_required')
+    else if (!isEmail(email)) errors[key] = validationError('validation_is_email')
   }
-  if (errors[key])
-    throw badRequest('An error occurred while validating the submitted data.', errors)
+  if (errors[key]) throw badRequest(messages.validationFailed, errors)
   return email
 }

@@ -3,7 +3,7 @@ import { sql } from '../../store/sql.js'
 import { newId, randomString } from '../../tools/ids.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
-import { ApiError, badRequest, forbidden, type ValidationErrors } from '../errors.js'
+import { ApiError, badRequest, forbidden, messages, type ValidationErrors } from '../errors.js'
 import type { RecordData } from '../request-info.js'
 import { bindAuthCascade } from './cascade.js'
 import { sendRecordEmail } from './emails.js'
@@ -43,8 +43,7 @@ export function bindOtpCascade(app: App): void {
 }
 
 function requireOtp(c: Collection): void {
-  if (!c.authOptions?.otp.enabled)
-    throw forbidden('The collection is not configured to allow OTP authentication.')
+  if (!c.authOptions?.otp.enabled) throw forbidden(messages.otpNotAllowed)
 }
 
 const isExpired = (created: unknown, seconds: number): boolean =>
@@ -103,14 +102,13 @@ export async function verifyOtp(
   const errors: ValidationErrors = {}
   const otpId = requiredText(body, 'otpId', 255, errors)
   const password = requiredText(body, 'password', 71, errors)
-  if (Object.keys(errors).length > 0)
-    throw badRequest('An error occurred while validating the submitted data.', errors)
-  const invalid = (): ApiError => badRequest('Invalid or expired OTP.')
+  if (Object.keys(errors).length > 0) throw badRequest(messages.validationFailed, errors)
+  const invalid = (): ApiError => badRequest(messages.otpInvalid)
   const otps = app.collections.get('_otps')
   const otp = await app.records.findById(otps, otpId)
   if (!otp || otp.collectionRef !== c.id) throw invalid()
   if (!attempts.hit(`${String(otp.recordRef)}:${ip}`)) {
-    throw new ApiError(429, 'Too many attempts, please try again later with a new OTP.')
+    throw new ApiError(429, messages.otpTooManyAttempts)
   }
   if (isExpired(otp.created, c.authOptions!.otp.duration)) throw invalid()
   const record = await app.records.findById(c, String(otp.recordRef))

@@ -4,7 +4,13 @@ import { verifyPassword } from '../fields/password.js'
 import { ident, param, sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
-import { badRequest, fieldError, forbidden, type ValidationErrors } from '../errors.js'
+import {
+  badRequest,
+  forbidden,
+  messages,
+  validationError,
+  type ValidationErrors,
+} from '../errors.js'
 import { recordSatisfies, ruleCondition } from '../records/query.js'
 import { requiredText } from './lookup.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
@@ -24,10 +30,9 @@ export function checkPasswordBody(
   const password = requiredText(body, 'password', 255, errors)
   const identityField = typeof body.identityField === 'string' ? body.identityField : ''
   if (identityField !== '' && !c.authOptions?.passwordAuth.identityFields.includes(identityField)) {
-    errors.identityField = fieldError('validation_in_invalid', 'Must be a valid value.')
+    errors.identityField = validationError('validation_in_invalid')
   }
-  if (Object.keys(errors).length > 0)
-    throw badRequest('An error occurred while validating the submitted data.', errors)
+  if (Object.keys(errors).length > 0) throw badRequest(messages.validationFailed, errors)
   return { identity, password, identityField }
 }
 
@@ -58,8 +63,7 @@ export async function findPasswordIdentity(
   c: Collection,
   body: Record<string, unknown>,
 ): Promise<PasswordIdentity> {
-  if (!c.authOptions?.passwordAuth.enabled)
-    throw forbidden('The collection is not configured to allow password authentication.')
+  if (!c.authOptions?.passwordAuth.enabled) throw forbidden(messages.passwordAuthNotAllowed)
   const { identity, password, identityField } = checkPasswordBody(c, body)
   const fields = identityField
     ? [identityField]
@@ -96,7 +100,7 @@ export async function checkRecordPassword(
       ? record.password
       : await DUMMY_HASH()
   const ok = await verifyPassword(password, stored)
-  if (!record || !ok) throw badRequest('Failed to authenticate.')
+  if (!record || !ok) throw badRequest(messages.authFailed)
   return record
 }
 
@@ -108,11 +112,10 @@ export async function checkAuthRule(
   info: RequestInfo,
 ): Promise<void> {
   const rule = c.authOptions?.authRule ?? null
-  if (rule === null)
-    throw forbidden("The request doesn't satisfy the collection requirements to authenticate.")
+  if (rule === null) throw forbidden(messages.authRequirementsNotMet)
   if (rule.trim() === '') return
   const asRecord: RequestInfo = { ...info, auth: { record, collection: c } }
   const condition = ruleCondition(app, c, 'authRule', asRecord)
   if (!(await recordSatisfies(app, c, String(record.id), condition)))
-    throw forbidden("The request doesn't satisfy the collection requirements to authenticate.")
+    throw forbidden(messages.authRequirementsNotMet)
 }

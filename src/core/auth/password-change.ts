@@ -1,6 +1,6 @@
 /** The `oldPassword` check of a record update that changes its own password (reference §1.7). */
 
-import { fieldError, type FieldError } from '../errors.js'
+import { type FieldError, validationError } from '../errors.js'
 import { wrongType } from '../fields/generic-errors.js'
 import { verifyPassword } from '../fields/password.js'
 
@@ -15,7 +15,7 @@ export async function checkOldPassword(
   oldPassword: unknown,
 ): Promise<FieldError | null> {
   if (oldPassword === undefined || oldPassword === null || oldPassword === '') {
-    return fieldError('validation_required', 'Cannot be blank.')
+    return validationError('validation_required')
   }
   const plain =
     typeof oldPassword === 'string'
@@ -25,7 +25,5 @@ export async function checkOldPassword(
         : null
   if (plain === null) return wrongType('a string', oldPassword)
   const ok = typeof hash === 'string' && hash !== '' && (await verifyPassword(plain, hash))
-  return ok
-    ? null
-    : fieldError('validation_invalid_old_password', 'Missing or invalid old password.')
+  return ok ? null : validationError('validation_invalid_old_password')
 }

@@ -2,7 +2,7 @@ import { ident, sql } from '../../store/sql.js'
 import { BEFORE_USER_HOOKS } from './cascade.js'
 import { findByEmail } from './lookup.js'
 import type { App } from '../app.js'
-import { ApiError, badRequest, notFound } from '../errors.js'
+import { ApiError, badRequest, messages, notFound } from '../errors.js'
 import { internalRequest, SUPERUSERS, type RequestInfo } from '../request-info.js'
 
 /** A RequestInfo acting as a superuser, for trusted internal calls (CLI, setup). */
@@ -30,13 +30,12 @@ export async function manageSuperuser(
   const info = systemRequest(app)
   const existing = await findByEmail(app, c, email)
   if (action === 'delete') {
-    if (!existing) throw notFound(`No superuser with email ${email}.`)
+    if (!existing) throw notFound(messages.superuserNotFound({ email }))
     await app.records.delete(c, String(existing.id), info)
     return null
   }
-  if (action === 'create' && existing)
-    throw badRequest(`A superuser with email ${email} already exists.`)
-  if (action === 'update' && !existing) throw notFound(`No superuser with email ${email}.`)
+  if (action === 'create' && existing) throw badRequest(messages.superuserExists({ email }))
+  if (action === 'update' && !existing) throw notFound(messages.superuserNotFound({ email }))
   const body = { email, password, passwordConfirm: password, verified: true }
   return existing
     ? app.records.update(c, String(existing.id), body, info)
@@ -67,7 +66,7 @@ export function bindLastSuperuserGuard(app: App): void {
         const n = await e.app.db.get<{ n: number }>(
           sql`SELECT COUNT(*) AS n FROM ${ident(e.collection.name)}`,
         )
-        if (Number(n?.n) <= 1) throw badRequest("You can't delete the only existing superuser.")
+        if (Number(n?.n) <= 1) throw badRequest(messages.lastSuperuser)
         await e.next()
       },
     },

@@ -5,9 +5,10 @@ import type { Collection } from '../collections/model.js'
 import {
   ApiError,
   badRequest,
-  fieldError,
-  hasErrors,
   type FieldError,
+  hasErrors,
+  messages,
+  validationError,
   type ValidationErrors,
 } from '../errors.js'
 import type { RecordData } from '../request-info.js'
@@ -36,11 +37,10 @@ export class ResendGuard {
 }
 
 const invalidData = (data: ValidationErrors): ApiError =>
-  badRequest('An error occurred while validating the submitted data.', data)
+  badRequest(messages.validationFailed, data)
 
-const required = (): FieldError => fieldError('validation_required', 'Cannot be blank.')
-const invalidToken = (): FieldError =>
-  fieldError('validation_invalid_token', 'Invalid or expired token.')
+const required = (): FieldError => validationError('validation_required')
+const invalidToken = (): FieldError => validationError('validation_invalid_token')
 
 /** The trimmed `token` of a body; a non-text token is a type error in `errors`. */
 const tokenText = (body: Record<string, unknown>, errors: ValidationErrors): string =>
@@ -62,10 +62,7 @@ async function readToken(
   if (!verified) return { error: invalidToken() }
   if (verified.collection.id !== c.id) {
     return {
-      error: fieldError(
-        'validation_token_collection_mismatch',
-        'The provided token is for different auth collection.',
-      ),
+      error: validationError('validation_token_collection_mismatch'),
     }
   }
   return { verified }
@@ -84,7 +81,7 @@ export async function requestVerification(
   body: Record<string, unknown>,
   guard: ResendGuard,
 ): Promise<void> {
-  if (c.name === '_superusers') throw badRequest('All superusers are verified by default.')
+  if (c.name === '_superusers') throw badRequest(messages.superusersVerified)
   const email = requireEmail(body)
   const record = await findByEmail(app, c, email)
   if (
@@ -105,13 +102,13 @@ export async function confirmVerification(
   c: Collection,
   body: Record<string, unknown>,
 ): Promise<void> {
-  if (c.name === '_superusers') throw badRequest('All superusers are verified by default.')
+  if (c.name === '_superusers') throw badRequest(messages.superusersVerified)
   const errors: ValidationErrors = {}
   const token = tokenText(body, errors)
   if (hasErrors(errors)) throw invalidData(errors)
   if (token !== '' && typeof safeClaims(token).email !== 'string') {
     throw invalidData({
-      token: fieldError('validation_invalid_token_claims', 'Missing email token claim.'),
+      token: validationError('validation_invalid_token_claims'),
     })
   }
   const checked = await readToken(app, c, token, 'verification')
@@ -119,10 +116,7 @@ export async function confirmVerification(
   const { record, claims } = checked.verified
   if (claims.email !== record.email) {
     throw invalidData({
-      token: fieldError(
-        'validation_token_email_mismatch',
-        "The record email doesn't match with the requested token claims.",
-      ),
+      token: validationError('validation_token_email_mismatch'),
     })
   }
   if (record.verified === true) return
@@ -149,8 +143,7 @@ export async function requestPasswordReset(
   body: Record<string, unknown>,
   guard: ResendGuard,
 ): Promise<void> {
-  if (!c.authOptions!.passwordAuth.enabled)
-    throw badRequest('The collection is not configured to allow password authentication.')
+  if (!c.authOptions!.passwordAuth.enabled) throw badRequest(messages.passwordAuthNotAllowed)
   const email = requireEmail(body)
   const record = await findByEmail(app, c, email)
   if (!record || !guard.allow(`reset:${c.id}:${String(record.id)}`)) return
@@ -178,7 +171,7 @@ export async function confirmPasswordReset(
   if (!errors.passwordConfirm) {
     if (confirm === '') errors.passwordConfirm = required()
     else if (confirm !== password)
-      errors.passwordConfirm = fieldError('validation_values_mismatch', "Values don't match.")
+      errors.passwordConfirm = validationError('validation_values_mismatch')
   }
   if (hasErrors(errors) || !checked || 'error' in checked) throw invalidData(errors)
   const { record, claims } = checked.verified
@@ -188,7 +181,7 @@ export async function confirmPasswordReset(
     await app.records.update(c, String(record.id), patch, systemRequest(app))
   } catch (err) {
     if (err instanceof ApiError && err.status === 400)
-      throw badRequest('Failed to set new password.', err.data, err)
+      throw badRequest(messages.passwordResetFailed, err.data, err)
     throw err
   }
 }
@@ -200,21 +193,21 @@ export async function requestEmailChange(
   record: RecordData,
   body: Record<string, unknown>,
 ): Promise<void> {
-  if (c.name === '_superusers') throw badRequest('All superusers can change their emails directly.')
+  if (c.name === '_superusers') throw badRequest(messages.superusersChangeEmail)
   const newEmail = requireEmail(body, 'newEmail')
   if (newEmail.toLowerCase() === String(record.email).toLowerCase()) {
-    throw invalidData({ newEmail: fieldError('validation_not_in_invalid', 'Must not be in list.') })
+    throw invalidData({ newEmail: validationError('validation_not_in_invalid') })
   }
   if (await findByEmail(app, c, newEmail)) {
     throw invalidData({
-      newEmail: fieldError('validation_invalid_new_email', 'Invalid new email address.'),
+      newEmail: validationError('validation_invalid_new_email'),
     })
   }
   const token = await signToken(c, record, 'emailChange', { email: record.email, newEmail })
   try {
     await sendRecordEmail(app, c, record, 'email-change', { TOKEN: token }, newEmail)
   } catch (err) {
-    throw badRequest('Failed to request email change.', {}, err)
+    throw badRequest(messages.emailChangeRequestFailed, {}, err)
   }
 }
 
@@ -231,15 +224,12 @@ async function readEmailChangeToken(
   const newEmail = safeClaims(token).newEmail
   if (typeof newEmail !== 'string' || newEmail === '') {
     return {
-      error: fieldError(
-        'validation_invalid_token_payload',
-        'Invalid token payload - newEmail must be set.',
-      ),
+      error: validationError('validation_invalid_token_payload'),
     }
   }
   if (await findByEmail(app, c, newEmail)) {
     return {
-      error: fieldError('validation_invalid_token_email', 'The new email address is invalid.'),
+      error: validationError('validation_invalid_token_email'),
     }
   }
   const checked = await readToken(app, c, token, 'emailChange')
@@ -256,7 +246,7 @@ export async function confirmEmailChange(
   c: Collection,
   body: Record<string, unknown>,
 ): Promise<void> {
-  if (c.name === '_superusers') throw badRequest('All superusers can change their emails directly.')
+  if (c.name === '_superusers') throw badRequest(messages.superusersChangeEmail)
   const errors: ValidationErrors = {}
   const token = tokenText(body, errors)
   const target = errors.token ? null : await readEmailChangeToken(app, c, token)
@@ -267,10 +257,7 @@ export async function confirmEmailChange(
     !errors.password &&
     (typeof hash !== 'string' || hash === '' || !(await verifyPassword(password, hash)))
   ) {
-    errors.password = fieldError(
-      'validation_invalid_password',
-      'Missing or invalid auth record password.',
-    )
+    errors.password = validationError('validation_invalid_password')
   }
   if (hasErrors(errors) || !target || 'error' in target) throw invalidData(errors)
   await app.records.update(

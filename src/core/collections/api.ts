@@ -3,6 +3,7 @@
  * depends on this contract, never on `service.ts`, so the service can import the App without a
  * loop.
  */
+import type { ApiMessage } from '../errors.js'
 import type { FieldLookup } from '../fields/field-type.js'
 import type { FieldMerge, InputShape } from './input.js'
 import type { Collection } from './model.js'
@@ -25,7 +26,7 @@ export interface CollectionsApi {
   saveChecked(
     draft: Collection,
     old: Collection | undefined,
-    message: string,
+    message: ApiMessage,
     shape?: InputShape,
   ): Promise<Collection>
   /** Stores a collection and syncs its table, unvalidated; views are rechecked unless deferred. */

@@ -1,6 +1,12 @@
 import { DbError, UniqueViolation } from '../../store/db.js'
 import type { App } from '../app.js'
-import { badRequest, fieldError, hasErrors, type ValidationErrors } from '../errors.js'
+import {
+  badRequest,
+  hasErrors,
+  messages,
+  validationError,
+  type ValidationErrors,
+} from '../errors.js'
 import { applyCollectionInput, reshapeErrors, type InputShape } from './input.js'
 import { blankCollection } from './defaults.js'
 import { normalizeIndexes } from './indexes.js'
@@ -23,11 +29,12 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 /** The 400 of a failed import, naming the collection, as PocketBase words it. */
 function importFailure(name: string, id: string, detail: ValidationErrors | string): Error {
   const text = typeof detail === 'string' ? detail : JSON.stringify(detail, null, 2)
-  return badRequest('Failed to import collections.', {
-    collections: fieldError(
-      'validation_collections_import_failure',
-      `Data validations failed for collection "${name}" (${id}):\n${text}`,
-    ),
+  return badRequest(messages.importFailed, {
+    collections: validationError('validation_collections_import_failure', {
+      name,
+      id,
+      detail: text,
+    }),
   })
 }
 
@@ -37,7 +44,8 @@ function failureDetail(err: unknown): ValidationErrors | string {
     const data = (err as { data?: ValidationErrors }).data
     return data && Object.keys(data).length > 0 ? data : err.message
   }
-  if (err instanceof DbError || err instanceof UniqueViolation) return `Raw error: ${err.message}`
+  if (err instanceof DbError || err instanceof UniqueViolation)
+    return messages.importRawError({ raw: err.message })
   throw err
 }
 
@@ -76,19 +84,16 @@ function prepare(app: App, inputs: Record<string, unknown>[], deleteMissing: boo
       (id ? app.registry.find(id) : undefined) ?? (name ? app.registry.find(name) : undefined)
     const errors: ValidationErrors = {}
     if (old && matched.has(old.id)) {
-      throw importFailure(label, old.id, 'The collection is listed more than once.')
+      throw importFailure(label, old.id, messages.importListedTwice)
     }
     const type = (old?.type ?? input.type ?? 'base') as CollectionType
     if (!['base', 'auth', 'view'].includes(type)) {
       throw importFailure(label, id, {
-        type: fieldError('validation_in_invalid', 'Must be a valid value.'),
+        type: validationError('validation_in_invalid'),
       })
     }
     if (old && 'type' in input && input.type !== old.type) {
-      errors.type = fieldError(
-        'validation_collection_type_change',
-        'Collection type cannot be changed.',
-      )
+      errors.type = validationError('validation_collection_type_change')
     }
     const draft = old ? structuredClone(old) : blankCollection(type)
     const shape = applyCollectionInput(draft, input, errors, {
@@ -187,10 +192,9 @@ async function saveViews(app: App, items: Item[], others: Collection[]): Promise
   const item = pendingItems.find(ownFailure) ?? pendingItems[0]
   if (item) {
     throw importFailure(item.label, item.draft.id, {
-      viewQuery: fieldError(
-        'validation_invalid_view_query',
-        `Invalid query - ${problems.get(item) ?? ''}`,
-      ),
+      viewQuery: validationError('validation_invalid_view_query', {
+        problem: problems.get(item) ?? '',
+      }),
     })
   }
   const view = pendingOthers.find(ownFailure) ?? pendingOthers[0]
@@ -198,7 +202,7 @@ async function saveViews(app: App, items: Item[], others: Collection[]): Promise
     throw importFailure(
       view.name,
       view.id,
-      `Failed to change collection probably due to existing reference in ${view.name}: ${problems.get(view) ?? ''}`,
+      messages.importViewBroken({ name: view.name, problem: problems.get(view) ?? '' }),
     )
   }
 }
@@ -217,8 +221,8 @@ export async function importCollections(
   deleteMissing: boolean,
 ): Promise<void> {
   if (!Array.isArray(items) || items.length === 0) {
-    throw badRequest('Failed to import collections.', {
-      collections: fieldError('validation_required', 'Cannot be blank.'),
+    throw badRequest(messages.importFailed, {
+      collections: validationError('validation_required'),
     })
   }
   const inputs = items.map((i) => (isObject(i) ? i : {}))

@@ -1,5 +1,5 @@
 /** Reading the auth options of a collection input: nested in `authOptions` or at the top level. */
-import { fieldError, type FieldError, type ValidationErrors } from '../errors.js'
+import { type FieldError, validationError, type ValidationErrors } from '../errors.js'
 import { isObject, pickEdited, sameValue, type InputShape } from './input-views.js'
 import type { AuthOptions } from './model.js'
 
@@ -36,7 +36,7 @@ export function applyAuthOptions(
   let nested: Record<string, unknown> = {}
   if (isObject(input.authOptions)) nested = input.authOptions
   else if (input.authOptions !== undefined) {
-    errors.authOptions = fieldError('validation_invalid_value', 'Must be an object.')
+    errors.authOptions = validationError('validation_invalid_value:object')
   }
   const t = target as unknown as Record<string, unknown>
   const nestedErrors: ValidationErrors = {}
@@ -51,10 +51,7 @@ export function applyAuthOptions(
       const pick = pickEdited(views[0]!, views[1]!, (v) => sameValue(v, t[key]))
       if (pick === 'conflict') {
         shape.authTopLevel.add(key)
-        errors[key] = fieldError(
-          'validation_conflicting_values',
-          `"${key}" and "authOptions.${key}" carry different changes: send one of them.`,
-        )
+        errors[key] = validationError('validation_conflicting_values:auth', { key })
         continue
       }
       chosen = views[pick === 'a' ? 0 : 1]!
@@ -77,14 +74,14 @@ function parseAuthOption(
     return {
       value: null,
       failed: true,
-      error: fieldError('validation_invalid_value', 'Must be a string or null.'),
+      error: validationError('validation_invalid_value:string_or_null'),
     }
   }
   if (!isObject(v)) {
     return {
       value: null,
       failed: true,
-      error: fieldError('validation_invalid_value', 'Must be an object.'),
+      error: validationError('validation_invalid_value:object'),
     }
   }
   const { secret: _ignored, ...rest } = v

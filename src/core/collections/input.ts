@@ -2,7 +2,7 @@
  * Reading a CollectionInput (SPEC §2.4 or PocketBase v0.23's shape) onto the collection model,
  * and putting validation errors back at the paths the input used.
  */
-import { fieldError, type ValidationErrors } from '../errors.js'
+import { validationError, type ValidationErrors } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import { fieldToFlat, fieldToSchema } from './codec.js'
 import { makeField } from './defaults.js'
@@ -37,14 +37,14 @@ function parseField(
   errors: ValidationErrors,
 ): Field | null {
   if (!isObject(raw)) {
-    errors.field = fieldError('validation_invalid_value', 'Must be an object.')
+    errors.field = validationError('validation_invalid_value:object')
     return null
   }
   const name = typeof raw.name === 'string' ? raw.name : ''
   const type = typeof raw.type === 'string' ? raw.type : (existing?.type ?? '')
   const ft = getFieldType(type)
   if (!ft) {
-    errors.type = fieldError('validation_in_invalid', 'Must be a valid value.')
+    errors.type = validationError('validation_in_invalid')
     return null
   }
   let options: Record<string, unknown>
@@ -103,19 +103,19 @@ export function applyCollectionInput(
   const fresh = opts.fresh ?? false
   if ('name' in input) {
     if (typeof input.name === 'string') target.name = input.name
-    else errors.name = fieldError('validation_invalid_value', 'Must be a string.')
+    else errors.name = validationError('validation_invalid_value:string')
   }
   if (typeof input.id === 'string' && target.id === '') target.id = input.id
   for (const key of ruleKeys) {
     if (!(key in input)) continue
     const v = input[key]
     if (v === null || typeof v === 'string') target[key] = v
-    else errors[key] = fieldError('validation_invalid_value', 'Must be a string or null.')
+    else errors[key] = validationError('validation_invalid_value:string_or_null')
   }
   if ('indexes' in input) {
     const v = input.indexes
     if (Array.isArray(v) && v.every((s) => typeof s === 'string')) target.indexes = v
-    else errors.indexes = fieldError('validation_invalid_value', 'Must be a list of strings.')
+    else errors.indexes = validationError('validation_invalid_value:strings')
   }
   applyViewQuery(target, input, errors)
   const shape: InputShape = {
@@ -145,16 +145,13 @@ function applyViewQuery(
   if (parsed.length === 2) {
     const pick = pickEdited(parsed[0]!, parsed[1]!, (v) => v === (target.viewQuery ?? ''))
     if (pick === 'conflict') {
-      errors.viewQuery = fieldError(
-        'validation_conflicting_values',
-        '"viewQuery" and "options.query" carry different changes: send one of them.',
-      )
+      errors.viewQuery = validationError('validation_conflicting_values:view_query')
       return
     }
     chosen = parsed[pick === 'a' ? 0 : 1]!
   }
   if (chosen.value !== null) target.viewQuery = chosen.value
-  else errors.viewQuery = fieldError('validation_invalid_value', 'Must be a string.')
+  else errors.viewQuery = validationError('validation_invalid_value:string')
 }
 
 function applyFields(
@@ -170,7 +167,7 @@ function applyFields(
     const raw = input[key]
     const errs: ValidationErrors = {}
     if (!Array.isArray(raw)) {
-      errs[key] = fieldError('validation_invalid_value', 'Must be a list of fields.')
+      errs[key] = validationError('validation_invalid_value:fields')
       return { key, value: null, errs, failed: true }
     }
     const value = mergeFields(target.fields, raw, errs, key, merge, fresh)
@@ -191,10 +188,7 @@ function applyFields(
       (v) => sameValue(v, flatBase),
     )
     if (pick === 'conflict') {
-      const conflict = fieldError(
-        'validation_conflicting_values',
-        '"schema" and "fields" carry different changes: send one of them, or the same change in both.',
-      )
+      const conflict = validationError('validation_conflicting_values:schema')
       errors.schema = conflict
       errors.fields = conflict
       return 'fields'

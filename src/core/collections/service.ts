@@ -3,7 +3,15 @@ import { ident, sql } from '../../store/sql.js'
 import type { DatabaseName } from '../../store/store.js'
 import { nowDate } from '../../tools/dates.js'
 import type { App } from '../app.js'
-import { badRequest, fieldError, hasErrors, notFound, type ValidationErrors } from '../errors.js'
+import {
+  type ApiMessage,
+  badRequest,
+  hasErrors,
+  messages,
+  notFound,
+  validationError,
+  type ValidationErrors,
+} from '../errors.js'
 import { applyCollectionInput, reshapeErrors, type FieldMerge, type InputShape } from './input.js'
 import { importCollections } from './import.js'
 import { createLookup, type CollectionLookup } from './lookup.js'
@@ -114,16 +122,16 @@ export class CollectionService {
     const type = (input.type ?? 'base') as CollectionType
     const errors: ValidationErrors = {}
     if (!['base', 'auth', 'view'].includes(type)) {
-      throw badRequest('Failed to create collection.', {
-        type: fieldError('validation_in_invalid', 'Must be a valid value.'),
+      throw badRequest(messages.collectionCreateFailed, {
+        type: validationError('validation_in_invalid'),
       })
     }
     const draft = blankCollection(type)
     const shape = applyCollectionInput(draft, input, errors, { fresh: true })
     if (hasErrors(errors))
-      throw badRequest('Failed to create collection.', reshapeErrors(errors, shape))
+      throw badRequest(messages.collectionCreateFailed, reshapeErrors(errors, shape))
     return this.app.runInTransaction((tx) =>
-      tx.collections.saveChecked(draft, undefined, 'Failed to create collection.', shape),
+      tx.collections.saveChecked(draft, undefined, messages.collectionCreateFailed, shape),
     )
   }
 
@@ -137,16 +145,13 @@ export class CollectionService {
     const draft = structuredClone(old)
     const errors: ValidationErrors = {}
     if ('type' in input && input.type !== old.type) {
-      errors.type = fieldError(
-        'validation_collection_type_change',
-        'Collection type cannot be changed.',
-      )
+      errors.type = validationError('validation_collection_type_change')
     }
     const shape = applyCollectionInput(draft, input, errors, { merge })
     if (hasErrors(errors))
-      throw badRequest('Failed to update collection.', reshapeErrors(errors, shape))
+      throw badRequest(messages.collectionUpdateFailed, reshapeErrors(errors, shape))
     return this.app.runInTransaction((tx) =>
-      tx.collections.saveChecked(draft, old, 'Failed to update collection.', shape),
+      tx.collections.saveChecked(draft, old, messages.collectionUpdateFailed, shape),
     )
   }
 
@@ -157,14 +162,14 @@ export class CollectionService {
   async saveChecked(
     draft: Collection,
     old: Collection | undefined,
-    message: string,
+    message: ApiMessage,
     shape?: InputShape,
   ): Promise<Collection> {
     if (draft.type === 'view') {
       const problem = await deriveViewFields(this.app, draft)
       if (problem)
         throw badRequest(message, {
-          viewQuery: fieldError('validation_invalid_view_query', `Invalid query - ${problem}`),
+          viewQuery: validationError('validation_invalid_view_query', { problem }),
         })
     }
     const errors = validateCollection(draft, old, this.lookup(), this.app.dbFor(draft).dialect)
@@ -174,7 +179,7 @@ export class CollectionService {
       return await this.save(draft, old)
     } catch (err) {
       if (err instanceof DbError || err instanceof UniqueViolation)
-        throw badRequest(`${message} Raw error: ${err.message}`, {}, err)
+        throw badRequest(messages.collectionSaveRawError({ message, raw: err.message }), {}, err)
       throw err
     }
   }
@@ -255,8 +260,8 @@ export class CollectionService {
   async delete(idOrName: string): Promise<void> {
     const c = this.get(idOrName)
     if (c.system)
-      throw badRequest('Failed to delete collection.', {
-        system: fieldError('validation_collection_system', 'System collections cannot be deleted.'),
+      throw badRequest(messages.collectionDeleteFailed, {
+        system: validationError('validation_collection_system'),
       })
     const refs = this.all()
       .filter(
@@ -265,10 +270,7 @@ export class CollectionService {
           o.fields.some((f) => f.type === 'relation' && f.options.collectionId === c.id),
       )
       .map((o) => o.name)
-    if (refs.length > 0)
-      throw badRequest(
-        `Failed to delete collection probably due to existing reference in ${refs.join(', ')}.`,
-      )
+    if (refs.length > 0) throw badRequest(messages.collectionReferenced({ names: refs.join(', ') }))
     await this.app.runInTransaction((tx) => tx.collections.drop(c))
   }
 
@@ -303,11 +305,7 @@ export class CollectionService {
       try {
         await this.app.schema.describeQuery(this.app.db, v.viewQuery ?? '')
       } catch (err) {
-        throw badRequest(
-          `Failed to change collection probably due to existing reference in ${v.name}.`,
-          {},
-          err,
-        )
+        throw badRequest(messages.collectionViewBroken({ name: v.name }), {}, err)
       }
     }
   }
@@ -315,10 +313,7 @@ export class CollectionService {
   /** Deletes every record of a collection and keeps its schema and rules. */
   async truncate(idOrName: string): Promise<void> {
     const c = this.get(idOrName)
-    if (c.type === 'view')
-      throw badRequest(
-        "View collections cannot be truncated since they don't store their own records.",
-      )
+    if (c.type === 'view') throw badRequest(messages.viewNotTruncatable)
     await this.app.records.truncate(c)
   }
 

@@ -1,5 +1,5 @@
 import type { Dialect } from '../../store/dialect.js'
-import { fieldError, type FieldError, type ValidationErrors } from '../errors.js'
+import { type FieldError, validationError, type ValidationErrors } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import { validateRelationOptions } from '../fields/relation.js'
 import type { FieldLookup } from '../fields/field-type.js'
@@ -18,9 +18,16 @@ const reservedFieldNames = new Set([
   'expand',
 ])
 const internalTables = new Set(['_collections', '_params', '_migrations'])
-const authSystemFields = ['password', 'tokenKey', 'email', 'emailVisibility', 'verified']
+/** The system fields every auth collection has, with the error of a missing one. */
+const authSystemFields = {
+  password: 'validation_missing_password_field',
+  tokenKey: 'validation_missing_tokenkey_field',
+  email: 'validation_missing_email_field',
+  emailVisibility: 'validation_missing_emailvisibility_field',
+  verified: 'validation_missing_verified_field',
+} as const
 
-const required = (): FieldError => fieldError('validation_required', 'Cannot be blank.')
+const required = (): FieldError => validationError('validation_required')
 
 /**
  * Validates a collection about to be saved, or just saved by an import (`old` is the version
@@ -36,22 +43,16 @@ export function validateCollection(
   const errors: ValidationErrors = {}
   validateName(c, old, lookup, errors)
   if (!['base', 'auth', 'view'].includes(c.type)) {
-    errors.type = fieldError('validation_in_invalid', 'Must be a valid value.')
+    errors.type = validationError('validation_in_invalid')
     return errors
   }
   if (old && old.type !== c.type) {
-    errors.type = fieldError(
-      'validation_collection_type_change',
-      'Collection type cannot be changed.',
-    )
+    errors.type = validationError('validation_collection_type_change')
   }
   if (old?.system) {
     for (const key of ruleKeys) {
       if (c[key] !== old[key] && c.name !== '_superusers') {
-        errors[key] = fieldError(
-          'validation_collection_system_rule_change',
-          'System collection rules cannot be changed.',
-        )
+        errors[key] = validationError('validation_collection_system_rule_change')
       }
     }
   }
@@ -65,17 +66,16 @@ export function validateCollection(
   for (const key of ruleKeys) {
     const rule = c[key]
     if (c.type === 'view' && key !== 'listRule' && key !== 'viewRule' && rule !== null) {
-      errors[key] = fieldError('validation_nil', 'Must be blank.')
+      errors[key] = validationError('validation_nil')
       continue
     }
     if (rule === null || rule.trim() === '' || errors.schema) continue
     const problem = validateRule(rule, c, (n) => lookup.findCollection(n), dialect)
-    if (problem)
-      errors[key] = fieldError('validation_invalid_rule', `Invalid rule. Raw error: ${problem}`)
+    if (problem) errors[key] = validationError('validation_invalid_rule', { problem })
   }
   if (c.authOptions && !errors.schema) validateAuthOptions(c, lookup, dialect, errors)
   if (c.type === 'view' && c.indexes.length > 0) {
-    errors.indexes = fieldError('validation_indexes_not_supported', 'Views cannot have indexes.')
+    errors.indexes = validationError('validation_indexes_not_supported')
   } else if (!errors.schema) {
     validateIndexes(c, lookup.all(), errors)
   }
@@ -89,45 +89,33 @@ function validateName(
   errors: ValidationErrors,
 ): void {
   if (old?.system && c.name !== old.name) {
-    errors.name = fieldError(
-      'validation_collection_system_name_change',
-      'System collection name cannot be changed.',
-    )
+    errors.name = validationError('validation_collection_system_name_change')
     return
   }
   if (c.name === '') errors.name = required()
   else if (c.name.length > 255 || !word.test(c.name)) {
-    errors.name = fieldError('validation_match_invalid', 'Must be in a valid format.')
+    errors.name = validationError('validation_match_invalid')
   } else if (c.name.includes('_via_')) {
-    errors.name = fieldError('validation_found_via', 'The name must not contain "_via_".')
+    errors.name = validationError('validation_found_via')
   } else if (!c.system && c.name.startsWith('_') && c.name !== old?.name) {
-    errors.name = fieldError(
-      'validation_collection_name_invalid',
-      'Collection names starting with "_" are reserved for system collections.',
-    )
+    errors.name = validationError('validation_collection_name_invalid')
   } else if (
     internalTables.has(c.name.toLowerCase()) ||
     c.name.toLowerCase().startsWith('sqlite_')
   ) {
-    errors.name = fieldError('validation_collection_name_invalid', 'The name is reserved.')
+    errors.name = validationError('validation_collection_name_invalid:reserved')
   } else {
     for (const other of lookup.all()) {
       if (other.id === c.id) continue
       if (other.name.toLowerCase() === c.name.toLowerCase()) {
-        errors.name = fieldError(
-          'validation_collection_name_exists',
-          'Collection name must be unique (case insensitive).',
-        )
+        errors.name = validationError('validation_collection_name_exists')
       } else if (other.id === c.name) {
-        errors.name = fieldError(
-          'validation_collection_name_id_duplicate',
-          'The name must not match an existing collection id.',
-        )
+        errors.name = validationError('validation_collection_name_id_duplicate')
       }
     }
   }
   if (c.id !== '' && (!word.test(c.id) || c.id.length > 100)) {
-    errors.id = fieldError('validation_match_invalid', 'Must be in a valid format.')
+    errors.id = validationError('validation_match_invalid')
   }
 }
 
@@ -143,27 +131,24 @@ function validateFields(
     const e: ValidationErrors = {}
     if (f.name === '') e.name = required()
     else if (f.name.length > 100 || !word.test(f.name))
-      e.name = fieldError('validation_match_invalid', 'Must be in a valid format.')
+      e.name = validationError('validation_match_invalid')
     else if (reservedFieldNames.has(f.name.toLowerCase()))
-      e.name = fieldError('validation_not_in_invalid', 'Must not be in list.')
-    else if (f.name.includes('_via_'))
-      e.name = fieldError('validation_found_via', 'The name must not contain "_via_".')
+      e.name = validationError('validation_not_in_invalid')
+    else if (f.name.includes('_via_')) e.name = validationError('validation_found_via')
     else if (names.has(f.name.toLowerCase()))
-      e.name = fieldError('validation_duplicated_field_name', 'Duplicated or invalid field name.')
+      e.name = validationError('validation_duplicated_field_name')
     else if (c.type === 'auth' && (f.name === 'passwordConfirm' || f.name === 'oldPassword')) {
-      e.name = fieldError('validation_not_in_invalid', 'Must not be in list.')
+      e.name = validationError('validation_not_in_invalid')
     }
     names.add(f.name.toLowerCase())
-    if (ids.has(f.id))
-      e.id = fieldError('validation_duplicated_field_id', 'Duplicated or invalid field id.')
+    if (ids.has(f.id)) e.id = validationError('validation_duplicated_field_id')
     ids.add(f.id)
     const prev = old?.fields.find((o) => o.id === f.id)
-    if (prev && prev.type !== f.type)
-      e.type = fieldError('validation_field_type_change', 'Field type cannot be changed.')
+    if (prev && prev.type !== f.type) e.type = validationError('validation_field_type_change')
     if (prev?.system && prev.name !== f.name)
-      e.name = fieldError('validation_system_field_change', 'System fields cannot be renamed.')
+      e.name = validationError('validation_system_field_change')
     const ft = getFieldType(f.type)
-    if (!ft) e.type = fieldError('validation_in_invalid', 'Must be a valid value.')
+    if (!ft) e.type = validationError('validation_in_invalid')
     else if (c.type !== 'view') {
       const optErrors =
         f.type === 'relation'
@@ -175,27 +160,16 @@ function validateFields(
   })
   const idField = c.fields.find((f) => f.name === 'id')
   if (!idField || idField.type !== 'text' || idField.options.primaryKey !== true) {
-    errors.id = fieldError(
-      'validation_missing_primary_key',
-      'Missing or invalid "id" primary key field.',
-    )
+    errors.id = validationError('validation_missing_primary_key')
   }
   if (c.type === 'auth') {
-    for (const name of authSystemFields) {
-      if (!c.fields.some((f) => f.name === name && f.system)) {
-        errors[name] = fieldError(
-          `validation_missing_${name.toLowerCase()}_field`,
-          `Missing system "${name}" field.`,
-        )
-      }
+    for (const [name, key] of Object.entries(authSystemFields)) {
+      if (!c.fields.some((f) => f.name === name && f.system)) errors[name] = validationError(key)
     }
   }
   for (const prev of old?.fields ?? []) {
     if (prev.system && !c.fields.some((f) => f.id === prev.id)) {
-      errors[prev.name] = fieldError(
-        'validation_system_field_change',
-        'System fields cannot be removed.',
-      )
+      errors[prev.name] = validationError('validation_system_field_change:removed')
     }
   }
   return errors
@@ -210,14 +184,13 @@ function validateAuthOptions(
   const o = c.authOptions!
   const e: ValidationErrors = {}
   if (o.manageRule !== null && o.manageRule.trim() === '') {
-    e.manageRule = fieldError('validation_nil_or_not_empty_required', 'Cannot be blank.')
+    e.manageRule = validationError('validation_nil_or_not_empty_required')
   }
   for (const key of ['authRule', 'manageRule'] as const) {
     const rule = o[key]
     if (rule === null || rule.trim() === '') continue
     const problem = validateRule(rule, c, (n) => lookup.findCollection(n), dialect)
-    if (problem)
-      e[key] = fieldError('validation_invalid_rule', `Invalid rule. Raw error: ${problem}`)
+    if (problem) e[key] = validationError('validation_invalid_rule', { problem })
   }
   for (const key of [
     'authToken',
@@ -229,35 +202,22 @@ function validateAuthOptions(
     const d = o[key].duration
     if (typeof d !== 'number' || !Number.isInteger(d) || d < 10 || d > 94670856) {
       e[key] = {
-        duration: fieldError(
-          'validation_min_greater_equal_than_required',
-          'Must be between 10 and 94670856 seconds.',
-        ),
+        duration: validationError('validation_min_greater_equal_than_required:token_duration'),
       }
     }
   }
   const ids = o.passwordAuth.identityFields
   if (!Array.isArray(ids) || ids.some((n) => !c.fields.some((f) => f.name === n))) {
     e.passwordAuth = {
-      identityFields: fieldError(
-        'validation_in_invalid',
-        'Every identity field must be an existing field.',
-      ),
+      identityFields: validationError('validation_in_invalid:identity_fields'),
     }
   }
   if (o.otp.enabled && (o.otp.duration < 10 || o.otp.duration > 86400 || o.otp.length < 4)) {
-    e.otp = fieldError(
-      'validation_invalid_value',
-      'OTP duration must be 10-86400 seconds and length at least 4.',
-    )
+    e.otp = validationError('validation_invalid_value:otp')
   }
   if (o.mfa.enabled) {
     const methods = [o.passwordAuth.enabled, o.otp.enabled, o.oauth2.enabled].filter(Boolean).length
-    if (methods < 2)
-      e.mfa = fieldError(
-        'validation_mfa_not_enough_auths',
-        'MFA requires at least two enabled auth methods.',
-      )
+    if (methods < 2) e.mfa = validationError('validation_mfa_not_enough_auths')
   }
   if (Object.keys(e).length > 0) errors.authOptions = e
 }
@@ -277,20 +237,14 @@ function validateIndexes(c: Collection, all: Collection[], errors: ValidationErr
   c.indexes.forEach((text, i) => {
     const spec = parseIndex(text, c)
     if (typeof spec === 'string') {
-      e[String(i)] = fieldError('validation_invalid_index_expression', spec)
+      e[String(i)] = validationError('validation_invalid_index_expression', { reason: spec })
       return
     }
     const key = spec.name.toLowerCase()
     if (names.has(key)) {
-      e[String(i)] = fieldError(
-        'validation_duplicated_index_name',
-        'The index name must be unique.',
-      )
+      e[String(i)] = validationError('validation_duplicated_index_name')
     } else if (taken.has(key)) {
-      e[String(i)] = fieldError(
-        'validation_existing_index_name',
-        'Index name is already used by another collection.',
-      )
+      e[String(i)] = validationError('validation_existing_index_name')
     }
     names.add(key)
   })

@@ -5,7 +5,7 @@
  */
 
 import type { Field } from '../collections/model.js'
-import { fieldError } from '../errors.js'
+import { validationError } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { unsupportedType } from './generic-errors.js'
 import { dateFromDb, toDateValue } from './date.js'
@@ -30,10 +30,7 @@ export const autodateField: FieldType = {
       onUpdate: checkBool(field, 'onUpdate'),
     })
     if (!errors.onCreate && !boolOption(field, 'onCreate') && !boolOption(field, 'onUpdate')) {
-      errors.onCreate = fieldError(
-        'validation_required',
-        'At least one of onCreate or onUpdate must be enabled.',
-      )
+      errors.onCreate = validationError('validation_required:autodate')
     }
     return errors
   },

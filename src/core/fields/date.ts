@@ -1,7 +1,7 @@
 /** The `date` field: a UTC datetime string (`YYYY-MM-DD HH:MM:SS.sssZ`), `''` when unset. */
 
 import type { Field } from '../collections/model.js'
-import { fieldError, type FieldError } from '../errors.js'
+import { type FieldError, validationError } from '../errors.js'
 import { normalizeDate, parseDate } from '../../tools/dates.js'
 import type { FieldType } from './field-type.js'
 import { describeValue, maxThreshold, minThreshold, required, wrongType } from './generic-errors.js'
@@ -31,11 +31,7 @@ function castDate(raw: unknown): unknown {
 
 /** `validation_date_invalid` for a submitted value that is not a date. */
 function invalidDate(value: unknown): FieldError {
-  return fieldError(
-    'validation_date_invalid',
-    'Must be a valid date (such as 2024-01-31 12:00:00.000Z), not {actual}.',
-    { actual: describeValue(value) },
-  )
+  return validationError('validation_date_invalid:actual', { actual: describeValue(value) })
 }
 
 /** True when a canonical-looking date is a real one (2024-02-31 is not). */
@@ -63,12 +59,12 @@ function checkBound(field: Field, key: 'min' | 'max'): FieldError | null {
   const v = field.options[key]
   if (v === undefined || v === null || v === '') return null
   if (typeof v !== 'string' || parseDate(v) === null) {
-    return fieldError('validation_date_invalid', 'Must be a valid date.')
+    return validationError('validation_date_invalid')
   }
   if (key === 'max') {
     const min = parseDate(stringOption(field, 'min'))
     if (min && parseDate(v)! < min) {
-      return fieldError('validation_date_out_of_range', 'The date is out of range.')
+      return validationError('validation_date_out_of_range')
     }
   }
   return null

@@ -1,7 +1,7 @@
 /** The `onlyDomains`/`exceptDomains` options shared by email and url fields. */
 
 import type { Field } from '../collections/model.js'
-import { fieldError, type FieldError } from '../errors.js'
+import { type FieldError, validationError } from '../errors.js'
 import { castText, toText } from './cast.js'
 import type { FieldType } from './field-type.js'
 import { mustBeBlank, required, wrongType } from './generic-errors.js'
@@ -28,9 +28,7 @@ function checkList(field: Field, key: string, other: string, withPort: boolean):
   if (list.length === 0) return null
   if (stringListOption(field, other).length > 0) return mustBeBlank()
   const bad = list.find((d) => !(withPort ? hostRe.test(d) : isDomain(d)))
-  return bad === undefined
-    ? null
-    : fieldError('validation_is_domain', 'Must be a valid domain ({value}).', { value: bad })
+  return bad === undefined ? null : validationError('validation_is_domain', { value: bad })
 }
 
 /**

@@ -1,7 +1,7 @@
 /** The `editor` field: rich text (HTML) of at most `maxSize` bytes (0 → 5 MiB). */
 
 import type { Field } from '../collections/model.js'
-import { fieldError } from '../errors.js'
+import { validationError } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { required, wrongType } from './generic-errors.js'
 import { byteLength, castText, toText } from './cast.js'
@@ -33,13 +33,7 @@ export const editorField: FieldType = {
     if (value === '') return Promise.resolve(field.required ? required() : null)
     const maxSize = editorMaxSize(field)
     if (byteLength(value) > maxSize) {
-      return Promise.resolve(
-        fieldError(
-          'validation_content_size_limit',
-          'The maximum allowed content size is {maxSize} bytes.',
-          { maxSize },
-        ),
-      )
+      return Promise.resolve(validationError('validation_content_size_limit', { maxSize }))
     }
     return Promise.resolve(null)
   },

@@ -1,6 +1,6 @@
 /** The `email` field: an address, optionally restricted to `onlyDomains` or `exceptDomains`. */
 
-import { fieldError } from '../errors.js'
+import { validationError } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { domainTextField } from './domains.js'
 
@@ -27,6 +27,6 @@ export const emailField: FieldType = domainTextField({
   type: 'email',
   withPort: false,
   domainOf: (value) => (isEmail(value) ? value.slice(value.lastIndexOf('@') + 1) : null),
-  invalid: fieldError('validation_is_email', 'Must be a valid email address.'),
-  notAllowed: fieldError('validation_email_domain_not_allowed', 'Email domain is not allowed.'),
+  invalid: validationError('validation_is_email'),
+  notAllowed: validationError('validation_email_domain_not_allowed'),
 })

@@ -5,7 +5,7 @@
  */
 
 import type { Field } from '../collections/model.js'
-import { fieldError, type FieldError } from '../errors.js'
+import { type FieldError, validationError } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { required } from './generic-errors.js'
 import {
@@ -69,7 +69,7 @@ function checkThumbs(field: Field): FieldError | null {
   const bad = stringListOption(field, 'thumbs').find((t) => !isThumbSize(t))
   return bad === undefined
     ? null
-    : fieldError('validation_invalid_thumb_format', 'Incorrect thumb format {value}.', {
+    : validationError('validation_invalid_thumb_format', {
         value: bad,
       })
 }
@@ -78,9 +78,7 @@ function checkMimeTypes(field: Field): FieldError | null {
   const err = checkStringList(field, 'mimeTypes')
   if (err) return err
   const bad = stringListOption(field, 'mimeTypes').find((t) => !/^[\w.+-]+\/[\w.+*-]+$/.test(t))
-  return bad === undefined
-    ? null
-    : fieldError('validation_invalid_mime_type', 'Invalid mime type {value}.', { value: bad })
+  return bad === undefined ? null : validationError('validation_invalid_mime_type', { value: bad })
 }
 
 function validateFiles(value: unknown, field: Field): FieldError | null {
@@ -88,14 +86,14 @@ function validateFiles(value: unknown, field: Field): FieldError | null {
   if (names.length === 0) return field.required ? required() : null
   const maxSelect = maxSelectOption(field)
   if (names.length > maxSelect) {
-    return fieldError('validation_too_many_files', 'The maximum allowed files is {maxSelect}.', {
+    return validationError('validation_too_many_files', {
       maxSelect,
     })
   }
   const invalidFiles = names.filter((n) => !isSafeFileName(n))
   return invalidFiles.length === 0
     ? null
-    : fieldError('validation_invalid_file', 'Invalid new files: {invalidFiles}.', { invalidFiles })
+    : validationError('validation_invalid_file', { invalidFiles })
 }
 
 /** The `file` field type. */

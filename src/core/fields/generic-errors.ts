@@ -1,15 +1,15 @@
 /** The generic (ozzo-validation) field errors of reference §8.1, shared by every field type. */
 
-import { fieldError, type FieldError } from '../errors.js'
+import { type FieldError, validationError } from '../errors.js'
 
 /** `validation_required` "Cannot be blank." */
 export function required(): FieldError {
-  return fieldError('validation_required', 'Cannot be blank.')
+  return validationError('validation_required')
 }
 
 /** `validation_unsupported_value_type` "Invalid or unsupported value type." */
 export function unsupportedType(): FieldError {
-  return fieldError('validation_unsupported_value_type', 'Invalid or unsupported value type.')
+  return validationError('validation_unsupported_value_type')
 }
 
 /** How a submitted value reads in a message: `an object`, `a list`, `the text "abc"`, … */
@@ -36,7 +36,7 @@ export function describeValue(value: unknown): string {
  * that was submitted but cannot be read as the field's type ("Must be text, not an object.").
  */
 export function wrongType(expected: string, value: unknown): FieldError {
-  return fieldError('validation_unsupported_value_type', 'Must be {expected}, not {actual}.', {
+  return validationError('validation_unsupported_value_type:expected', {
     expected,
     actual: describeValue(value),
   })
@@ -44,32 +44,24 @@ export function wrongType(expected: string, value: unknown): FieldError {
 
 /** `validation_min_greater_equal_than_required` "Must be no less than {threshold}." */
 export function minThreshold(threshold: unknown): FieldError {
-  return fieldError(
-    'validation_min_greater_equal_than_required',
-    'Must be no less than {threshold}.',
-    {
-      threshold,
-    },
-  )
+  return validationError('validation_min_greater_equal_than_required', {
+    threshold,
+  })
 }
 
 /** `validation_max_less_equal_than_required` "Must be no greater than {threshold}." */
 export function maxThreshold(threshold: unknown): FieldError {
-  return fieldError(
-    'validation_max_less_equal_than_required',
-    'Must be no greater than {threshold}.',
-    {
-      threshold,
-    },
-  )
+  return validationError('validation_max_less_equal_than_required', {
+    threshold,
+  })
 }
 
 /** `validation_empty` "Must be blank." */
 export function mustBeBlank(): FieldError {
-  return fieldError('validation_empty', 'Must be blank.')
+  return validationError('validation_empty')
 }
 
 /** `validation_invalid_regex`: a `pattern` option that does not compile. */
 export function invalidRegex(reason: string): FieldError {
-  return fieldError('validation_invalid_regex', 'Invalid regular expression: {reason}.', { reason })
+  return validationError('validation_invalid_regex', { reason })
 }

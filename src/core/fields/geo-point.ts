@@ -3,7 +3,7 @@
  * point `{lon: 0, lat: 0}` is "empty", so `required` means not both zero.
  */
 
-import { fieldError, type FieldError } from '../errors.js'
+import { type FieldError, validationError } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { required, wrongType } from './generic-errors.js'
 import { lastScalar, parseJson, toNumber } from './cast.js'
@@ -42,21 +42,15 @@ function isGeoPoint(v: unknown): v is GeoPoint {
 function validatePoint(value: unknown, isRequired: boolean): FieldError | null {
   if (!isGeoPoint(value) || !Number.isFinite(value.lon) || !Number.isFinite(value.lat)) {
     return isRecord(value)
-      ? fieldError(
-          'validation_unsupported_value_type',
-          'The point lon and lat must be finite numbers.',
-        )
+      ? validationError('validation_unsupported_value_type:point')
       : wrongType('a point {"lon": number, "lat": number}', value)
   }
   if (value.lon === 0 && value.lat === 0) return isRequired ? required() : null
   if (value.lat < -90 || value.lat > 90) {
-    return fieldError('validation_invalid_latitude', 'Latitude must be between -90 and 90 degrees.')
+    return validationError('validation_invalid_latitude')
   }
   if (value.lon < -180 || value.lon > 180) {
-    return fieldError(
-      'validation_invalid_longitude',
-      'Longitude must be between -180 and 180 degrees.',
-    )
+    return validationError('validation_invalid_longitude')
   }
   return null
 }

@@ -5,7 +5,7 @@
  */
 
 import type { Field } from '../collections/model.js'
-import { fieldError, type FieldError } from '../errors.js'
+import { type FieldError, validationError } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { required } from './generic-errors.js'
 import { byteLength, parseJson } from './cast.js'
@@ -99,23 +99,14 @@ function isEmptyJson(value: unknown): boolean {
 function validateJson(value: unknown, field: Field): FieldError | null {
   const shape = inspectJson(value)
   if (shape === 'too_deep') {
-    return fieldError(
-      'validation_json_too_deep',
-      'The maximum allowed JSON nesting depth is {maxDepth} levels.',
-      { maxDepth: MAX_JSON_DEPTH },
-    )
+    return validationError('validation_json_too_deep', { maxDepth: MAX_JSON_DEPTH })
   }
-  if (shape === 'invalid')
-    return fieldError('validation_invalid_json', 'Must be a valid json value.')
+  if (shape === 'invalid') return validationError('validation_invalid_json')
   const maxSize = jsonMaxSize(field)
   if (byteLength(JSON.stringify(value)) > maxSize) {
-    return fieldError(
-      'validation_json_size_limit',
-      'The maximum allowed JSON size is {maxSize} bytes.',
-      {
-        maxSize,
-      },
-    )
+    return validationError('validation_json_size_limit', {
+      maxSize,
+    })
   }
   return field.required && isEmptyJson(value) ? required() : null
 }

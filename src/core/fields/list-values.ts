@@ -5,7 +5,7 @@
 
 import type { ColumnKind } from '../../store/dialect.js'
 import type { Field } from '../collections/model.js'
-import { fieldError, type FieldError } from '../errors.js'
+import { type FieldError, validationError } from '../errors.js'
 import type { Modifier } from './field-type.js'
 import { describeValue, wrongType } from './generic-errors.js'
 import { maxSelectOption } from './options.js'
@@ -107,13 +107,9 @@ export function listTypeError(value: unknown, field: Field): FieldError | null {
   const bad: unknown = value.find((v) => typeof v !== 'string')
   return bad === undefined
     ? null
-    : fieldError(
-        'validation_unsupported_value_type',
-        'Each value must be a string, not {actual}.',
-        {
-          actual: describeValue(bad),
-        },
-      )
+    : validationError('validation_unsupported_value_type:list', {
+        actual: describeValue(bad),
+      })
 }
 
 /**

@@ -3,7 +3,7 @@
  * Setters `name+`/`name-` add and subtract.
  */
 
-import { fieldError } from '../errors.js'
+import { validationError } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { minThreshold, required, wrongType } from './generic-errors.js'
 import { isNumberLike, toNumber } from './cast.js'
@@ -26,7 +26,7 @@ function checkBound(field: Field, key: 'min' | 'max') {
   if (typeErr) return typeErr
   const v = nullableNumberOption(field, key)
   if (v !== null && onlyInt(field) && !Number.isInteger(v)) {
-    return fieldError('validation_only_int_constraint', 'Decimal numbers are not allowed.')
+    return validationError('validation_only_int_constraint')
   }
   const min = nullableNumberOption(field, 'min')
   if (key === 'max' && v !== null && min !== null && v < min) return minThreshold(min)
@@ -66,21 +66,21 @@ export const numberField: FieldType = {
 
 function validateNumber(value: number, field: Field) {
   if (!Number.isFinite(value)) {
-    return fieldError('validation_not_a_number', 'The submitted number is not properly formatted.')
+    return validationError('validation_not_a_number')
   }
   if (value === 0) return field.required ? required() : null
   if (onlyInt(field) && !Number.isInteger(value)) {
-    return fieldError('validation_only_int_constraint', 'Decimal numbers are not allowed.')
+    return validationError('validation_only_int_constraint')
   }
   const min = nullableNumberOption(field, 'min')
   if (min !== null && value < min) {
-    return fieldError('validation_min_number_constraint', 'Must be greater or equal than {min}.', {
+    return validationError('validation_min_number_constraint', {
       min,
     })
   }
   const max = nullableNumberOption(field, 'max')
   if (max !== null && value > max) {
-    return fieldError('validation_max_number_constraint', 'Must be less or equal than {max}.', {
+    return validationError('validation_max_number_constraint', {
       max,
     })
   }

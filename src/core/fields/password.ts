@@ -5,7 +5,7 @@
 
 import { bcryptPool } from '../../tools/bcrypt-pool.js'
 import type { Field } from '../collections/model.js'
-import { fieldError, type FieldError } from '../errors.js'
+import { type FieldError, validationError } from '../errors.js'
 import type { FieldType, ValidateContext } from './field-type.js'
 import { invalidRegex, required, wrongType } from './generic-errors.js'
 import { castText, runeLength, toText } from './cast.js'
@@ -54,19 +54,19 @@ function validatePassword(value: string, field: Field, ctx: ValidateContext): Fi
   const length = runeLength(value)
   const min = numberOption(field, 'min', 0)
   if (length < min) {
-    return fieldError('validation_min_text_constraint', 'Must be at least {min} character(s).', {
+    return validationError('validation_min_text_constraint', {
       min,
     })
   }
   const max = Math.min(numberOption(field, 'max', 0) || PASSWORD_MAX, PASSWORD_MAX)
   if (length > max) {
-    return fieldError('validation_max_text_constraint', 'Must be less than {max} character(s).', {
+    return validationError('validation_max_text_constraint:password', {
       max,
     })
   }
   const pattern = stringOption(field, 'pattern')
   if (pattern !== '' && !matchesPattern(pattern, value)) {
-    return fieldError('validation_invalid_format', 'Invalid value format.')
+    return validationError('validation_invalid_format')
   }
   return null
 }

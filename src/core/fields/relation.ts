@@ -5,7 +5,7 @@
  */
 
 import type { Collection, Field } from '../collections/model.js'
-import { fieldError, type FieldError } from '../errors.js'
+import { type FieldError, validationError } from '../errors.js'
 import type { FieldLookup, FieldType } from './field-type.js'
 import { minThreshold, required, wrongType } from './generic-errors.js'
 import {
@@ -40,22 +40,16 @@ function checkCollectionId(
   if (owner) {
     const old = lookup.findCollection(owner.id)?.fields.find((f) => f.id === field.id)
     if (old?.type === 'relation' && stringOption(old, 'collectionId') !== v) {
-      return fieldError(
-        'validation_field_old_collection_id_change',
-        'Cannot change the relation collectionId.',
-      )
+      return validationError('validation_field_old_collection_id_change')
     }
   }
   // A self-relation of a collection being created points at the collection itself.
   const target = owner?.id === v ? owner : lookup.findCollection(v)
   if (!target || target.id !== v) {
-    return fieldError('validation_field_invalid_relation', "The relation collection doesn't exist.")
+    return validationError('validation_field_invalid_relation')
   }
   if ((owner?.type ?? 'base') !== 'view' && target.type === 'view') {
-    return fieldError(
-      'validation_relation_field_non_view_base_collection',
-      'Non view collections are not allowed to have a view relation.',
-    )
+    return validationError('validation_relation_field_non_view_base_collection')
   }
   return null
 }
@@ -98,25 +92,18 @@ async function validateRelation(
   if (ids.length === 0) return field.required ? required() : null
   const minSelect = numberOption(field, 'minSelect', 0)
   if (minSelect > 0 && ids.length < minSelect) {
-    return fieldError('validation_not_enough_values', 'Select at least {minSelect}.', { minSelect })
+    return validationError('validation_not_enough_values', { minSelect })
   }
   const maxSelect = maxSelectOption(field)
   if (ids.length > maxSelect) return tooManyValues(maxSelect)
   const target = lookup.findCollection(stringOption(field, 'collectionId'))
   if (!target) {
-    return fieldError(
-      'validation_missing_rel_collection',
-      'Relation connection is missing or cannot be accessed.',
-    )
+    return validationError('validation_missing_rel_collection')
   }
   const missing = await lookup.missingIds(target, ids)
   return missing.length === 0
     ? null
-    : fieldError(
-        'validation_missing_rel_records',
-        'Failed to find all relation records with the provided ids (missing: {missing}).',
-        { missing },
-      )
+    : validationError('validation_missing_rel_records', { missing })
 }
 
 /** The `relation` field type. */

@@ -4,7 +4,7 @@
  */
 
 import type { Field } from '../collections/model.js'
-import { fieldError, type FieldError } from '../errors.js'
+import { type FieldError, validationError } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { maxThreshold, required } from './generic-errors.js'
 import {
@@ -28,7 +28,7 @@ import {
 
 /** `validation_too_many_values`, shared with relation fields. */
 export function tooManyValues(maxSelect: number): FieldError {
-  return fieldError('validation_too_many_values', 'Select no more than {maxSelect}.', { maxSelect })
+  return validationError('validation_too_many_values', { maxSelect })
 }
 
 function checkValues(field: Field): FieldError | null {
@@ -60,11 +60,10 @@ function validateSelect(value: unknown, field: Field): FieldError | null {
  * too: the client sent a value, the message says which ones would do.
  */
 export function invalidValue(value: string, values: readonly string[]): FieldError {
-  return fieldError(
-    'validation_invalid_value',
-    'Invalid value {value}; allowed values: {values}.',
-    { value: JSON.stringify(value), values: values.map((v) => JSON.stringify(v)) },
-  )
+  return validationError('validation_invalid_value:allowed', {
+    value: JSON.stringify(value),
+    values: values.map((v) => JSON.stringify(v)),
+  })
 }
 
 /** The `select` field type. */

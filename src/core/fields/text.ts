@@ -5,7 +5,7 @@
  */
 
 import type { Field } from '../collections/model.js'
-import { fieldError, type FieldError } from '../errors.js'
+import { type FieldError, validationError } from '../errors.js'
 import type { FieldType, ValidateContext } from './field-type.js'
 import { invalidRegex, required, wrongType } from './generic-errors.js'
 import { castText, runeLength, toText } from './cast.js'
@@ -40,23 +40,19 @@ export function validateTextValue(value: string, field: Field): FieldError | nul
   const length = () => (runes < 0 ? (runes = runeLength(value)) : runes)
   const min = numberOption(field, 'min', 0)
   if (min > 0 && value.length / 2 < min && length() < min) {
-    return fieldError('validation_min_text_constraint', 'Must be at least {min} character(s).', {
+    return validationError('validation_min_text_constraint', {
       min,
     })
   }
   const max = numberOption(field, 'max', 0) || DEFAULT_TEXT_MAX
   if (value.length > max && length() > max) {
-    return fieldError(
-      'validation_max_text_constraint',
-      'Must be no more than {max} character(s).',
-      {
-        max,
-      },
-    )
+    return validationError('validation_max_text_constraint', {
+      max,
+    })
   }
   const pattern = stringOption(field, 'pattern')
   if (pattern !== '' && !matchesPattern(pattern, value)) {
-    return fieldError('validation_invalid_format', 'Invalid value format.')
+    return validationError('validation_invalid_format')
   }
   return null
 }
@@ -88,20 +84,14 @@ function checkAutogenerate(field: Field): FieldError | null {
     try {
       sample = autogenerateText(field) ?? ''
     } catch (e) {
-      return fieldError(
-        'validation_invalid_autogenerate_pattern',
-        'Unsupported pattern: {reason}.',
-        {
-          reason: e instanceof Error ? e.message : String(e),
-        },
-      )
+      return validationError('validation_invalid_autogenerate_pattern', {
+        reason: e instanceof Error ? e.message : String(e),
+      })
     }
     if (validateTextValue(sample, field)) {
-      return fieldError(
-        'validation_invalid_autogenerate_pattern_value',
-        'The provided autogenerate pattern could produce invalid field values, ex.: {sample}.',
-        { sample: JSON.stringify(sample) },
-      )
+      return validationError('validation_invalid_autogenerate_pattern_value', {
+        sample: JSON.stringify(sample),
+      })
     }
   }
   return null
@@ -113,33 +103,24 @@ async function validatePrimaryKey(
   ctx: ValidateContext,
 ): Promise<FieldError | null> {
   if (!ctx.isNew && ctx.original !== undefined) {
-    return value === ctx.original
-      ? null
-      : fieldError('validation_pk_change', 'The record primary key cannot be changed.')
+    return value === ctx.original ? null : validationError('validation_pk_change')
   }
   const err = validateTextValue(value, field)
   if (err) return err
   const bad = forbiddenPkChar.exec(value)
   if (bad) {
-    return fieldError(
-      'validation_forbidden_pk_character',
-      '{char} is not a valid primary key character.',
-      {
-        char: JSON.stringify(bad[0]),
-      },
-    )
+    return validationError('validation_forbidden_pk_character', {
+      char: JSON.stringify(bad[0]),
+    })
   }
   if (reservedPk.test(value)) {
-    return fieldError('validation_reserved_pk', 'The primary key {value} is reserved.', { value })
+    return validationError('validation_reserved_pk', { value })
   }
   // The default pattern allows only lower-case ids, so the unique index already covers them.
   if (stringOption(field, 'pattern') !== DEFAULT_ID_PATTERN) {
     const missing = await ctx.lookup.missingIds(ctx.collection, [value])
     if (missing.length === 0) {
-      return fieldError(
-        'validation_pk_invalid',
-        'The record primary key is invalid or already exists.',
-      )
+      return validationError('validation_pk_invalid')
     }
   }
   return null

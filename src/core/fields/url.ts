@@ -3,7 +3,7 @@
  * `exceptDomains` (compared to the host including its port).
  */
 
-import { fieldError } from '../errors.js'
+import { validationError } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { domainTextField } from './domains.js'
 
@@ -23,6 +23,6 @@ export const urlField: FieldType = domainTextField({
   type: 'url',
   withPort: true,
   domainOf: urlHost,
-  invalid: fieldError('validation_invalid_url', 'Must be a valid url.'),
-  notAllowed: fieldError('validation_url_domain_not_allowed', 'Url domain is not allowed.'),
+  invalid: validationError('validation_invalid_url'),
+  notAllowed: validationError('validation_url_domain_not_allowed'),
 })

@@ -5,7 +5,7 @@
  */
 
 import type { Field } from '../collections/model.js'
-import { fieldError, type FieldError } from '../errors.js'
+import { type FieldError, validationError } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { required } from './generic-errors.js'
 import { parseJson } from './cast.js'
@@ -44,20 +44,18 @@ function checkSourceField(field: Field): FieldError | null {
   const err = checkString(field, 'sourceField')
   if (err) return err
   const name = vectorSourceField(field)
-  return name === '' || /^\w+$/.test(name)
-    ? null
-    : fieldError('validation_invalid_field_name', 'Must be a field name.')
+  return name === '' || /^\w+$/.test(name) ? null : validationError('validation_invalid_field_name')
 }
 
 function validateVector(value: unknown, field: Field): FieldError | null {
   if (value === null) return field.required ? required() : null
   if (!Array.isArray(value) || !value.every((n) => typeof n === 'number' && Number.isFinite(n))) {
-    return fieldError('validation_vector_invalid', 'Must be an array of finite numbers.')
+    return validationError('validation_vector_invalid')
   }
   const dimensions = vectorDimensions(field)
   return value.length === dimensions
     ? null
-    : fieldError('validation_vector_dimensions', 'Must have exactly {dimensions} numbers.', {
+    : validationError('validation_vector_dimensions', {
         dimensions,
       })
 }

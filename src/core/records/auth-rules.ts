@@ -9,7 +9,7 @@
 import type { App } from '../app.js'
 import { checkOldPassword } from '../auth/password-change.js'
 import type { Collection } from '../collections/model.js'
-import { fieldError } from '../errors.js'
+import { messages, validationError } from '../errors.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
 import { ErrorSet } from './error-set.js'
 import { checkPasswordConfirm } from './input.js'
@@ -47,7 +47,7 @@ export async function checkCreatorManages(
 ): Promise<void> {
   if (unmanaged.isEmpty) return
   const managed = await tx.records.managedIds(collection, [record], request)
-  if (!managed.has(String(record.id))) unmanaged.throwIf('Failed to create record.')
+  if (!managed.has(String(record.id))) unmanaged.throwIf(messages.recordCreateFailed)
 }
 
 /** What an update's auth checks look at. */
@@ -91,9 +91,9 @@ function rejectUnmanaged(
   errors: ErrorSet,
 ): void {
   if (original ? record.verified !== original.verified : record.verified === true) {
-    errors.add('verified', fieldError('validation_values_mismatch', "Values don't match."))
+    errors.add('verified', validationError('validation_values_mismatch'))
   }
   if (original && record.email !== original.email) {
-    errors.add('email', fieldError('validation_values_mismatch', "Values don't match."))
+    errors.add('email', validationError('validation_values_mismatch'))
   }
 }

@@ -3,7 +3,7 @@ import { ident, join, param, sql, type Sql } from '../../store/sql.js'
 import { nowDate } from '../../tools/dates.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
-import { badRequest } from '../errors.js'
+import { badRequest, messages } from '../errors.js'
 import { autodateValue } from '../fields/autodate.js'
 import { getFieldType } from '../fields/registry.js'
 import { isSuperuser, type RecordData, type RequestInfo } from '../request-info.js'
@@ -15,8 +15,6 @@ import { assignUploads, prepareUploads } from './files.js'
 import { applyBody } from './input.js'
 import { recordSatisfies, ruleCondition } from './query.js'
 import { assertWritable, generate, hashPasswords, saveRecord } from './save.js'
-
-const FAILED = 'Failed to create record.'
 
 /**
  * Creates a record from a submitted body. Everything that needs no transaction (defaults,
@@ -49,7 +47,7 @@ export async function createRecord(
   const prepared = await prepareUploads(collection, files)
   errors.merge(prepared.errors)
   errors.merge(assignUploads(collection, record, prepared.uploads, body, undefined))
-  errors.throwIf(FAILED)
+  errors.throwIf(messages.recordCreateFailed)
   const request = { ...info, body: applied.resolvedBody }
   return saveRecord(app, {
     action: 'create',
@@ -63,7 +61,7 @@ export async function createRecord(
       await checkCreatorManages(tx, collection, e.record, request, unmanaged)
       const rule = ruleCondition(tx, collection, 'createRule', request)
       if (rule && !(await recordSatisfies(tx, collection, String(e.record.id), rule)))
-        throw badRequest(FAILED)
+        throw badRequest(messages.recordCreateFailed)
     },
   })
 }

@@ -6,7 +6,7 @@
 import { ident, sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
-import { ApiError, badRequest } from '../errors.js'
+import { ApiError, badRequest, messages } from '../errors.js'
 import { internalRequest, type RecordData, type RequestInfo } from '../request-info.js'
 import { deletePrefixLater, fileNames, recordPrefix } from './files.js'
 import { selectFrom } from './query.js'
@@ -77,11 +77,7 @@ export async function truncateRecords(app: App, collection: Collection): Promise
     })
     .catch((err: unknown) => {
       if (err instanceof ApiError && err.status === 400) {
-        throw badRequest(
-          'Failed to truncate collection (most likely due to required cascade delete record references).',
-          {},
-          err,
-        )
+        throw badRequest(messages.truncateFailed, {}, err)
       }
       throw err
     })

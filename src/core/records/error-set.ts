@@ -2,7 +2,13 @@
  * Field errors collected over the steps of a record write, so that everything wrong with a body
  * is answered in one 400 (`data` keyed by field, as PocketBase does).
  */
-import { ApiError, badRequest, type FieldError, type ValidationErrors } from '../errors.js'
+import {
+  ApiError,
+  badRequest,
+  type ApiMessage,
+  type FieldError,
+  type ValidationErrors,
+} from '../errors.js'
 
 /**
  * Collects field errors by name; a later error for the same field replaces the earlier one,
@@ -39,12 +45,12 @@ export class ErrorSet {
   }
 
   /** A 400 with `message` and the collected errors (possibly none); `cause` stays internal. */
-  toError(message: string, cause?: unknown): ApiError {
+  toError(message: ApiMessage, cause?: unknown): ApiError {
     return badRequest(message, this.data, cause)
   }
 
   /** Throws the 400 of `toError(message)` when any error was collected. */
-  throwIf(message: string): void {
+  throwIf(message: ApiMessage): void {
     if (!this.isEmpty) throw this.toError(message)
   }
 }

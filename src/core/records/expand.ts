@@ -1,6 +1,6 @@
 import { column, join, param, sql, type Sql } from '../../store/sql.js'
 import type { App } from '../app.js'
-import { ApiError, badRequest } from '../errors.js'
+import { ApiError, type ApiMessage, badRequest, messages } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import type { Collection, Field } from '../collections/model.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
@@ -35,14 +35,14 @@ export function parseExpand(text: string, lenient = false): ExpandTree {
     const path = raw.replace(/\s+/g, '')
     if (path === '') continue
     const parts = path.split('.')
-    let problem = ''
-    if (parts.some((p) => p === '')) problem = 'a relation name is empty'
+    let problem: ApiMessage | null = null
+    if (parts.some((p) => p === '')) problem = messages.expandEmptyName({ path })
     else if (parts.length > MAX_EXPAND_DEPTH) {
-      problem = `it is ${parts.length} levels deep, at most ${MAX_EXPAND_DEPTH} are allowed`
+      problem = messages.expandTooDeep({ path, depth: parts.length, max: MAX_EXPAND_DEPTH })
     }
-    if (problem !== '') {
+    if (problem !== null) {
       if (lenient) continue
-      throw badRequest(`Invalid expand path "${path}": ${problem}.`)
+      throw badRequest(problem)
     }
     let node = root
     for (const p of parts) {
@@ -78,27 +78,31 @@ interface ExpandNode {
 
 const isMulti = (field: Field): boolean => getFieldType('relation')!.isMulti(field)
 
-/** Resolves `key` on `c`, or says why it does not name a relation. */
-function resolveLink(app: App, c: Collection, key: string): Link | string {
+/** Resolves `key` (at `path`) on `c`, or says why it does not name a relation. */
+function resolveLink(app: App, c: Collection, key: string, path: string): Link | ApiMessage {
+  const collection = c.name
   const own = c.fields.find((f) => f.name === key)
   if (own) {
-    if (own.type !== 'relation') return `field "${key}" of collection "${c.name}" is not a relation`
+    if (own.type !== 'relation') return messages.expandNotRelation({ path, key, collection })
     const target = app.registry.find(String(own.options.collectionId))
-    if (!target) {
-      return `relation field "${key}" of collection "${c.name}" points to a missing collection`
-    }
+    if (!target) return messages.expandMissingTarget({ path, key, collection })
     return { target, field: own, back: false, single: !isMulti(own) }
   }
   // NB: `collection(field)` is PocketBase's deprecated spelling of `collection_via_field`.
   const m = /^(\w+)_via_(\w+)$/.exec(key) ?? /^(\w+)\((\w+)\)$/.exec(key)
-  if (!m) return `collection "${c.name}" has no relation field "${key}"`
+  if (!m) return messages.expandNoField({ path, key, collection })
   const target = app.registry.find(m[1]!)
-  if (!target) return `back-relation "${key}" names no collection "${m[1]}"`
+  if (!target) return messages.expandNoBackCollection({ path, key, collection: m[1]! })
   const field = target.fields.find(
     (f) => f.name === m[2] && f.type === 'relation' && f.options.collectionId === c.id,
   )
   if (!field) {
-    return `collection "${target.name}" has no relation field "${m[2]}" pointing to "${c.name}"`
+    return messages.expandNoBackField({
+      path,
+      field: m[2]!,
+      collection: target.name,
+      owner: collection,
+    })
   }
   return { target, field, back: true, single: !isMulti(field) && field.unique }
 }
@@ -118,10 +122,10 @@ function resolveTree(
   const nodes: ExpandNode[] = []
   for (const [key, sub] of tree) {
     const path = prefix === '' ? key : `${prefix}.${key}`
-    const link = resolveLink(app, c, key)
+    const link = resolveLink(app, c, key, path)
     if (typeof link === 'string') {
       if (lenient) continue
-      throw badRequest(`Invalid expand path "${path}": ${link}.`)
+      throw badRequest(link)
     }
     // NB: recursion over the parsed tree, at most MAX_EXPAND_DEPTH deep.
     nodes.push({ key, path, link, children: resolveTree(app, link.target, sub, path, lenient) })
@@ -160,9 +164,7 @@ function describe(node: ExpandNode): string {
 }
 
 function overBudget(node: ExpandNode): ApiError {
-  return badRequest(
-    `Expand limit exceeded: expanding ${describe(node)} would put more than ${MAX_EXPANDED_RECORDS} expanded records in the response. Expand fewer or shallower relations, or ask for fewer records per page.`,
-  )
+  return badRequest(messages.expandLimit({ paths: describe(node), max: MAX_EXPANDED_RECORDS }))
 }
 
 /** Lets other requests run (timers, sockets) between the reads of a large expansion. */

@@ -4,7 +4,7 @@ import mime from 'mime-types'
 import { randomString, ID_ALPHABET } from '../../tools/ids.js'
 import type { App } from '../app.js'
 import type { Collection, Field } from '../collections/model.js'
-import { fieldError, type ValidationErrors } from '../errors.js'
+import { validationError, type ValidationErrors } from '../errors.js'
 import { fileMaxSize } from '../fields/file.js'
 import { listTypeError } from '../fields/list-values.js'
 import { getFieldType } from '../fields/registry.js'
@@ -132,11 +132,10 @@ export async function prepareUploads(
     if (!field || modifier === 'remove' || modifier === 'autogenerate') continue
     const max = fileMaxSize(field)
     if (file.size > max) {
-      errors[field.name] = fieldError(
-        'validation_file_size_limit',
-        'Failed to upload {file} - the maximum allowed file size is {maxSize} bytes.',
-        { file: file.filename, maxSize: max },
-      )
+      errors[field.name] = validationError('validation_file_size_limit', {
+        file: file.filename,
+        maxSize: max,
+      })
       continue
     }
     const { type, ext } = await detectType(file.path, file.filename)
@@ -144,17 +143,14 @@ export async function prepareUploads(
       ? (field.options.mimeTypes as string[])
       : []
     if (allowed.length > 0 && !allowed.includes(type)) {
-      errors[field.name] = fieldError(
-        'validation_invalid_mime_type',
-        '"{file}" mime type must be one of: {types}.',
-        { file: file.filename, types: allowed },
-      )
+      errors[field.name] = validationError('validation_invalid_mime_type:file', {
+        file: file.filename,
+        types: allowed,
+      })
       continue
     }
     if (file.filename.length === 0 || file.filename.length > 150) {
-      errors[field.name] = fieldError('validation_invalid_file', 'Invalid file name {file}.', {
-        file: file.filename,
-      })
+      errors[field.name] = validationError('validation_invalid_file:name', { file: file.filename })
       continue
     }
     uploads.push({ field, modifier, name: storedName(file.filename, ext), contentType: type, file })
@@ -227,11 +223,7 @@ export function assignUploads(
     const known = new Set([...asList(original?.[field.name]), ...mine.map((u) => u.name)])
     const invalid = asList(record[field.name]).filter((n) => !known.has(n))
     if (invalid.length > 0) {
-      errors[field.name] = fieldError(
-        'validation_invalid_file',
-        'Invalid new files: {invalidFiles}.',
-        { invalidFiles: invalid },
-      )
+      errors[field.name] = validationError('validation_invalid_file', { invalidFiles: invalid })
     }
   }
   return errors

@@ -1,4 +1,4 @@
-import { fieldError, type FieldError, type ValidationErrors } from '../errors.js'
+import { type FieldError, validationError, type ValidationErrors } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import type { Modifier } from '../fields/field-type.js'
 import type { Collection, Field } from '../collections/model.js'
@@ -126,8 +126,8 @@ export function checkPasswordConfirm(
     return {
       passwordConfirm:
         body.passwordConfirm === undefined || body.passwordConfirm === ''
-          ? fieldError('validation_required', 'Cannot be blank.')
-          : fieldError('validation_values_mismatch', "Values don't match."),
+          ? validationError('validation_required')
+          : validationError('validation_values_mismatch'),
     }
   }
   return {}

@@ -1,6 +1,6 @@
 import { column, ident, join, sql, type Sql } from '../../store/sql.js'
 import type { App } from '../app.js'
-import { badRequest, forbidden } from '../errors.js'
+import { badRequest, forbidden, messages } from '../errors.js'
 import type { Collection, RuleKey } from '../collections/model.js'
 import { compileFilter, compileSort, type RuleContext } from '../rules/index.js'
 import { isSuperuser, type RequestInfo } from '../request-info.js'
@@ -40,7 +40,7 @@ export function ruleCondition(
     key === 'manageRule' || key === 'authRule'
       ? (collection.authOptions?.[key] ?? null)
       : collection[key]
-  if (rule === null) throw forbidden('Only superusers can perform this action.')
+  if (rule === null) throw forbidden(messages.onlySuperusers)
   if (rule.trim() === '') return null
   return compileFilter(rule, ruleContext(app, collection, info, false))
 }
@@ -91,9 +91,9 @@ export const MAX_PAGE = 1_000_000_000
 export function intQueryParam(v: unknown, name: string, max: number): number | undefined {
   if (v === undefined || v === '') return undefined
   const s = text(v)
-  if (!/^-?\d+$/.test(s)) throw badRequest(`Invalid "${name}" value: expected an integer.`)
+  if (!/^-?\d+$/.test(s)) throw badRequest(messages.queryNotInteger({ name }))
   const n = Number(s)
-  if (n > max) throw badRequest(`Invalid "${name}" value: must be at most ${max}.`)
+  if (n > max) throw badRequest(messages.queryTooLarge({ name, max }))
   return n
 }
 
@@ -102,7 +102,7 @@ const boolParam = (v: unknown): boolean => {
   const s = text(v).toLowerCase()
   if (['1', 't', 'true'].includes(s)) return true
   if (['0', 'f', 'false'].includes(s)) return false
-  throw badRequest('Invalid "skipTotal" value: expected a boolean.')
+  throw badRequest(messages.skipTotalNotBoolean)
 }
 
 /** Parses `page`, `perPage`, `skipTotal`, `filter`, `sort` of a list query. */

@@ -1,14 +1,11 @@
 import { ident, sql } from '../../store/sql.js'
 import { nowDate } from '../../tools/dates.js'
 import type { App } from '../app.js'
-import { badRequest } from '../errors.js'
+import { badRequest, messages } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import type { RequestInfo } from '../request-info.js'
 import type { Collection } from '../collections/model.js'
 import { recordFromRow } from './serialize.js'
-
-const BLOCKED =
-  'Failed to delete record. Make sure that the record is not part of a required relation reference.'
 
 /**
  * Before a record is deleted, every relation pointing at it is resolved: the id is removed from
@@ -48,7 +45,7 @@ export async function detachReferences(
           await app.records.deleteLoaded(other, record, info)
           continue
         }
-        if (empty && field.required) throw badRequest(BLOCKED)
+        if (empty && field.required) throw badRequest(messages.recordDeleteBlocked)
         const updated = other.fields.find((f) => f.name === 'updated' && f.type === 'autodate')
         const stamp = updated ? sql`, ${ident(updated.name)} = ${nowDate()}` : sql``
         await db.run(

@@ -1,6 +1,6 @@
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
-import { badRequest } from '../errors.js'
+import { badRequest, messages } from '../errors.js'
 import { requestEvent, triggerRequest, type HookResponse } from '../request-event.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
 import type { UploadedFile } from './api.js'
@@ -104,7 +104,7 @@ export async function deleteRequest(
   id: string,
   info: RequestInfo,
 ): Promise<HookResponse> {
-  if (c.type === 'view') throw badRequest('Unsupported collection type.')
+  if (c.type === 'view') throw badRequest(messages.unsupportedCollectionType)
   const record = await app.records.load(c, id, 'deleteRule', info)
   return triggerRequest(
     app.hooks.onRecordDeleteRequest,

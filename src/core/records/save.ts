@@ -6,7 +6,7 @@
 import { UniqueViolation } from '../../store/db.js'
 import type { App } from '../app.js'
 import type { Collection, Field } from '../collections/model.js'
-import { badRequest, fieldError } from '../errors.js'
+import { type ApiMessage, badRequest, messages, validationError } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import { autogenerateText } from '../fields/text.js'
 import type { RecordHookEvent } from '../hooks.js'
@@ -54,7 +54,7 @@ export const generate = (field: Field, prefix: string): string =>
 
 /** Views are read-only: writes answer 400. */
 export function assertWritable(collection: Collection): void {
-  if (collection.type === 'view') throw badRequest('Unsupported collection type.')
+  if (collection.type === 'view') throw badRequest(messages.unsupportedCollectionType)
 }
 
 /**
@@ -63,7 +63,8 @@ export function assertWritable(collection: Collection): void {
  */
 export async function saveRecord(app: App, job: SaveJob): Promise<Record<string, unknown>> {
   const { collection, id, uploads } = job
-  const message = `Failed to ${job.action} record.`
+  const message =
+    job.action === 'create' ? messages.recordCreateFailed : messages.recordUpdateFailed
   await storeUploads(app, collection, id, uploads)
   // Inside an outer transaction (batch), a later failure must remove these files too.
   app.onAfterRollback(() => discardUploads(app, collection, id, uploads))
@@ -160,12 +161,12 @@ function passwordFields(collection: Collection): Set<string> {
 }
 
 /** A unique-index violation becomes `validation_not_unique` on each of its fields. */
-function rethrowUnique(err: unknown, message: string, collection: Collection): never {
+function rethrowUnique(err: unknown, message: ApiMessage, collection: Collection): never {
   if (err instanceof UniqueViolation) {
     const errors = new ErrorSet()
     for (const col of err.columns)
       if (collection.fields.some((f) => f.name === col))
-        errors.add(col, fieldError('validation_not_unique', 'Value must be unique.'))
+        errors.add(col, validationError('validation_not_unique'))
     throw errors.toError(message, err)
   }
   throw err

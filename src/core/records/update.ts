@@ -3,7 +3,7 @@ import { ident, join, sql, type Sql } from '../../store/sql.js'
 import { nowDate } from '../../tools/dates.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
-import { fieldError, notFound } from '../errors.js'
+import { messages, notFound, validationError } from '../errors.js'
 import { autodateValue } from '../fields/autodate.js'
 import { getFieldType } from '../fields/registry.js'
 import { isSuperuser, type RecordData, type RequestInfo } from '../request-info.js'
@@ -42,7 +42,7 @@ export async function updateRecord(
   const { passwords } = applyBody(collection, {}, passwordBody, su, generate)
   await hashPasswords(app, collection, hashed, passwords, false, errors)
   const prepared = await prepareUploads(collection, files)
-  errors.merge(prepared.errors).throwIf('Failed to update record.')
+  errors.merge(prepared.errors).throwIf(messages.recordUpdateFailed)
   // Files are stored before the transaction (never under the writer lock); a record the
   // caller may not update is refused first, so nothing is written for it.
   if (prepared.uploads.length > 0) await app.records.loadForUpdate(collection, id, body, info)
@@ -61,11 +61,7 @@ export async function updateRecord(
       )
       found.merge(assignUploads(collection, record, prepared.uploads, body, original))
       for (const [name, value] of hashed) record[name] = value
-      if (record.id !== original.id)
-        found.add(
-          'id',
-          fieldError('validation_pk_change', 'The record primary key cannot be changed.'),
-        )
+      if (record.id !== original.id) found.add('id', validationError('validation_pk_change'))
       const update = { original, record, body, passwords: applied.passwords, info }
       await checkAuthUpdate(tx, collection, update, su, found)
       const now = nowDate()

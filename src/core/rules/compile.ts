@@ -13,7 +13,7 @@ import {
 import type { Dialect } from '../../store/dialect.js'
 import { join, raw, sql, type Sql } from '../../store/sql.js'
 import type { Collection } from '../collections/model.js'
-import { badRequest, forbidden } from '../errors.js'
+import { badRequest, forbidden, messages } from '../errors.js'
 import { parseCached } from './ast-cache.js'
 import { compileComparison } from './compare.js'
 import { JoinSink, RuleError, type CompileState, type RuleContext } from './context.js'
@@ -51,7 +51,10 @@ class State implements CompileState {
 }
 
 /** What only superusers may name in a client filter or sort, in the order PocketBase checks. */
-const superuserOnlyFields = ['@collection.', '@request.'] as const
+const superuserOnlyFields = [
+  ['@collection.', messages.filterByCollectionForbidden],
+  ['@request.', messages.filterByRequestForbidden],
+] as const
 
 /**
  * NB: like PocketBase, a loose check of the raw text before parsing, so a literal such as
@@ -59,8 +62,8 @@ const superuserOnlyFields = ['@collection.', '@request.'] as const
  */
 function assertClientText(text: string, ctx: RuleContext): void {
   if (!ctx.restricted) return
-  for (const field of superuserOnlyFields) {
-    if (text.includes(field)) throw forbidden(`Only superusers can filter by ${field}`)
+  for (const [field, message] of superuserOnlyFields) {
+    if (text.includes(field)) throw forbidden(message)
   }
 }
 
@@ -70,7 +73,10 @@ function reported<T>(what: 'filter' | 'sort', fn: () => T): T {
     return fn()
   } catch (e) {
     if (e instanceof FilterSyntaxError || e instanceof RuleError) {
-      throw badRequest(`Invalid ${what}: ${e.message}`, {}, e)
+      const reason = e.message
+      const message =
+        what === 'filter' ? messages.invalidFilter({ reason }) : messages.invalidSort({ reason })
+      throw badRequest(message, {}, e)
     }
     throw e
   }

@@ -1,6 +1,6 @@
 /** Resolves any operand node: literals, macros, field paths, `@request.*`, `@collection.*`, calls. */
 import type { OperandNode } from '../../tools/filter/index.js'
-import { forbidden } from '../errors.js'
+import { forbidden, messages } from '../errors.js'
 import { RuleError, type CompileState, type JoinSink, type Operand } from './context.js'
 import { constant } from './constants.js'
 import { resolveCall } from './functions.js'
@@ -35,12 +35,12 @@ function resolveNode(node: OperandNode, state: CompileState, sink: JoinSink): Op
 function resolveIdentifier(name: string, state: CompileState, sink: JoinSink): Operand {
   const { ctx } = state
   if (name.startsWith('@request.')) {
-    if (ctx.restricted) throw forbidden('Only superusers can filter by @request.')
+    if (ctx.restricted) throw forbidden(messages.filterByRequestForbidden)
     const { segments, modifier } = splitPath(name)
     return resolveRequest(state, sink, segments.slice(1), modifier, name)
   }
   if (name.startsWith('@collection.')) {
-    if (ctx.restricted) throw forbidden('Only superusers can filter by @collection.')
+    if (ctx.restricted) throw forbidden(messages.filterByCollectionForbidden)
     return resolveCollection(name, state, sink)
   }
   if (name.startsWith('@')) {

@@ -1,7 +1,7 @@
 /** Value checks and field errors shared by the settings groups (PocketBase's codes). */
 
 import { isIP } from 'node:net'
-import { fieldError, type FieldError } from '../errors.js'
+import { type FieldError, validationError, type ValidationKey } from '../errors.js'
 
 /** True for an absolute `http:` or `https:` URL with a host and no whitespace. */
 export function isUrl(s: string): boolean {
@@ -15,21 +15,24 @@ export function isUrl(s: string): boolean {
 }
 
 /** `validation_is_url`. */
-export const notUrl = (): FieldError => fieldError('validation_is_url', 'Must be a valid url.')
+export const notUrl = (): FieldError => validationError('validation_is_url')
 
 /** `validation_in_invalid`: a value outside the allowed set. */
-export const notIn = (): FieldError => fieldError('validation_in_invalid', 'Must be a valid value.')
+export const notIn = (): FieldError => validationError('validation_in_invalid')
 
-/** `validation_match_invalid`, with a message that says which format. */
-export const badFormat = (message = 'Must be in a valid format.'): FieldError =>
-  fieldError('validation_match_invalid', message)
+/** A `validation_match_invalid` entry of the catalogue: the generic one, or one naming a format. */
+export type FormatKey = Extract<
+  ValidationKey,
+  'validation_match_invalid' | `validation_match_invalid:${string}`
+>
+
+/** `validation_match_invalid`, with the catalogue message (`key`) that says which format. */
+export const badFormat = (key: FormatKey = 'validation_match_invalid'): FieldError =>
+  validationError(key)
 
 /** `validation_length_out_of_range` for a length outside `min`..`max`. */
 export const lengthRange = (min: number, max: number): FieldError =>
-  fieldError('validation_length_out_of_range', 'The length must be between {min} and {max}.', {
-    min,
-    max,
-  })
+  validationError('validation_length_out_of_range', { min, max })
 
 const hostRe =
   /^(?=.{1,253}\.?$)[a-zA-Z0-9_](?:[a-zA-Z0-9_-]{0,61}[a-zA-Z0-9_])?(?:\.[a-zA-Z0-9_](?:[a-zA-Z0-9_-]{0,61}[a-zA-Z0-9_])?)*\.?$/
@@ -38,5 +41,4 @@ const hostRe =
 export const isHost = (s: string): boolean => isIP(s) !== 0 || hostRe.test(s)
 
 /** `validation_is_host`. */
-export const notHost = (): FieldError =>
-  fieldError('validation_is_host', 'Must be a valid IP address or DNS name.')
+export const notHost = (): FieldError => validationError('validation_is_host')

@@ -3,7 +3,13 @@
  * building block of every group's validator.
  */
 
-import { fieldError, hasErrors, type FieldError, type ValidationErrors } from '../errors.js'
+import {
+  type FieldError,
+  hasErrors,
+  validationError,
+  type ValidationErrors,
+  type ValidationKey,
+} from '../errors.js'
 import { minThreshold, required } from '../fields/generic-errors.js'
 
 /** A plain JSON object. */
@@ -27,9 +33,17 @@ export function define<T>(target: Record<string, T>, key: string, value: T): voi
   })
 }
 
-/** `validation_invalid_value`: the wrong JSON type (or a non-integer where one is needed). */
-export const invalid = (what: string): FieldError =>
-  fieldError('validation_invalid_value', `Must be ${what}.`)
+const typeErrors = {
+  'a string': 'validation_invalid_value:string',
+  'a boolean': 'validation_invalid_value:boolean',
+  'an integer': 'validation_invalid_value:integer',
+  'a list': 'validation_invalid_value:list',
+  'an object': 'validation_invalid_value:object',
+} as const satisfies Record<string, ValidationKey>
+
+/** `validation_invalid_value` "Must be {what}.": the wrong JSON type (or a non-integer). */
+export const invalid = (what: keyof typeof typeErrors): FieldError =>
+  validationError(typeErrors[what])
 
 /** True for an empty or whitespace-only string. */
 export const blank = (s: string): boolean => s.trim() === ''

@@ -5,7 +5,7 @@
  * array items by index) and use PocketBase's codes.
  */
 
-import { fieldError, hasErrors, type ValidationErrors } from '../errors.js'
+import { hasErrors, validationError, type ValidationErrors } from '../errors.js'
 import type { SettingsGroup, SettingsValidationContext } from './group.js'
 import { SettingsReader, define, invalid, isFieldError, isObject } from './reader.js'
 
@@ -22,7 +22,7 @@ function unknownKeys(
     for (const [k, v] of Object.entries(patch)) {
       const sub = Object.hasOwn(template, k)
         ? unknownKeys(v, template[k], path ? `${path}.${k}` : k, itemKeys)
-        : fieldError('validation_unknown_field', 'Unknown field.')
+        : validationError('validation_unknown_field')
       if (isFieldError(sub) || hasErrors(sub)) define(errors, k, sub)
     }
   } else if (Array.isArray(patch) && keys) {

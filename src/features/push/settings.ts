@@ -81,7 +81,7 @@ function checkVapid(v: SettingsReader): void {
   v.fail('privateKey', errors.privateKey)
   const subject = v.requiredString('subject', on)
   if (subject !== undefined && !isContactUri(subject))
-    v.fail('subject', badFormat('Must be a mailto: address or an https: URL.'))
+    v.fail('subject', badFormat('validation_match_invalid:push_subject'))
 }
 
 function checkApns(a: SettingsReader): void {
@@ -99,7 +99,7 @@ function checkApns(a: SettingsReader): void {
   }
   const bundle = a.requiredString('bundleId', on)
   if (bundle !== undefined && !/^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$/.test(bundle))
-    a.fail('bundleId', badFormat('Must be a bundle identifier such as com.example.app.'))
+    a.fail('bundleId', badFormat('validation_match_invalid:bundle_id'))
   a.boolean('production')
 }
 

@@ -27,9 +27,6 @@ export const smsSettings = objectGroup<SmsSettings>({
     g.requiredString('authToken', on)
     const from = g.requiredString('fromNumber', on)
     if (from !== undefined && !/^\+[1-9]\d{1,14}$/.test(from))
-      g.fail(
-        'fromNumber',
-        badFormat('Must be a phone number in E.164 format such as +14155550100.'),
-      )
+      g.fail('fromNumber', badFormat('validation_match_invalid:phone'))
   },
 })

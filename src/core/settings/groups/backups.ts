@@ -1,5 +1,5 @@
 import { CronPattern } from 'croner'
-import { fieldError } from '../../errors.js'
+import { validationError } from '../../errors.js'
 import { objectGroup } from '../group.js'
 import { checkS3, s3Defaults, type S3Settings } from './s3.js'
 
@@ -31,7 +31,7 @@ export const backupsSettings = objectGroup<BackupsSettings>({
   check(g) {
     const cron = g.requiredString('cron', false)
     if (cron !== undefined && !isCronExpression(cron))
-      g.fail('cron', fieldError('validation_invalid_cron', 'Invalid cron expression.'))
+      g.fail('cron', validationError('validation_invalid_cron'))
     g.count('cronMaxKeep', cron !== undefined ? 1 : 0, cron !== undefined)
     g.object('s3', checkS3)
   },

@@ -1,4 +1,4 @@
-import { fieldError } from '../../errors.js'
+import { validationError } from '../../errors.js'
 import { isEmail } from '../../fields/email.js'
 import { badFormat, isUrl, lengthRange, notUrl } from '../checks.js'
 import { objectGroup } from '../group.js'
@@ -33,10 +33,10 @@ export const metaSettings = objectGroup<MetaSettings>({
     if (url !== undefined && !isUrl(url)) g.fail('appURL', notUrl())
     const sender = g.requiredString('senderAddress', true)
     if (sender !== undefined && !isEmail(sender))
-      g.fail('senderAddress', fieldError('validation_is_email', 'Must be a valid email address.'))
+      g.fail('senderAddress', validationError('validation_is_email'))
     g.boolean('hideControls')
     const color = g.string('accentColor')
     if (color && !/^#[0-9a-fA-F]{6}$/.test(color))
-      g.fail('accentColor', badFormat('Must be a 7-character hex color such as #1055c9.'))
+      g.fail('accentColor', badFormat('validation_match_invalid:hex_color'))
   },
 })

@@ -1,4 +1,4 @@
-import { fieldError, hasErrors, type FieldError, type ValidationErrors } from '../../errors.js'
+import { type FieldError, hasErrors, validationError, type ValidationErrors } from '../../errors.js'
 import { required } from '../../fields/generic-errors.js'
 import { badFormat, notIn } from '../checks.js'
 import { objectGroup } from '../group.js'
@@ -34,7 +34,7 @@ function checkRule(
   const r = new SettingsReader(rule)
   const label = r.requiredString('label', true)
   if (label !== undefined && !labelRe.test(label))
-    r.fail('label', badFormat('Must be a path such as /api/ or a <collection or *>:<tag> pair.'))
+    r.fail('label', badFormat('validation_match_invalid:rate_limit_label'))
   const audience = r.string('audience')
   if (audience !== undefined && !AUDIENCES.includes(audience)) r.fail('audience', notIn())
   r.count('duration', 1, true)
@@ -44,15 +44,7 @@ function checkRule(
     const clash = seen.some(
       (s) => s.label === label && (s.audience === audience || !s.audience || !audience),
     )
-    if (clash)
-      r.fail(
-        'label',
-        fieldError(
-          'validation_conflicting_rate_limit_rule',
-          'Rate limit rule configuration with label {label} already exists or conflicts with another rule.',
-          { label },
-        ),
-      )
+    if (clash) r.fail('label', validationError('validation_conflicting_rate_limit_rule', { label }))
     seen.push({ label, audience })
   }
   return r.errors

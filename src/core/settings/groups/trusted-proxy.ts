@@ -25,7 +25,7 @@ export const trustedProxySettings = objectGroup<TrustedProxySettings>({
         if (typeof h !== 'string') errors[String(i)] = invalid('a string')
         else if (blank(h)) errors[String(i)] = required()
         else if (!headerRe.test(h))
-          errors[String(i)] = badFormat('Must be a valid HTTP header name.')
+          errors[String(i)] = badFormat('validation_match_invalid:header_name')
       })
       g.fail('headers', errors)
     }

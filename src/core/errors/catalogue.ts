@@ -1,0 +1,81 @@
+/**
+ * The error catalogue: every field error code and every public message the API can answer, in
+ * one typed table per family (docs/errors-and-limits.md lists them; `catalogue.test.ts` walks
+ * them against the docs and the source). Built-in code never writes a code or a message inline:
+ * it names a {@link ValidationKey} or a {@link messages} entry, so an unknown one fails the
+ * typecheck.
+ */
+import { authMessages } from './messages-auth.js'
+import { httpMessages } from './messages-http.js'
+import { recordMessages } from './messages-records.js'
+import { authCodes } from './validation-auth.js'
+import { collectionCodes } from './validation-collections.js'
+import { commonCodes } from './validation-common.js'
+import { fieldCodes } from './validation-fields.js'
+
+/**
+ * One catalogue entry: a fixed text, or a text computed from named arguments. In a field entry a
+ * fixed text may hold `{param}` placeholders, filled from the `params` sent along with the error;
+ * a computed text's arguments shape the message only and are never sent.
+ */
+export type Entry = string | ((args: never) => string)
+
+/** The named arguments of a computed entry. */
+export type Args<K extends string> = Readonly<Record<K, string | number>>
+
+/**
+ * The field error entries, keyed by code; a code with several messages has one entry per message,
+ * keyed `code:variant` (the part before `:` is the code sent).
+ */
+export const validationMessages = {
+  ...commonCodes,
+  ...fieldCodes,
+  ...collectionCodes,
+  ...authCodes,
+} as const
+
+/** A key of {@link validationMessages}: a code, or `code:variant` for its other messages. */
+export type ValidationKey = keyof typeof validationMessages
+
+/** The stable `validation_*` codes a field error can carry. */
+export type ValidationCode = ValidationKey extends infer K
+  ? K extends `${infer C}:${string}`
+    ? C
+    : K
+  : never
+
+/** The top-level public messages (`message` of the `{code, message, data}` body), by key. */
+export const messages = {
+  ...httpMessages,
+  ...recordMessages,
+  ...authMessages,
+} as const
+
+/** A key of {@link messages}. */
+export type MessageKey = keyof typeof messages
+
+type Produced<E> = E extends (args: never) => infer R ? R : E
+
+/** Every top-level message the catalogue can produce (template literal types for computed ones). */
+export type ApiMessage = { [K in MessageKey]: Produced<(typeof messages)[K]> }[MessageKey]
+
+/** The `{param}` names of a message template. */
+type Placeholders<M> = M extends `${string}{${infer P}}${infer Rest}`
+  ? P | Placeholders<Rest>
+  : never
+
+/**
+ * What a field entry takes after its key: a computed entry its named arguments; a template its
+ * params (required when it has placeholders; more params may be sent than it shows).
+ */
+export type ValidationArgs<E> = E extends (args: infer A) => string
+  ? [args: A]
+  : [Placeholders<E>] extends [never]
+    ? [params?: Record<string, unknown>]
+    : [params: Record<Placeholders<E>, unknown> & Record<string, unknown>]
+
+/** The code a field entry sends: its key up to the first `:`. */
+export function codeOf(key: ValidationKey): ValidationCode {
+  const colon = key.indexOf(':')
+  return (colon < 0 ? key : key.slice(0, colon)) as ValidationCode
+}

@@ -1,0 +1,71 @@
+/**
+ * Top-level messages of records (writes, list queries, filters, expand) and collections (save,
+ * delete, truncate, import).
+ */
+import type { Args, Entry } from './catalogue.js'
+
+const expandPath = 'Invalid expand path'
+
+/** Messages of the records and collections APIs. */
+export const recordMessages = {
+  // record writes
+  missingCollectionContext: 'Missing collection context.',
+  unsupportedCollectionType: 'Unsupported collection type.',
+  recordCreateFailed: 'Failed to create record.',
+  recordUpdateFailed: 'Failed to update record.',
+  recordDeleteBlocked:
+    'Failed to delete record. Make sure that the record is not part of a required relation reference.',
+  truncateFailed:
+    'Failed to truncate collection (most likely due to required cascade delete record references).',
+  // list queries and rules
+  onlySuperusers: 'Only superusers can perform this action.',
+  filterByRequestForbidden: 'Only superusers can filter by @request.',
+  filterByCollectionForbidden: 'Only superusers can filter by @collection.',
+  invalidFilter: ({ reason }: Args<'reason'>) => `Invalid filter: ${reason}` as const,
+  invalidSort: ({ reason }: Args<'reason'>) => `Invalid sort: ${reason}` as const,
+  queryNotInteger: ({ name }: Args<'name'>) =>
+    `Invalid "${name}" value: expected an integer.` as const,
+  queryTooLarge: ({ name, max }: Args<'name' | 'max'>) =>
+    `Invalid "${name}" value: must be at most ${max}.` as const,
+  skipTotalNotBoolean: 'Invalid "skipTotal" value: expected a boolean.',
+  // expand
+  expandEmptyName: ({ path }: Args<'path'>) =>
+    `${expandPath} "${path}": a relation name is empty.` as const,
+  expandTooDeep: ({ path, depth, max }: Args<'path' | 'depth' | 'max'>) =>
+    `${expandPath} "${path}": it is ${depth} levels deep, at most ${max} are allowed.` as const,
+  expandNotRelation: ({ path, key, collection }: Args<'path' | 'key' | 'collection'>) =>
+    `${expandPath} "${path}": field "${key}" of collection "${collection}" is not a relation.` as const,
+  expandMissingTarget: ({ path, key, collection }: Args<'path' | 'key' | 'collection'>) =>
+    `${expandPath} "${path}": relation field "${key}" of collection "${collection}" points to a missing collection.` as const,
+  expandNoField: ({ path, key, collection }: Args<'path' | 'key' | 'collection'>) =>
+    `${expandPath} "${path}": collection "${collection}" has no relation field "${key}".` as const,
+  expandNoBackCollection: ({ path, key, collection }: Args<'path' | 'key' | 'collection'>) =>
+    `${expandPath} "${path}": back-relation "${key}" names no collection "${collection}".` as const,
+  expandNoBackField: ({
+    path,
+    field,
+    collection,
+    owner,
+  }: Args<'path' | 'field' | 'collection' | 'owner'>) =>
+    `${expandPath} "${path}": collection "${collection}" has no relation field "${field}" pointing to "${owner}".` as const,
+  expandLimit: ({ paths, max }: Args<'paths' | 'max'>) =>
+    `Expand limit exceeded: expanding ${paths} would put more than ${max} expanded records in the response. Expand fewer or shallower relations, or ask for fewer records per page.` as const,
+  // collections
+  collectionLoadFailed: 'Failed to load the collection type data due to invalid formatting.',
+  collectionCreateFailed: 'Failed to create collection.',
+  collectionUpdateFailed: 'Failed to update collection.',
+  collectionDeleteFailed: 'Failed to delete collection.',
+  collectionSaveRawError: ({ message, raw }: Args<'message' | 'raw'>) =>
+    `${message} Raw error: ${raw}` as const,
+  collectionReferenced: ({ names }: Args<'names'>) =>
+    `Failed to delete collection probably due to existing reference in ${names}.` as const,
+  collectionViewBroken: ({ name }: Args<'name'>) =>
+    `Failed to change collection probably due to existing reference in ${name}.` as const,
+  viewNotTruncatable:
+    "View collections cannot be truncated since they don't store their own records.",
+  importFailed: 'Failed to import collections.',
+  importListedTwice: 'The collection is listed more than once.',
+  importRawError: ({ raw }: Args<'raw'>) => `Raw error: ${raw}` as const,
+  importViewBroken: ({ name, problem }: Args<'name' | 'problem'>) =>
+    `Failed to change collection probably due to existing reference in ${name}: ${problem}` as const,
+} as const satisfies Record<string, Entry>

@@ -1,0 +1,58 @@
+/**
+ * Field error entries of collections: their input, name, fields, rules, auth options, indexes,
+ * view query and import (src/core/collections).
+ */
+import type { Args, Entry } from './catalogue.js'
+
+/** Field error entries of collection input, validation and import. */
+export const collectionCodes = {
+  // input
+  'validation_invalid_value:fields': 'Must be a list of fields.',
+  'validation_conflicting_values:schema':
+    '"schema" and "fields" carry different changes: send one of them, or the same change in both.',
+  'validation_conflicting_values:view_query':
+    '"viewQuery" and "options.query" carry different changes: send one of them.',
+  'validation_conflicting_values:auth': ({ key }: Args<'key'>) =>
+    `"${key}" and "authOptions.${key}" carry different changes: send one of them.` as const,
+  // name and type
+  validation_collection_type_change: 'Collection type cannot be changed.',
+  validation_collection_system_name_change: 'System collection name cannot be changed.',
+  validation_collection_system_rule_change: 'System collection rules cannot be changed.',
+  validation_found_via: 'The name must not contain "_via_".',
+  validation_collection_name_invalid:
+    'Collection names starting with "_" are reserved for system collections.',
+  'validation_collection_name_invalid:reserved': 'The name is reserved.',
+  validation_collection_name_exists: 'Collection name must be unique (case insensitive).',
+  validation_collection_name_id_duplicate: 'The name must not match an existing collection id.',
+  validation_collection_system: 'System collections cannot be deleted.',
+  // fields
+  validation_duplicated_field_name: 'Duplicated or invalid field name.',
+  validation_duplicated_field_id: 'Duplicated or invalid field id.',
+  validation_field_type_change: 'Field type cannot be changed.',
+  validation_system_field_change: 'System fields cannot be renamed.',
+  'validation_system_field_change:removed': 'System fields cannot be removed.',
+  validation_missing_primary_key: 'Missing or invalid "id" primary key field.',
+  validation_missing_password_field: 'Missing system "password" field.',
+  validation_missing_tokenkey_field: 'Missing system "tokenKey" field.',
+  validation_missing_email_field: 'Missing system "email" field.',
+  validation_missing_emailvisibility_field: 'Missing system "emailVisibility" field.',
+  validation_missing_verified_field: 'Missing system "verified" field.',
+  // rules and auth options
+  validation_invalid_rule: ({ problem }: Args<'problem'>) =>
+    `Invalid rule. Raw error: ${problem}` as const,
+  'validation_min_greater_equal_than_required:token_duration':
+    'Must be between 10 and 94670856 seconds.',
+  'validation_in_invalid:identity_fields': 'Every identity field must be an existing field.',
+  'validation_invalid_value:otp': 'OTP duration must be 10-86400 seconds and length at least 4.',
+  validation_mfa_not_enough_auths: 'MFA requires at least two enabled auth methods.',
+  // indexes and views
+  validation_indexes_not_supported: 'Views cannot have indexes.',
+  validation_invalid_index_expression: ({ reason }: Args<'reason'>) => `${reason}` as const,
+  validation_duplicated_index_name: 'The index name must be unique.',
+  validation_existing_index_name: 'Index name is already used by another collection.',
+  validation_invalid_view_query: ({ problem }: Args<'problem'>) =>
+    `Invalid query - ${problem}` as const,
+  // import
+  validation_collections_import_failure: ({ name, id, detail }: Args<'name' | 'id' | 'detail'>) =>
+    `Data validations failed for collection "${name}" (${id}):\n${detail}` as const,
+} as const satisfies Record<string, Entry>
