@@ -1,4 +1,10 @@
-import { badRequest, fieldError, hasErrors, type ValidationErrors } from '../../core/errors.js'
+import {
+  badRequest,
+  hasErrors,
+  messages,
+  validationError,
+  type ValidationErrors,
+} from '../../core/errors.js'
 import {
   maxThreshold,
   minThreshold,
@@ -32,26 +38,18 @@ export function validateMintInput(body: Record<string, unknown>): MintInput {
     const length = [...name].length
     if (length === 0) errors.name = required()
     else if (length > MAX_NAME)
-      errors.name = fieldError(
-        'validation_length_out_of_range',
-        'The length must be between {min} and {max}.',
-        { min: 1, max: MAX_NAME },
-      )
+      errors.name = validationError('validation_length_out_of_range', { min: 1, max: MAX_NAME })
   }
   let duration = 0
   const raw = body.duration
   if (raw !== undefined && raw !== null) {
     if (typeof raw !== 'number' || !Number.isFinite(raw)) errors.duration = unsupportedType()
     else if (!Number.isInteger(raw))
-      errors.duration = fieldError(
-        'validation_only_int_constraint',
-        'Decimal numbers are not allowed.',
-      )
+      errors.duration = validationError('validation_only_int_constraint')
     else if (raw < 0) errors.duration = minThreshold(0)
     else if (raw > MAX_DURATION) errors.duration = maxThreshold(MAX_DURATION)
     else duration = raw
   }
-  if (hasErrors(errors))
-    throw badRequest('An error occurred while validating the submitted data.', errors)
+  if (hasErrors(errors)) throw badRequest(messages.validationFailed, errors)
   return { name, duration }
 }

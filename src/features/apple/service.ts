@@ -1,6 +1,12 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto'
 import { SignJWT } from 'jose'
-import { badRequest, fieldError, hasErrors, type ValidationErrors } from '../../core/errors.js'
+import {
+  badRequest,
+  hasErrors,
+  messages,
+  validationError,
+  type ValidationErrors,
+} from '../../core/errors.js'
 import {
   maxThreshold,
   minThreshold,
@@ -34,7 +40,7 @@ function stringField(
   if (value === undefined || value === null || value === '') errors[name] = required()
   else if (typeof value !== 'string') errors[name] = unsupportedType()
   else if (exactLength !== undefined && [...value].length !== exactLength)
-    errors[name] = fieldError('validation_length_invalid', 'The length must be exactly {min}.', {
+    errors[name] = validationError('validation_length_invalid', {
       min: exactLength,
       max: exactLength,
     })
@@ -54,13 +60,10 @@ export function validateClientSecretInput(body: Record<string, unknown>): Client
   else if (typeof duration !== 'number' || !Number.isFinite(duration))
     errors.duration = unsupportedType()
   else if (!Number.isInteger(duration))
-    errors.duration = fieldError(
-      'validation_only_int_constraint',
-      'Decimal numbers are not allowed.',
-    )
+    errors.duration = validationError('validation_only_int_constraint')
   else if (duration < 1) errors.duration = minThreshold(1)
   else if (duration > MAX_SECRET_DURATION) errors.duration = maxThreshold(MAX_SECRET_DURATION)
-  if (hasErrors(errors)) throw badRequest('Invalid client secret data.', errors)
+  if (hasErrors(errors)) throw badRequest(messages.appleSecretInvalid, errors)
   return { clientId, teamId, keyId, privateKey, duration: duration as number }
 }
 

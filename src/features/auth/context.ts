@@ -4,7 +4,7 @@ import { MfaRequiredError } from '../../core/auth/flow.js'
 import type { OtpAttempts } from '../../core/auth/otp.js'
 import type { ResendGuard } from '../../core/auth/token-flows.js'
 import type { Collection } from '../../core/collections/model.js'
-import { notFound } from '../../core/errors.js'
+import { messages, notFound } from '../../core/errors.js'
 import type { HookResponse } from '../../core/request-event.js'
 import { sendHookResponse } from '../../http/hook-response.js'
 
@@ -24,8 +24,8 @@ export type AuthParams = { collection: string; id?: string }
 export function authCollectionResolver(app: App): (name: string) => Collection {
   return (name) => {
     const c = app.collections.find(name)
-    if (!c) throw notFound('Missing or invalid collection context.')
-    if (c.type !== 'auth') throw notFound('Missing or invalid auth collection context.')
+    if (!c) throw notFound(messages.invalidCollectionContext)
+    if (c.type !== 'auth') throw notFound(messages.invalidAuthCollectionContext)
     return c
   }
 }

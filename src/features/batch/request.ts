@@ -1,5 +1,11 @@
 import type { UploadedFile } from '../../core/records/files.js'
-import { badRequest, fieldError, hasErrors, type ValidationErrors } from '../../core/errors.js'
+import {
+  badRequest,
+  hasErrors,
+  messages,
+  validationError,
+  type ValidationErrors,
+} from '../../core/errors.js'
 import { required } from '../../core/fields/generic-errors.js'
 
 /** One sub-request of a batch, checked and with its own uploads (reference §3.2). */
@@ -30,29 +36,27 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
 /** The longest item URL accepted. */
 const MAX_URL_LENGTH = 2000
 
-const INVALID = 'Invalid batch request data.'
-
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** 400 for a payload of the wrong shape (PocketBase's bind failure). */
-function unreadable(detail: string) {
-  return badRequest(`Failed to read the submitted batch data: ${detail}`)
+/** 400 for a payload of the wrong shape (PocketBase's bind failure): `path` is not `expected`. */
+function unreadable(path: string, expected: 'an object' | 'a string') {
+  return badRequest(
+    expected === 'an object'
+      ? messages.batchNotObject({ path })
+      : messages.batchNotString({ path }),
+  )
 }
 
-const tooLong = (max: number) =>
-  fieldError('validation_length_too_long', 'The length must be no more than {max}.', {
-    min: 0,
-    max,
-  })
+const tooLong = (max: number) => validationError('validation_length_too_long', { min: 0, max })
 
 /** Reads one item's `headers`: absent, or an object of strings. */
 function readHeaders(value: unknown, index: number): Record<string, string> {
   if (value === undefined || value === null) return {}
-  if (!isObject(value)) throw unreadable(`requests.${index}.headers must be an object.`)
+  if (!isObject(value)) throw unreadable(`requests.${index}.headers`, 'an object')
   const out: Record<string, string> = {}
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v !== 'string') throw unreadable(`requests.${index}.headers.${k} must be a string.`)
+    if (typeof v !== 'string') throw unreadable(`requests.${index}.headers.${k}`, 'a string')
     out[k] = v
   }
   return out
@@ -63,12 +67,11 @@ function checkItem(raw: Record<string, unknown>, index: number): ValidationError
   const errors: ValidationErrors = {}
   const { method, url } = raw
   if (method !== undefined && method !== null && typeof method !== 'string')
-    throw unreadable(`requests.${index}.method must be a string.`)
+    throw unreadable(`requests.${index}.method`, 'a string')
   if (url !== undefined && url !== null && typeof url !== 'string')
-    throw unreadable(`requests.${index}.url must be a string.`)
+    throw unreadable(`requests.${index}.url`, 'a string')
   if (!method) errors.method = required()
-  else if (!METHODS.includes(method))
-    errors.method = fieldError('validation_in_invalid', 'Must be a valid value.')
+  else if (!METHODS.includes(method)) errors.method = validationError('validation_in_invalid')
   if (!url) errors.url = required()
   else if (url.length > MAX_URL_LENGTH) errors.url = tooLong(MAX_URL_LENGTH)
   return errors
@@ -89,16 +92,17 @@ export function parseBatchPayload(
   maxRequests: number,
 ): BatchItem[] {
   const raw = values.requests ?? []
-  if (!Array.isArray(raw)) throw unreadable('requests must be an array.')
-  if (raw.length === 0) throw badRequest(INVALID, { requests: required() })
-  if (raw.length > maxRequests) throw badRequest(INVALID, { requests: tooLong(maxRequests) })
+  if (!Array.isArray(raw)) throw badRequest(messages.batchRequestsNotArray)
+  if (raw.length === 0) throw badRequest(messages.batchInvalid, { requests: required() })
+  if (raw.length > maxRequests)
+    throw badRequest(messages.batchInvalid, { requests: tooLong(maxRequests) })
   const errors: ValidationErrors = {}
   const items = raw.map((entry: unknown, index): BatchItem => {
-    if (!isObject(entry)) throw unreadable(`requests.${index} must be an object.`)
+    if (!isObject(entry)) throw unreadable(`requests.${index}`, 'an object')
     const itemErrors = checkItem(entry, index)
     if (hasErrors(itemErrors)) errors[String(index)] = itemErrors
     const body = entry.body ?? {}
-    if (!isObject(body)) throw unreadable(`requests.${index}.body must be an object.`)
+    if (!isObject(body)) throw unreadable(`requests.${index}.body`, 'an object')
     return {
       method: typeof entry.method === 'string' ? entry.method : '',
       url: typeof entry.url === 'string' ? entry.url : '',
@@ -107,7 +111,7 @@ export function parseBatchPayload(
       files: [],
     }
   })
-  if (hasErrors(errors)) throw badRequest(INVALID, { requests: errors })
+  if (hasErrors(errors)) throw badRequest(messages.batchInvalid, { requests: errors })
   for (const file of files) {
     const m = FILE_KEY.exec(file.field)
     const item = m ? items[Number(m[1] ?? m[2])] : undefined

@@ -2,10 +2,11 @@ import type { App } from '../../core/app.js'
 import {
   ApiError,
   badRequest,
+  type FieldError,
   forbidden,
   internal,
+  messages,
   notFound,
-  type FieldError,
 } from '../../core/errors.js'
 import { createRequest, deleteRequest, updateRequest } from '../../core/records/request-hooks.js'
 import type { HookResponse } from '../../core/request-event.js'
@@ -53,8 +54,7 @@ export interface RunBatchOptions {
  * positive `maxRequests`), else the limits with PocketBase's fallbacks.
  */
 export function batchLimits(settings: BatchSettings): BatchLimits {
-  if (!settings.enabled || !(settings.maxRequests > 0))
-    throw forbidden('Batch requests are not allowed.')
+  if (!settings.enabled || !(settings.maxRequests > 0)) throw forbidden(messages.batchNotAllowed)
   const timeout = settings.timeout > 0 ? settings.timeout : DEFAULT_TIMEOUT
   return {
     maxRequests: settings.maxRequests,
@@ -80,7 +80,7 @@ class Aborted extends Error {
   }
 }
 
-const failed = () => badRequest('Batch transaction failed.')
+const failed = () => badRequest(messages.batchFailed)
 
 /**
  * Runs the items of a batch in one transaction, in order, each through the record service with
@@ -154,10 +154,10 @@ function itemFailure(app: App, failure: ItemFailed): ApiError {
   }
   const entry: BatchItemFailure = {
     code: 'batch_request_failed',
-    message: 'Batch request failed.',
+    message: messages.batchItemFailed,
     response: error.toJSON(),
   }
-  return badRequest('Batch transaction failed.', { requests: { [failure.index]: entry } }, error)
+  return badRequest(messages.batchFailed, { requests: { [failure.index]: entry } }, error)
 }
 
 /**
@@ -167,9 +167,9 @@ function itemFailure(app: App, failure: ItemFailed): ApiError {
  */
 async function runItem(tx: App, item: BatchItem, base: RequestInfo): Promise<BatchResult> {
   const action = matchAction(item.method, item.url)
-  if (!action) throw badRequest(`Unknown batch request action: ${item.method} ${item.url}.`)
+  if (!action) throw badRequest(messages.batchUnknownAction({ method: item.method, url: item.url }))
   const collection = tx.collections.find(action.collection)
-  if (!collection) throw notFound('Missing collection context.')
+  if (!collection) throw notFound(messages.missingCollectionContext)
   const info: RequestInfo = {
     ...base,
     query: action.query,
@@ -217,7 +217,8 @@ function pick(body: unknown, fields: string | undefined): unknown {
   try {
     return pickFields(body, fields)
   } catch (err) {
-    if (err instanceof PickerError) throw badRequest(err.message, {}, err)
+    if (err instanceof PickerError)
+      throw badRequest(messages.invalidFields({ reason: err.message }), {}, err)
     throw err
   }
 }

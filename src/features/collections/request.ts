@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { badRequest } from '../../core/errors.js'
+import { badRequest, type ApiMessage } from '../../core/errors.js'
 import type { RequestInfo } from '../../core/request-info.js'
 import { readBody } from '../../http/body.js'
 import { requireSuperuser } from '../../http/guards.js'
@@ -18,7 +18,7 @@ export function superuserInfo(req: FastifyRequest): RequestInfo {
 /** The body as an object; a body that cannot be read is a 400 with `message`. */
 export async function objectBody(
   req: FastifyRequest,
-  message: string,
+  message: ApiMessage,
 ): Promise<Record<string, unknown>> {
   const { values } = await readBody(req).catch((err: unknown) => {
     throw badRequest(message, {}, err)

@@ -1,6 +1,6 @@
 import type { App } from '../../core/app.js'
 import type { Collection } from '../../core/collections/model.js'
-import { ApiError, badRequest } from '../../core/errors.js'
+import { ApiError, badRequest, messages } from '../../core/errors.js'
 import type { RequestInfo } from '../../core/request-info.js'
 import { compileFilter } from '../../core/rules/index.js'
 import { ident, sql, type Sql } from '../../store/sql.js'
@@ -53,6 +53,6 @@ export async function logsStats(app: App, filter: string, info: RequestInfo): Pr
     return rows.map((r) => ({ total: Number(r.total), date: `${r.hour}:00:00.000Z` }))
   } catch (err) {
     if (err instanceof ApiError) throw err
-    throw badRequest('Failed to generate logs stats.', {}, err)
+    throw badRequest(messages.logsStatsFailed, {}, err)
   }
 }

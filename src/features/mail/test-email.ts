@@ -1,6 +1,12 @@
 import type { App } from '../../core/app.js'
 import { TEMPLATE_NAMES, sendRecordEmail, type TemplateName } from '../../core/auth/emails.js'
-import { badRequest, fieldError, hasErrors, type ValidationErrors } from '../../core/errors.js'
+import {
+  badRequest,
+  hasErrors,
+  messages,
+  validationError,
+  type ValidationErrors,
+} from '../../core/errors.js'
 import { isEmail } from '../../core/fields/email.js'
 import { required, unsupportedType } from '../../core/fields/generic-errors.js'
 import { getFieldType } from '../../core/fields/registry.js'
@@ -12,8 +18,6 @@ export const TEST_EMAIL_VARS: Readonly<Record<string, string>> = {
   OTP: '123456',
   OTP_ID: 'TEST_OTP_ID',
 }
-
-const FAILED = 'Failed to send the test email.'
 
 const isTemplateName = (v: string): v is TemplateName =>
   (TEMPLATE_NAMES as readonly string[]).includes(v)
@@ -30,12 +34,11 @@ export async function sendTestEmail(app: App, body: Record<string, unknown>): Pr
 
   if (email === undefined || email === null || email === '') errors.email = required()
   else if (typeof email !== 'string') errors.email = unsupportedType()
-  else if (!isEmail(email))
-    errors.email = fieldError('validation_is_email', 'Must be a valid email address.')
+  else if (!isEmail(email)) errors.email = validationError('validation_is_email')
 
   if (template === undefined || template === null || template === '') errors.template = required()
   else if (typeof template !== 'string' || !isTemplateName(template))
-    errors.template = fieldError('validation_in_invalid', 'Must be a valid value.')
+    errors.template = validationError('validation_in_invalid')
 
   const name =
     collectionName === undefined || collectionName === null || collectionName === ''
@@ -43,10 +46,7 @@ export async function sendTestEmail(app: App, body: Record<string, unknown>): Pr
       : collectionName
   const collection = typeof name === 'string' ? app.collections.find(name) : undefined
   if (!collection?.authOptions) {
-    errors.collection = fieldError(
-      'validation_missing_collection',
-      'Must be a valid auth collection id or name.',
-    )
+    errors.collection = validationError('validation_missing_collection:auth')
   }
 
   if (
@@ -56,7 +56,7 @@ export async function sendTestEmail(app: App, body: Record<string, unknown>): Pr
     !isTemplateName(template) ||
     !collection
   ) {
-    throw badRequest(FAILED, errors)
+    throw badRequest(messages.testEmailFailed, errors)
   }
 
   const record: RecordData = {}
@@ -71,6 +71,6 @@ export async function sendTestEmail(app: App, body: Record<string, unknown>): Pr
     await sendRecordEmail(app, collection, record, template, vars)
   } catch (err) {
     const raw = err instanceof Error ? err.message : String(err)
-    throw badRequest(`${FAILED} Raw error: ${raw}`, {}, err)
+    throw badRequest(messages.testEmailRawError({ raw }), {}, err)
   }
 }

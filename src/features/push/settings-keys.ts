@@ -5,7 +5,7 @@
  */
 
 import { createECDH, createPrivateKey, createPublicKey } from 'node:crypto'
-import { fieldError, type FieldError } from '../../core/errors.js'
+import { type FieldError, validationError } from '../../core/errors.js'
 
 const base64url = /^[A-Za-z0-9_-]+$/
 
@@ -50,22 +50,13 @@ export function checkVapidKeys(
   const errors: { publicKey?: FieldError; privateKey?: FieldError } = {}
   const pub = publicKey === undefined ? null : decode(publicKey)
   if (publicKey !== undefined && !(pub && isP256PublicKey(pub)))
-    errors.publicKey = fieldError(
-      'validation_invalid_vapid_key',
-      'Must be an unpadded base64url P-256 public key (65 bytes, uncompressed).',
-    )
+    errors.publicKey = validationError('validation_invalid_vapid_key:public')
   const raw = privateKey === undefined ? null : decode(privateKey)
   const derived = raw ? p256PublicOf(raw) : null
   if (privateKey !== undefined && !derived)
-    errors.privateKey = fieldError(
-      'validation_invalid_vapid_key',
-      'Must be an unpadded base64url P-256 private key (32 bytes).',
-    )
+    errors.privateKey = validationError('validation_invalid_vapid_key')
   else if (derived && pub && !errors.publicKey && !derived.equals(pub))
-    errors.privateKey = fieldError(
-      'validation_vapid_key_mismatch',
-      'The private key does not belong to the public key.',
-    )
+    errors.privateKey = validationError('validation_vapid_key_mismatch')
   return errors
 }
 
@@ -89,7 +80,7 @@ export function checkServiceAccount(json: string): FieldError | undefined {
   try {
     parsed = JSON.parse(json)
   } catch {
-    return fieldError('validation_invalid_json', 'Must be valid JSON.')
+    return validationError('validation_invalid_json:file')
   }
   const o = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {}
   const text = (k: string): string => {
@@ -100,20 +91,12 @@ export function checkServiceAccount(json: string): FieldError | undefined {
     text('project_id') !== '' &&
     text('client_email') !== '' &&
     loadsAsPrivateKey(text('private_key'))
-  return ok
-    ? undefined
-    : fieldError(
-        'validation_invalid_service_account',
-        'Must be a service account key file with project_id, client_email and private_key.',
-      )
+  return ok ? undefined : validationError('validation_invalid_service_account')
 }
 
 /** Checks an APNs token-auth key: the PEM of a P-256 private key (a `.p8` file). */
 export function checkApnsKey(pem: string): FieldError | undefined {
   return loadsAsPrivateKey(pem, 'prime256v1')
     ? undefined
-    : fieldError(
-        'validation_invalid_key',
-        'Must be a PEM-encoded P-256 private key (the contents of the .p8 file).',
-      )
+    : validationError('validation_invalid_key')
 }

@@ -1,4 +1,4 @@
-import { fieldError, hasErrors, type ValidationErrors } from '../../core/errors.js'
+import { hasErrors, validationError, type ValidationErrors } from '../../core/errors.js'
 import { isEmail } from '../../core/fields/email.js'
 import {
   SettingsReader,
@@ -91,10 +91,7 @@ function checkApns(a: SettingsReader): void {
   for (const id of ['keyId', 'teamId']) {
     const s = a.requiredString(id, on)
     if (s !== undefined && s.length !== 10)
-      a.fail(
-        id,
-        fieldError('validation_length_invalid', 'The length must be exactly {min}.', { min: 10 }),
-      )
+      a.fail(id, validationError('validation_length_invalid', { min: 10 }))
     else if (s !== undefined && !/^[A-Za-z0-9]+$/.test(s)) a.fail(id, badFormat())
   }
   const bundle = a.requiredString('bundleId', on)
@@ -113,19 +110,10 @@ function checkTriggers(g: SettingsReader, ctx: SettingsValidationContext): void 
     t.boolean('enabled')
     const name = t.requiredString('collection', true)
     if (name !== undefined && !ctx.collectionExists(name))
-      t.fail(
-        'collection',
-        fieldError('validation_missing_collection', 'Must be the name of an existing collection.'),
-      )
+      t.fail('collection', validationError('validation_missing_collection'))
     const events = t.requiredString('events', true)
     if (events !== undefined && !isEventList(events))
-      t.fail(
-        'events',
-        fieldError(
-          'validation_in_invalid',
-          'Must be a comma-separated subset of create, update, delete.',
-        ),
-      )
+      t.fail('events', validationError('validation_in_invalid:push_actions'))
     for (const key of ['title', 'body', 'targetField']) t.string(key)
     if (hasErrors(t.errors)) errors[String(i)] = t.errors
   })

@@ -4,7 +4,7 @@
  * (`filter`, `expand`, `fields`) and `headers` (for `@request.headers.*`). Also the validation
  * of the `POST /api/realtime` body. No HTTP here.
  */
-import { badRequest, fieldError, hasErrors, type ValidationErrors } from '../../core/errors.js'
+import { badRequest, hasErrors, validationError, type ValidationErrors } from '../../core/errors.js'
 import { headerKey } from '../../core/request-info.js'
 import { FilterSyntaxError, parseFilter } from '../../tools/filter/index.js'
 import { parseFields, PickerError } from '../../tools/picker.js'
@@ -115,8 +115,8 @@ export function topicsOf(
 
 const invalid = (reason?: string) =>
   reason
-    ? fieldError('validation_invalid_value', 'Invalid value: {reason}.', { reason })
-    : fieldError('validation_invalid_value', 'Invalid value.')
+    ? validationError('validation_invalid_value:reason', { reason })
+    : validationError('validation_invalid_value')
 
 /**
  * Validates a `POST /api/realtime` body (reference §4.2): `clientId` 1–255 characters,
@@ -128,36 +128,27 @@ export function parseSubscribeForm(body: unknown): SubscribeForm {
   const errors: ValidationErrors = {}
   const clientId = input.clientId
   if (clientId === undefined || clientId === null || clientId === '') {
-    errors.clientId = fieldError('validation_required', 'Cannot be blank.')
+    errors.clientId = validationError('validation_required')
   } else if (typeof clientId !== 'string') {
     errors.clientId = invalid()
   } else if (clientId.length > MAX_CLIENT_ID_LENGTH) {
-    errors.clientId = fieldError(
-      'validation_length_out_of_range',
-      'The length must be between {min} and {max}.',
-      { min: 1, max: MAX_CLIENT_ID_LENGTH },
-    )
+    errors.clientId = validationError('validation_length_out_of_range', {
+      min: 1,
+      max: MAX_CLIENT_ID_LENGTH,
+    })
   }
   const raw = input.subscriptions ?? []
   const subscriptions = new Map<string, Subscription>()
   if (!Array.isArray(raw)) {
     errors.subscriptions = invalid('expected an array of strings')
   } else if (raw.length > MAX_SUBSCRIPTIONS) {
-    errors.subscriptions = fieldError(
-      'validation_length_too_long',
-      'The length must be no more than {max}.',
-      { max: MAX_SUBSCRIPTIONS },
-    )
+    errors.subscriptions = validationError('validation_length_too_long', { max: MAX_SUBSCRIPTIONS })
   } else {
     const items: ValidationErrors = {}
     raw.forEach((s: unknown, i) => {
       if (typeof s !== 'string') items[i] = invalid('expected a string')
       else if (s.length > MAX_SUBSCRIPTION_LENGTH) {
-        items[i] = fieldError(
-          'validation_length_too_long',
-          'The length must be no more than {max}.',
-          { max: MAX_SUBSCRIPTION_LENGTH },
-        )
+        items[i] = validationError('validation_length_too_long', { max: MAX_SUBSCRIPTION_LENGTH })
       } else if (/[\r\n]/.test(s)) items[i] = invalid('line breaks are not allowed')
       else if (s !== '' && !subscriptions.has(s)) {
         try {

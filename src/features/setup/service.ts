@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { App } from '../../core/app.js'
 import { countSuperusers, systemRequest } from '../../core/auth/superusers.js'
-import { badRequest, fieldError } from '../../core/errors.js'
+import { badRequest, messages, validationError } from '../../core/errors.js'
 import { SUPERUSERS, type RecordData } from '../../core/request-info.js'
 
 /** True for a loopback client address, which may set up without the token. */
@@ -36,8 +36,8 @@ export async function createFirstSuperuser(
   }
   const created = await app.runInTransaction(async (tx) => {
     if ((await countSuperusers(tx)) > 0) {
-      throw badRequest('Setup is already complete.', {
-        email: fieldError('validation_setup_done', 'A superuser already exists.'),
+      throw badRequest(messages.setupDone, {
+        email: validationError('validation_setup_done'),
       })
     }
     return tx.records.create(c, body, systemRequest(tx))

@@ -1,5 +1,5 @@
 import type { App } from '../../core/app.js'
-import { badRequest, fieldError, type FieldError } from '../../core/errors.js'
+import { badRequest, type FieldError, messages, validationError } from '../../core/errors.js'
 import { required } from '../../core/fields/generic-errors.js'
 import { formatDate } from '../../tools/dates.js'
 import { InvalidKeyError, assertPrefix, keyProblem } from '../../tools/filesystem/index.js'
@@ -14,17 +14,14 @@ export const MAX_UPLOAD_BYTES = 5 * 1024 ** 3
  * `validation_match_invalid`: a key that is absolute, has `..`, `.` or empty segments, a
  * backslash or NUL, or ends in `/`.
  */
-export const invalidKey = (): FieldError =>
-  fieldError('validation_match_invalid', 'Must be in a valid format.')
+export const invalidKey = (): FieldError => validationError('validation_match_invalid')
 
 /** Validates an object key from a client: the field error, or null when it is fine. */
 export function validateObjectKey(key: unknown): FieldError | null {
   if (key === undefined || key === null || key === '') return required()
   if (typeof key !== 'string') return invalidKey()
   if ([...key].length > MAX_KEY_LENGTH || Buffer.byteLength(key) > MAX_KEY_LENGTH)
-    return fieldError('validation_length_too_long', 'The length must be no more than {max}.', {
-      max: MAX_KEY_LENGTH,
-    })
+    return validationError('validation_length_too_long', { max: MAX_KEY_LENGTH })
   if (keyProblem(key) !== null) return invalidKey()
   return null
 }
@@ -35,7 +32,7 @@ export async function refuseBadKeys<T>(op: () => Promise<T>): Promise<T> {
     return await op()
   } catch (err) {
     if (err instanceof InvalidKeyError)
-      throw badRequest('An error occurred while validating the submitted data.', {
+      throw badRequest(messages.validationFailed, {
         key: invalidKey(),
       })
     throw err
@@ -45,8 +42,7 @@ export async function refuseBadKeys<T>(op: () => Promise<T>): Promise<T> {
 /** The key, or 400 with its field error. */
 export function keyOrThrow(key: string | undefined): string {
   const problem = validateObjectKey(key)
-  if (problem)
-    throw badRequest('An error occurred while validating the submitted data.', { key: problem })
+  if (problem) throw badRequest(messages.validationFailed, { key: problem })
   return key!
 }
 
@@ -65,7 +61,7 @@ export async function listObjects(app: App, prefix: string): Promise<ObjectListi
     assertPrefix(prefix)
   } catch (err) {
     if (!(err instanceof InvalidKeyError)) throw err
-    throw badRequest('An error occurred while validating the submitted data.', {
+    throw badRequest(messages.validationFailed, {
       prefix: invalidKey(),
     })
   }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { App } from '../../../core/app.js'
 import { mintApiKey } from '../../../core/auth/api-keys.js'
-import { forbidden, unauthorized } from '../../../core/errors.js'
+import { forbidden, messages, unauthorized } from '../../../core/errors.js'
 import { readBody } from '../../../http/body.js'
 import { requestInfo } from '../../../http/request-info.js'
 import { validateMintInput } from '../service.js'
@@ -15,8 +15,8 @@ import { validateMintInput } from '../service.js'
 export function registerApiKeys(app: App, http: FastifyInstance): void {
   http.post('/api/api-keys', { config: { rateLimitTags: ['create'] } }, async (req) => {
     const { auth } = requestInfo(req)
-    if (!auth) throw unauthorized('The request requires valid record authorization token.')
-    if (req.svcApiKey) throw forbidden('API keys cannot be used to mint API keys.')
+    if (!auth) throw unauthorized(messages.authTokenRequired)
+    if (req.svcApiKey) throw forbidden(messages.apiKeysCannotMint)
     const { values } = await readBody(req)
     return mintApiKey(app, auth, validateMintInput(values))
   })

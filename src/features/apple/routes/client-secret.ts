@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { badRequest } from '../../../core/errors.js'
+import { badRequest, messages } from '../../../core/errors.js'
 import { readBody } from '../../../http/body.js'
 import { requireSuperuser } from '../../../http/guards.js'
 import { requestInfo } from '../../../http/request-info.js'
@@ -19,7 +19,7 @@ export function registerClientSecret(http: FastifyInstance): void {
       return { secret: await generateClientSecret(input) }
     } catch (err) {
       const raw = err instanceof Error ? err.message : String(err)
-      throw badRequest(`Failed to generate client secret. Raw error: \n${raw}`, {}, err)
+      throw badRequest(messages.appleSecretRawError({ raw }), {}, err)
     }
   })
 }

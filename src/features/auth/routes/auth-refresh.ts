@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { recordAuthResponse } from '../../../core/auth/flow.js'
 import { checkAuthRule } from '../../../core/auth/password-auth.js'
 import { bearerClaims } from '../../../core/auth/tokens.js'
-import { forbidden, unauthorized } from '../../../core/errors.js'
+import { forbidden, messages, unauthorized } from '../../../core/errors.js'
 import { requestEvent, triggerRequest } from '../../../core/request-event.js'
 import { sendHookResponse } from '../../../http/hook-response.js'
 import { requestInfo } from '../../../http/request-info.js'
@@ -21,9 +21,9 @@ export function register(http: FastifyInstance, ctx: AuthRouteContext): void {
     async (req, reply) => {
       const c = ctx.authCollection(req.params.collection)
       const info = requestInfo(req)
-      if (!info.auth) throw unauthorized('The request requires valid record authorization token.')
+      if (!info.auth) throw unauthorized(messages.authTokenRequired)
       if (info.auth.collection.id !== c.id) {
-        throw forbidden(`The request requires auth record from ${c.name} collection.`)
+        throw forbidden(messages.authCollectionRequired({ collection: c.name }))
       }
       // An API key, like an impersonation token, is not refreshable: the same credential comes
       // back, so a key can never be traded for a fresh token that outlives its revocation.

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { confirmEmailChange, requestEmailChange } from '../../../core/auth/token-flows.js'
-import { forbidden, unauthorized } from '../../../core/errors.js'
+import { forbidden, messages, unauthorized } from '../../../core/errors.js'
 import { requestEvent, triggerRequest } from '../../../core/request-event.js'
 import { readBody } from '../../../http/body.js'
 import { sendHookResponse } from '../../../http/hook-response.js'
@@ -21,9 +21,9 @@ export function register(http: FastifyInstance, ctx: AuthRouteContext): void {
     async (req, reply) => {
       const c = ctx.authCollection(req.params.collection)
       const info = requestInfo(req)
-      if (!info.auth) throw unauthorized('The request requires valid record authorization token.')
+      if (!info.auth) throw unauthorized(messages.authTokenRequired)
       if (info.auth.collection.id !== c.id) {
-        throw forbidden(`The request requires auth record from ${c.name} collection.`)
+        throw forbidden(messages.authCollectionRequired({ collection: c.name }))
       }
       const { values } = await readBody(req)
       const newEmail = typeof values.newEmail === 'string' ? values.newEmail : ''

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { recordAuthResponse } from '../../../core/auth/flow.js'
-import { badRequest, fieldError, notFound } from '../../../core/errors.js'
+import { badRequest, messages, notFound, validationError } from '../../../core/errors.js'
 import { readBody } from '../../../http/body.js'
 import { requireSuperuser } from '../../../http/guards.js'
 import { sendHookResponse } from '../../../http/hook-response.js'
@@ -21,12 +21,8 @@ export function register(http: FastifyInstance, ctx: AuthRouteContext): void {
       const { values } = await readBody(req)
       const duration = values.duration ?? 0
       if (typeof duration !== 'number' || !Number.isInteger(duration) || duration < 0) {
-        throw badRequest('An error occurred while validating the submitted data.', {
-          duration: fieldError(
-            'validation_min_greater_equal_than_required',
-            'Must be no less than {threshold}.',
-            { threshold: 0 },
-          ),
+        throw badRequest(messages.validationFailed, {
+          duration: validationError('validation_min_greater_equal_than_required', { threshold: 0 }),
         })
       }
       const record = await ctx.app.records.findById(c, req.params.id ?? '')

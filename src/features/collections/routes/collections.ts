@@ -7,6 +7,7 @@ import {
   updateRequest,
   viewRequest,
 } from '../../../core/collections/request-hooks.js'
+import { messages } from '../../../core/errors.js'
 import { sendHookResponse } from '../../../http/hook-response.js'
 import { objectBody, superuserInfo, type CollectionParams } from '../request.js'
 
@@ -24,10 +25,7 @@ export function registerCollections(app: App, http: FastifyInstance): void {
 
   http.post('/api/collections', async (req, reply) => {
     const info = superuserInfo(req)
-    const input = await objectBody(
-      req,
-      'Failed to load the collection type data due to invalid formatting.',
-    )
+    const input = await objectBody(req, messages.collectionLoadFailed)
     return sendHookResponse(reply, await createRequest(app, input, info))
   })
 
@@ -40,10 +38,7 @@ export function registerCollections(app: App, http: FastifyInstance): void {
   http.patch<{ Params: CollectionParams }>('/api/collections/:collection', async (req, reply) => {
     const info = superuserInfo(req)
     const existing = app.collections.get(req.params.collection)
-    const input = await objectBody(
-      req,
-      'Failed to load the submitted data due to invalid formatting.',
-    )
+    const input = await objectBody(req, messages.formatLoadFailed)
     return sendHookResponse(reply, await updateRequest(app, existing, input, info))
   })
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { App } from '../../../core/app.js'
-import { badRequest } from '../../../core/errors.js'
+import { badRequest, messages } from '../../../core/errors.js'
 import { readBody } from '../../../http/body.js'
 import { requireSuperuser } from '../../../http/guards.js'
 import { requestInfo } from '../../../http/request-info.js'
@@ -14,7 +14,7 @@ export function registerTestEmail(app: App, http: FastifyInstance): void {
   http.post('/api/settings/test/email', async (req, reply) => {
     requireSuperuser(requestInfo(req))
     const { values } = await readBody(req).catch((err: unknown) => {
-      throw badRequest('An error occurred while loading the submitted data.', {}, err)
+      throw badRequest(messages.loadFailed, {}, err)
     })
     await sendTestEmail(app, values)
     return reply.code(204).send()

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { ApiError } from '../../../core/errors.js'
+import { ApiError, messages } from '../../../core/errors.js'
 
 /** A feature of SPEC.md (or PocketBase) that is not built yet, and the paths it will own. */
 interface Missing {
@@ -37,10 +37,7 @@ export const NOT_BUILT: readonly Missing[] = [
  */
 export function registerNotBuilt(http: FastifyInstance): void {
   for (const { feature, paths } of NOT_BUILT) {
-    const error = new ApiError(
-      501,
-      `${feature}: not built yet in svcbase (see the README, "Not built yet")`,
-    )
+    const error = new ApiError(501, messages.notBuilt({ feature }))
     for (const url of paths) {
       http.all(url, async () => {
         throw error

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { badRequest, forbidden, notFound } from '../../../core/errors.js'
+import { badRequest, forbidden, messages, notFound } from '../../../core/errors.js'
 import type { AuthInfo } from '../../../core/request-info.js'
 import type { RealtimeHub } from '../hub.js'
 import { parseSubscribeForm } from '../subscriptions.js'
@@ -20,11 +20,11 @@ export function registerSubscriptions(http: FastifyInstance, hub: RealtimeHub): 
   http.post('/api/realtime', async (req, reply) => {
     const form = parseSubscribeForm(req.body)
     const client = hub.get(form.clientId)
-    if (!client || client.closed) throw notFound('Missing or invalid client id.')
-    if (client.ip !== (req.svcIp || req.ip)) throw badRequest('Invalid realtime client.')
+    if (!client || client.closed) throw notFound(messages.realtimeClientMissing)
+    if (client.ip !== (req.svcIp || req.ip)) throw badRequest(messages.realtimeClientInvalid)
     const auth = req.svcAuth
     if (client.auth && !sameAuth(client.auth, auth)) {
-      throw forbidden("The current and the previous request authorization don't match.")
+      throw forbidden(messages.realtimeAuthMismatch)
     }
     client.auth = auth
     hub.subscribe(client, form.subscriptions)

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { App } from '../../../core/app.js'
-import { notFound } from '../../../core/errors.js'
+import { messages, notFound } from '../../../core/errors.js'
 import type { Collection } from '../../../core/collections/model.js'
 import { fileMaxSize } from '../../../core/fields/file.js'
 import {
@@ -29,7 +29,7 @@ function maxFileSize(c: Collection): number {
 export function registerRecords(app: App, http: FastifyInstance): void {
   const collectionOf = (name: string): Collection => {
     const c = app.collections.find(name)
-    if (!c) throw notFound('Missing collection context.')
+    if (!c) throw notFound(messages.missingCollectionContext)
     return c
   }
   const base = '/api/collections/:collection/records'

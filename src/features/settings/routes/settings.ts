@@ -1,21 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { App } from '../../../core/app.js'
-import { badRequest, hasErrors } from '../../../core/errors.js'
+import { badRequest, hasErrors, messages } from '../../../core/errors.js'
 import type { SettingsValidationContext } from '../../../core/settings/index.js'
 import { readBody } from '../../../http/body.js'
 import { requireSuperuser } from '../../../http/guards.js'
 import { requestInfo } from '../../../http/request-info.js'
 import { validateIpList } from '../../../http/superuser-ips.js'
 
-const LOAD_FAILED = 'An error occurred while loading the submitted data.'
-const SAVE_FAILED = 'An error occurred while saving the new settings.'
-
 /** Reads a PATCH body that must be a JSON object (or empty); anything else is a 400. */
 async function readPatch(req: FastifyRequest): Promise<Record<string, unknown>> {
   // NB: JSON `null` parses to null, which readBody takes for "no body".
-  if (req.body === null) throw badRequest(LOAD_FAILED)
+  if (req.body === null) throw badRequest(messages.loadFailed)
   const { values } = await readBody(req).catch((err: unknown) => {
-    throw badRequest(LOAD_FAILED, {}, err)
+    throw badRequest(messages.loadFailed, {}, err)
   })
   return values
 }
@@ -47,7 +44,7 @@ export function registerSettings(app: App, http: FastifyInstance): void {
     const ctx = validationContext(app)
     const next = await app.settings.update(patch, (merged) => {
       const errors = app.settings.validate(patch, merged, ctx)
-      if (hasErrors(errors)) throw badRequest(SAVE_FAILED, errors)
+      if (hasErrors(errors)) throw badRequest(messages.settingsSaveFailed, errors)
     })
     return app.settings.withoutSecrets(next)
   })

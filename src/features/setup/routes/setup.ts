@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { App } from '../../../core/app.js'
 import { authResponse } from '../../../core/auth/flow.js'
-import { forbidden } from '../../../core/errors.js'
+import { forbidden, messages } from '../../../core/errors.js'
 import { SUPERUSERS } from '../../../core/request-info.js'
 import { readBody } from '../../../http/body.js'
 import { requestInfo } from '../../../http/request-info.js'
@@ -18,8 +18,7 @@ export function registerSetup(app: App, http: FastifyInstance, setupToken: strin
     const { values } = await readBody(req)
     if (!isLoopback(req.ip)) {
       const token = typeof values.token === 'string' ? values.token : ''
-      if (!sameSecret(token, setupToken))
-        throw forbidden('A valid setup token is required for setup from a non-loopback address.')
+      if (!sameSecret(token, setupToken)) throw forbidden(messages.setupTokenRequired)
     }
     const record = await createFirstSuperuser(app, values)
     return authResponse(app, app.collections.get(SUPERUSERS), record, requestInfo(req))

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { App } from '../../../core/app.js'
-import { badRequest, fieldError } from '../../../core/errors.js'
+import { badRequest, messages, validationError } from '../../../core/errors.js'
 import { s3ConfigOf } from '../../../core/storage.js'
 import { readBody } from '../../../http/body.js'
 import { requireSuperuser } from '../../../http/guards.js'
@@ -22,8 +22,8 @@ export function registerTestS3(app: App, http: FastifyInstance): void {
     const { values } = await readBody(req)
     const filesystem = values.filesystem ?? 'storage'
     if (filesystem !== 'storage' && filesystem !== 'backups')
-      throw badRequest('Failed to test the S3 filesystem.', {
-        filesystem: fieldError('validation_in_invalid', 'Must be a valid value.'),
+      throw badRequest(messages.s3TestFailed, {
+        filesystem: validationError('validation_in_invalid'),
       })
     const settings = app.settings.get()
     const block =
@@ -31,12 +31,12 @@ export function registerTestS3(app: App, http: FastifyInstance): void {
         ? (settings.backups as Record<string, unknown> | undefined)?.s3
         : settings.s3
     const config = s3ConfigOf(block)
-    if (!config.enabled) throw badRequest(`S3 ${filesystem} filesystem is not enabled.`)
+    if (!config.enabled) throw badRequest(messages.s3NotEnabled({ filesystem }))
     try {
       await probeS3Lazily(config, { timeoutMs: PROBE_TIMEOUT_MS })
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err)
-      throw badRequest(`Failed to test the S3 filesystem. Raw error: \n${message}`, {}, err)
+      throw badRequest(messages.s3TestRawError({ raw: message }), {}, err)
     }
     await reply.code(204).send()
   })

@@ -8,7 +8,13 @@ import { pipeline } from 'node:stream/promises'
 import type { MultipartFile } from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../../core/app.js'
-import { badRequest, hasErrors, tooLarge, type ValidationErrors } from '../../../core/errors.js'
+import {
+  badRequest,
+  hasErrors,
+  messages,
+  tooLarge,
+  type ValidationErrors,
+} from '../../../core/errors.js'
 import { required } from '../../../core/fields/generic-errors.js'
 import { requireSuperuser } from '../../../http/guards.js'
 import { requestInfo } from '../../../http/request-info.js'
@@ -92,8 +98,7 @@ async function takeFile(
  */
 export async function upload(app: App, req: FastifyRequest, reply: FastifyReply): Promise<void> {
   requireSuperuser(requestInfo(req))
-  if (!req.isMultipart())
-    throw badRequest('Failed to read the submitted data: expected multipart/form-data.')
+  if (!req.isMultipart()) throw badRequest(messages.multipartExpected)
   let key: string | undefined
   let file: 'written' | 'refused' | Spool | undefined
   try {
@@ -108,8 +113,7 @@ export async function upload(app: App, req: FastifyRequest, reply: FastifyReply)
     const keyError = validateObjectKey(key) ?? (file === 'refused' ? invalidKey() : null)
     if (keyError) errors.key = keyError
     if (file === undefined) errors.file = required()
-    if (hasErrors(errors))
-      throw badRequest('An error occurred while validating the submitted data.', errors)
+    if (hasErrors(errors)) throw badRequest(messages.validationFailed, errors)
     const spool = file
     if (typeof spool === 'object')
       await refuseBadKeys(() =>
