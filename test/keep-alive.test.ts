@@ -203,8 +203,8 @@ describe('keep-alive connections', () => {
     expect(await first.json()).toMatchObject({ code: 200 })
     // Idle for a moment (fetch's pool checks its idle timers about every 0.5 s), then…
     await sleep(1_000)
-    // …in-process work between two requests (as in test/filter-fuzz.test.ts) keeps the event
-    // loop busy: neither fetch's idle timer nor the server's can run before the next request
+    // …in-process work between two requests (as in test/filter-fuzz-laws.test.ts) keeps the
+    // event loop busy: neither fetch's idle timer nor the server's can run before the next request
     // is written. With Node's 5 s keep-alive the server's timer then closed the socket under the
     // request just sent: "fetch failed", ECONNRESET. The thread sleeps here instead of spinning.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 6_500)
