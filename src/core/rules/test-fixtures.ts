@@ -1,8 +1,13 @@
-/** Test fixtures: a small schema (users, orgs, posts, comments) and rule contexts over it. */
+/**
+ * Test fixtures: a small schema (users, orgs, posts, comments) and rule contexts over it, and the
+ * compile cases the compile-*.test.ts files share (the expected SQL of each dialect side by side).
+ */
+import { expect, it } from 'vitest'
 import type { Dialect } from '../../store/dialect.js'
 import type { Collection, CollectionType, Field } from '../collections/model.js'
 import { internalRequest, type RequestInfo } from '../request-info.js'
 import type { RuleContext } from './context.js'
+import { compileFilter } from './index.js'
 
 /** A field with defaults for everything but name, type and options. */
 export function field(
@@ -128,4 +133,42 @@ export function userRequest(over: Partial<RequestInfo> = {}): RequestInfo {
     method: 'POST',
     ...over,
   })
+}
+
+/** The SQL text and parameters a compile should produce. */
+export type Expected = [sql: string, params: unknown[]]
+
+/** A filter over `posts` and the SQL it compiles to on each dialect. */
+export interface Case {
+  filter: string
+  ctx?: Partial<RuleContext>
+  sqlite: Expected
+  postgres: Expected
+}
+
+/** `jsonb_array_elements_text` over `x`, guarded for non-arrays (PostgreSQL's json_each). */
+export const pgEach = (x: string) =>
+  `jsonb_array_elements_text(CASE WHEN jsonb_typeof(${x}) = 'array' THEN ${x} ELSE '[]'::jsonb END)`
+
+/** The context of a request authenticated as the `users` record u1. */
+export const user = { request: userRequest() }
+
+/** Compiles a case's filter for `dialect`. */
+export function compile(dialect: Dialect, c: Pick<Case, 'filter' | 'ctx'>) {
+  return dialect.compile(compileFilter(c.filter, context(dialect, c.ctx)))
+}
+
+/**
+ * `run(cases)`: one test per case, named by its filter, comparing both dialects' output. The
+ * dialects are passed in because only tests may import a store engine (eslint.config.js).
+ */
+export function caseRunner(sqliteDialect: Dialect, postgresDialect: Dialect) {
+  return function run(cases: Case[]) {
+    it.each(cases)('$filter', (c) => {
+      const s = compile(sqliteDialect, c)
+      const p = compile(postgresDialect, c)
+      expect([s.sql, s.params]).toEqual(c.sqlite)
+      expect([p.sql, p.params]).toEqual(c.postgres)
+    })
+  }
 }

@@ -1,0 +1,84 @@
+/** compileSort: own fields, macros, relations, back-relation counts and hidden e-mails. */
+import { describe, expect, it } from 'vitest'
+import { postgresDialect } from '../../store/postgres/postgres-dialect.js'
+import { sqliteDialect } from '../../store/sqlite/sqlite-dialect.js'
+import { join } from '../../store/sql.js'
+import { compileSort, type RuleContext } from './index.js'
+import { context, pgEach, schema, type Expected } from './test-fixtures.js'
+
+describe('compileSort', () => {
+  const cases: [string, Partial<RuleContext>, Expected, Expected][] = [
+    [
+      '-created,+title',
+      {},
+      ['"p"."created" DESC, "p"."title" ASC', []],
+      ['"p"."created" DESC, "p"."title" ASC', []],
+    ],
+    ['@random,-@rowid', {}, ['RANDOM() ASC, "p"."_rowid_" DESC', []], ['', []]],
+    [
+      'author.name,-editors.name,data.a:lower',
+      {},
+      [
+        '(SELECT "_r1"."name" FROM (SELECT 1) AS "_s2" LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC, ' +
+          '(SELECT MAX("_r4"."name") FROM (SELECT 1) AS "_s5" LEFT JOIN json_each("p"."editors") AS "_j3" ON 1 = 1 ' +
+          'LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC, LOWER(json_extract("p"."data", ?)) ASC',
+        ['$.a'],
+      ],
+      [
+        '(SELECT "_r1"."name" FROM (SELECT 1) AS "_s2" LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC, ' +
+          `(SELECT MAX("_r4"."name") FROM (SELECT 1) AS "_s5" LEFT JOIN ${pgEach('"p"."editors"')} AS "_j3"("value") ON 1 = 1 ` +
+          'LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC, LOWER(("p"."data" #>> $1::text[])) ASC',
+        [['a']],
+      ],
+    ],
+    [
+      '-comments_via_post:length',
+      {},
+      ['(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") DESC', []],
+      ['(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") DESC', []],
+    ],
+    // A superuser sorts by the real e-mail…
+    [
+      '-email',
+      { collection: schema().users!, alias: 'u' },
+      ['"u"."email" DESC', []],
+      ['"u"."email" DESC', []],
+    ],
+    // …a client by what its filter sees: a hidden e-mail matches nothing, so it sorts as NULL.
+    [
+      '-email',
+      { collection: schema().users!, alias: 'u', restricted: true },
+      ['CASE WHEN "u"."emailVisibility" = TRUE THEN "u"."email" END DESC', []],
+      ['CASE WHEN "u"."emailVisibility" = TRUE THEN "u"."email" END DESC', []],
+    ],
+    [
+      'author.email,-editors.email:lower',
+      { restricted: true },
+      [
+        '(SELECT CASE WHEN "_r1"."emailVisibility" = TRUE THEN "_r1"."email" END FROM (SELECT 1) AS "_s2" ' +
+          'LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC, ' +
+          '(SELECT MAX(CASE WHEN "_r4"."emailVisibility" = TRUE THEN LOWER("_r4"."email") END) FROM (SELECT 1) AS "_s5" ' +
+          'LEFT JOIN json_each("p"."editors") AS "_j3" ON 1 = 1 LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC',
+        [],
+      ],
+      [
+        '(SELECT CASE WHEN "_r1"."emailVisibility" = TRUE THEN "_r1"."email" END FROM (SELECT 1) AS "_s2" ' +
+          'LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC, ' +
+          '(SELECT MAX(CASE WHEN "_r4"."emailVisibility" = TRUE THEN LOWER("_r4"."email") END) FROM (SELECT 1) AS "_s5" ' +
+          `LEFT JOIN ${pgEach('"p"."editors"')} AS "_j3"("value") ON 1 = 1 LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC`,
+        [],
+      ],
+    ],
+  ]
+  it.each(cases)('%s', (text, over, sqlite, postgres) => {
+    for (const [dialect, expected] of [
+      [sqliteDialect, sqlite],
+      [postgresDialect, postgres],
+    ] as const) {
+      if (expected[0] === '') continue
+      const items = compileSort(text, context(dialect, over))
+      const compiled = dialect.compile(join(items))
+      expect([compiled.sql, compiled.params]).toEqual(expected)
+    }
+  })
+})
