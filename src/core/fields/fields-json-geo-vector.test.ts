@@ -1,0 +1,82 @@
+/** The structured field types: json, geoPoint and vector. */
+import { describe, expect, it } from 'vitest'
+import {
+  createCtx,
+  lookup,
+  makeField,
+  typeOf,
+  type OptionsCase,
+  type ValueCase,
+} from './test-fixtures.js'
+
+// prettier-ignore
+const valueCases: ValueCase[] = [
+  // json
+  { name: 'json object', type: 'json', raw: { a: [1, 2] }, value: { a: [1, 2] }, code: null },
+  { name: 'json raw object string', type: 'json', raw: '{"a":1}', value: { a: 1 }, code: null },
+  { name: 'json raw number string', type: 'json', raw: '-12.5', value: -12.5, code: null },
+  { name: 'json quoted string', type: 'json', raw: '"hi"', value: 'hi', code: null },
+  { name: 'json "null"', type: 'json', raw: 'null', value: null, code: null },
+  { name: 'json "true"', type: 'json', raw: 'true', value: true, code: null },
+  { name: 'json plain string', type: 'json', raw: 'hello', value: 'hello', code: null },
+  { name: 'json broken json is a string', type: 'json', raw: '[1,', value: '[1,', code: null },
+  { name: 'json required null', type: 'json', required: true, raw: null, code: 'validation_required' },
+  { name: 'json required ""', type: 'json', required: true, raw: '', code: 'validation_required' },
+  { name: 'json required []', type: 'json', required: true, raw: '[]', code: 'validation_required' },
+  { name: 'json required {}', type: 'json', required: true, raw: {}, code: 'validation_required' },
+  { name: 'json required false ok', type: 'json', required: true, raw: false, code: null },
+  { name: 'json required 0 ok', type: 'json', required: true, raw: 0, code: null },
+  { name: 'json size', type: 'json', options: { maxSize: 5 }, raw: [1, 2, 3], code: 'validation_json_size_limit', message: 'The maximum allowed JSON size is 5 bytes.' },
+  { name: 'json NaN invalid', type: 'json', raw: [Number.NaN], code: 'validation_invalid_json' },
+  // geoPoint
+  { name: 'geo object', type: 'geoPoint', raw: { lon: 23.5, lat: 42.1 }, value: { lon: 23.5, lat: 42.1 }, code: null },
+  { name: 'geo json string', type: 'geoPoint', raw: '{"lon":1,"lat":2}', value: { lon: 1, lat: 2 }, code: null },
+  { name: 'geo missing coord → 0', type: 'geoPoint', raw: { lat: 5 }, value: { lon: 0, lat: 5 }, code: null },
+  { name: 'geo null → zero', type: 'geoPoint', raw: null, value: { lon: 0, lat: 0 }, code: null },
+  { name: 'geo required zero', type: 'geoPoint', required: true, raw: { lon: 0, lat: 0 }, code: 'validation_required' },
+  { name: 'geo required one non-zero', type: 'geoPoint', required: true, raw: { lon: 0, lat: 1 }, code: null },
+  { name: 'geo bad lat', type: 'geoPoint', raw: { lon: 0, lat: 91 }, code: 'validation_invalid_latitude' },
+  { name: 'geo bad lon', type: 'geoPoint', raw: { lon: -180.5, lat: 0 }, code: 'validation_invalid_longitude' },
+  { name: 'geo junk', type: 'geoPoint', raw: 'here', code: 'validation_unsupported_value_type', message: 'Must be a point {"lon": number, "lat": number}, not the text "here".' },
+  { name: 'geo junk coord', type: 'geoPoint', raw: { lon: 'x', lat: 1 }, code: 'validation_unsupported_value_type' },
+  // vector
+  { name: 'vector ok', type: 'vector', options: { dimensions: 3 }, raw: [0.1, -2, 3], value: [0.1, -2, 3], code: null },
+  { name: 'vector json string', type: 'vector', options: { dimensions: 2 }, raw: '[1, 2]', value: [1, 2], code: null },
+  { name: 'vector numeric strings', type: 'vector', options: { dimensions: 2 }, raw: ['1', '2.5'], value: [1, 2.5], code: null },
+  { name: 'vector empty → null', type: 'vector', options: { dimensions: 2 }, raw: [], value: null, code: null },
+  { name: 'vector required', type: 'vector', required: true, options: { dimensions: 2 }, raw: '', code: 'validation_required' },
+  { name: 'vector wrong length', type: 'vector', options: { dimensions: 3 }, raw: [1, 2], code: 'validation_vector_dimensions', message: 'Must have exactly 3 numbers.' },
+  { name: 'vector junk item', type: 'vector', options: { dimensions: 2 }, raw: [1, 'x'], code: 'validation_vector_invalid', message: 'Must be an array of finite numbers.' },
+  { name: 'vector object', type: 'vector', options: { dimensions: 2 }, raw: { a: 1 }, code: 'validation_vector_invalid' },
+]
+
+describe('field values: normalize + validate', () => {
+  it.each(valueCases)('$name', async (c) => {
+    const ft = typeOf(c.type)
+    const field = makeField(c.type, c.options, { required: c.required ?? false })
+    const value = ft.normalize(c.raw, field)
+    if ('value' in c) expect(value).toEqual(c.value)
+    const err = await ft.validate(value, field, { ...createCtx, ...c.ctx })
+    expect(err?.code ?? null).toBe(c.code)
+    if (c.message !== undefined) expect(err?.message).toBe(c.message)
+  })
+})
+
+// prettier-ignore
+const optionsCases: OptionsCase[] = [
+  { name: 'json negative maxSize', type: 'json', options: { maxSize: -5 }, errors: { maxSize: 'validation_min_greater_equal_than_required' } },
+  { name: 'vector dimensions required', type: 'vector', options: {}, errors: { dimensions: 'validation_required' } },
+  { name: 'vector dimensions too big', type: 'vector', options: { dimensions: 4097 }, errors: { dimensions: 'validation_max_less_equal_than_required' } },
+  { name: 'vector dimensions decimal', type: 'vector', options: { dimensions: 1.5 }, errors: { dimensions: 'validation_unsupported_value_type' } },
+  { name: 'vector ok', type: 'vector', options: { dimensions: 1536, sourceField: 'body' }, errors: {} },
+  { name: 'vector bad sourceField', type: 'vector', options: { dimensions: 3, sourceField: 'a b' }, errors: { sourceField: 'validation_invalid_field_name' } },
+  { name: 'geoPoint no options', type: 'geoPoint', options: {}, errors: {} },
+]
+
+describe('field options: validateOptions', () => {
+  it.each(optionsCases)('$name', (c) => {
+    const errors = typeOf(c.type).validateOptions(makeField(c.type, c.options), lookup)
+    const codes = Object.fromEntries(Object.entries(errors).map(([k, e]) => [k, e.code]))
+    expect(codes).toEqual(c.errors)
+  })
+})
