@@ -38,6 +38,10 @@ export async function viewRequest(
   id: string,
   info: RequestInfo,
 ): Promise<HookResponse> {
+  // NB: with no handler bound, the plain view (one load and one presentation, no event).
+  if (app.hooks.onRecordViewRequest.length === 0) {
+    return { status: 200, kind: 'json', body: await app.records.view(c, id, info) }
+  }
   const record = await app.records.load(c, id, 'viewRule', info)
   return triggerRequest(
     app.hooks.onRecordViewRequest,
