@@ -3,13 +3,13 @@ import { compare } from 'bcryptjs'
 import { describe, expect, it } from 'vitest'
 import { verifyPassword } from './password.js'
 import {
-  createCtx,
   long,
-  lookup,
   makeField,
   typeOf,
   type OptionsCase,
   type ValueCase,
+  itValueCases,
+  itOptionsCases,
 } from './test-fixtures.js'
 
 // prettier-ignore
@@ -80,15 +80,7 @@ const valueCases: ValueCase[] = [
 ]
 
 describe('field values: normalize + validate', () => {
-  it.each(valueCases)('$name', async (c) => {
-    const ft = typeOf(c.type)
-    const field = makeField(c.type, c.options, { required: c.required ?? false })
-    const value = ft.normalize(c.raw, field)
-    if ('value' in c) expect(value).toEqual(c.value)
-    const err = await ft.validate(value, field, { ...createCtx, ...c.ctx })
-    expect(err?.code ?? null).toBe(c.code)
-    if (c.message !== undefined) expect(err?.message).toBe(c.message)
-  })
+  itValueCases(valueCases)
 })
 
 // prettier-ignore
@@ -110,11 +102,7 @@ const optionsCases: OptionsCase[] = [
 ]
 
 describe('field options: validateOptions', () => {
-  it.each(optionsCases)('$name', (c) => {
-    const errors = typeOf(c.type).validateOptions(makeField(c.type, c.options), lookup)
-    const codes = Object.fromEntries(Object.entries(errors).map(([k, e]) => [k, e.code]))
-    expect(codes).toEqual(c.errors)
-  })
+  itOptionsCases(optionsCases)
 })
 
 describe('password', () => {

@@ -1,4 +1,5 @@
 /** Test fixtures for the field types: fields, collections, a fake lookup and the case shapes. */
+import { expect, it } from 'vitest'
 import type { Collection, CollectionType, Field } from '../collections/model.js'
 import type { FieldLookup, FieldType, ValidateContext } from './field-type.js'
 import { getFieldType } from './registry.js'
@@ -96,4 +97,26 @@ export interface OptionsCase {
   options: Record<string, unknown>
   /** Expected error code per option key; `{}` for valid options. */
   errors: Record<string, string>
+}
+
+/** One test per value case: normalise the raw value, validate it, compare value, code and message. */
+export function itValueCases(cases: readonly ValueCase[]): void {
+  it.each(cases)('$name', async (c) => {
+    const ft = typeOf(c.type)
+    const field = makeField(c.type, c.options, { required: c.required ?? false })
+    const value = ft.normalize(c.raw, field)
+    if ('value' in c) expect(value).toEqual(c.value)
+    const err = await ft.validate(value, field, { ...createCtx, ...c.ctx })
+    expect(err?.code ?? null).toBe(c.code)
+    if (c.message !== undefined) expect(err?.message).toBe(c.message)
+  })
+}
+
+/** One test per options case: the codes `validateOptions` reports, keyed by option. */
+export function itOptionsCases(cases: readonly OptionsCase[]): void {
+  it.each(cases)('$name', (c) => {
+    const errors = typeOf(c.type).validateOptions(makeField(c.type, c.options), lookup)
+    const codes = Object.fromEntries(Object.entries(errors).map(([k, e]) => [k, e.code]))
+    expect(codes).toEqual(c.errors)
+  })
 }
