@@ -60,7 +60,7 @@ const cases: { name: string; path: string; code: string; expected: RegExp[] }[] 
     name: 'a feature importing its own files, core, http, tools and the store contract',
     path: 'src/features/alpha/routes/things.ts',
     code: [
-      "import type { Feature } from '../../feature.js'",
+      "import type { Feature } from '../../../http/feature.js'",
       "import { thing } from '../service.js'",
       "import type { App } from '../../../core/app.js'",
       "import { readBody } from '../../../http/body.js'",

@@ -8,7 +8,7 @@ import { appleFeature } from './apple/index.js'
 import { authFeature } from './auth/index.js'
 import { batchFeature } from './batch/index.js'
 import { collectionsFeature } from './collections/index.js'
-import { enabledFeatures, type Feature, type FeatureSelection } from './feature.js'
+import { enabledFeatures, type Feature, type FeatureSelection } from '../http/feature.js'
 import { filesFeature } from './files/index.js'
 import { healthFeature } from './health/index.js'
 import { llmFeature } from './llm/index.js'
@@ -33,7 +33,7 @@ export {
   type Feature,
   type FeatureContext,
   type FeatureSelection,
-} from './feature.js'
+} from '../http/feature.js'
 
 /** Fresh instances of the built-in features (each server gets its own), in registration order. */
 export function builtInFeatures(): Feature[] {

@@ -1,4 +1,4 @@
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { registerApiKeys } from './routes/api-keys.js'
 
 /** The API keys feature: `POST /api/api-keys` mints a key for the authenticated record. */

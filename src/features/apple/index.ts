@@ -1,4 +1,4 @@
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { registerClientSecret } from './routes/client-secret.js'
 
 /**

@@ -1,6 +1,6 @@
 import { OtpAttempts } from '../../core/auth/otp.js'
 import { ResendGuard } from '../../core/auth/token-flows.js'
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { authCollectionResolver, type AuthRouteContext } from './context.js'
 import * as authMethods from './routes/auth-methods.js'
 import * as authRefresh from './routes/auth-refresh.js'

@@ -1,4 +1,4 @@
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { registerCollections } from './routes/collections.js'
 import { registerImport } from './routes/import.js'
 import { registerScaffolds } from './routes/scaffolds.js'

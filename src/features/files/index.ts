@@ -1,4 +1,4 @@
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { registerDownload } from './routes/download.js'
 import { registerFileToken } from './routes/token.js'
 import { createThumbnails } from './service.js'

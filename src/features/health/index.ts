@@ -1,4 +1,4 @@
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { registerHealth } from './routes/health.js'
 
 /** The health feature: `GET /api/health`. */

@@ -1,4 +1,4 @@
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { llmSettings } from './settings.js'
 
 /**

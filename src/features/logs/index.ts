@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { addCleanupJob, CLEANUP_EXPRESSION, CLEANUP_JOB_ID, cleanupLogs } from './cleanup.js'
 import { requestLog, skipLog } from './request-log.js'
 import { registerRoutes } from './routes/logs.js'

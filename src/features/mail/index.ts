@@ -1,5 +1,5 @@
 import { LogMailer } from '../../core/mail.js'
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { registerTestEmail } from './routes/test-email.js'
 import { SwitchingMailer } from './switching-mailer.js'
 

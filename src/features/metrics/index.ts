@@ -1,4 +1,4 @@
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { METRICS_PATH, registerMetricsRoute } from './routes/metrics.js'
 import { createMetrics } from './service.js'
 

@@ -1,4 +1,4 @@
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { registerNotBuilt } from './routes/not-built.js'
 
 export { NOT_BUILT } from './routes/not-built.js'

@@ -1,5 +1,5 @@
 import { ApiError } from '../../core/errors.js'
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { MemoryCounterStore, type CounterStore } from './counter-store.js'
 import { isApiPath, RateLimiter } from './limiter.js'
 import { limiterRequest, urlPath } from './request.js'

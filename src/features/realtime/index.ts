@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { App } from '../../core/app.js'
 import type { ClientMessenger } from '../../core/realtime.js'
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { handleBusEvent } from './broadcast.js'
 import { RealtimeHub, type HubOptions } from './hub.js'
 import { registerConnect } from './routes/connect.js'

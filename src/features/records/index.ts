@@ -1,4 +1,4 @@
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { registerRecords } from './routes/records.js'
 
 /** The records feature: the records API of SPEC §4.2 over the core record service. */

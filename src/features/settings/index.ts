@@ -1,4 +1,4 @@
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { registerSettings } from './routes/settings.js'
 
 /** The settings feature: `GET` and `PATCH /api/settings` (superuser, SPEC §4.7). */

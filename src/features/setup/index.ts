@@ -1,5 +1,5 @@
 import { randomString } from '../../tools/ids.js'
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { registerSetup } from './routes/setup.js'
 
 /** What the setup feature offers: the one-time setup token of this server. */

@@ -1,4 +1,4 @@
-import type { Feature } from '../feature.js'
+import type { Feature } from '../../http/feature.js'
 import { registerObjects } from './routes/objects.js'
 import { registerTestS3 } from './routes/test-s3.js'
 import { registerUpload } from './routes/upload.js'
