@@ -1,0 +1,104 @@
+/**
+ * The event of a script route or middleware (`RouteEvent` of `script-api.ts`) built from a
+ * Fastify request, the onion that runs middlewares and the handler, and the answer sent.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { App } from '../../core/app.js'
+import type { UploadedFile } from '../../core/records/files.js'
+import { EMPTY_RESPONSE } from '../../core/request-event.js'
+import { sendHookResponse } from '../../http/hook-response.js'
+import { requestInfo } from '../../http/request-info.js'
+import { HookNextError } from '../../tools/hook.js'
+import type { RouteEvent, RouteHandler } from './script-api.js'
+
+/** A route event as this loader builds it: the contract plus the uploads and a redirect target. */
+export interface ScriptRouteEvent extends RouteEvent {
+  /** The files of a multipart body (spooled to temp files, removed after the answer). */
+  files: UploadedFile[]
+  /** Where `redirect` sends the client, or null. */
+  location: string | null
+}
+
+/** The first value of a request header, '' when absent. */
+function headerOf(req: FastifyRequest, name: string): string {
+  const v = req.headers[String(name).toLowerCase()]
+  return Array.isArray(v) ? (v[0] ?? '') : (v ?? '')
+}
+
+/** Builds the event of `req` with its path values and its read body. */
+export function routeEvent(
+  app: App,
+  req: FastifyRequest,
+  params: Record<string, string>,
+  body: Record<string, unknown>,
+  files: UploadedFile[] = [],
+): ScriptRouteEvent {
+  const info = requestInfo(req, body)
+  const e: ScriptRouteEvent = {
+    app,
+    request: {
+      method: req.method,
+      url: req.url,
+      pathValue: (name) => params[name] ?? '',
+      header: (name) => headerOf(req, name),
+    },
+    requestInfo: info,
+    auth: info.auth?.record ?? null,
+    response: null,
+    files,
+    location: null,
+    json: (status, value) => {
+      e.location = null
+      e.response = { status, kind: 'json', body: value }
+    },
+    string: (status, text) => {
+      e.location = null
+      e.response = { status, kind: 'text', body: String(text) }
+    },
+    noContent: (status = 204) => {
+      e.location = null
+      e.response = { status, kind: 'empty', body: null }
+    },
+    redirect: (status, url) => {
+      if (!Number.isInteger(status) || status < 300 || status > 399)
+        throw new Error(`e.redirect: ${String(status)} is not a redirect status (300-399)`)
+      e.location = String(url)
+      e.response = { status, kind: 'empty', body: null }
+    },
+    next: () => Promise.resolve(),
+  }
+  return e
+}
+
+/**
+ * Runs `fns` as an onion around `last`: each calls `await e.next()` to go on (a second call
+ * throws), and one that does not call it ends the chain there.
+ */
+export function runChain(
+  e: ScriptRouteEvent,
+  fns: readonly RouteHandler[],
+  last: () => Promise<void> | void,
+): Promise<void> {
+  const run = async (i: number): Promise<void> => {
+    const fn = fns[i]
+    if (!fn) return last()
+    let called = false
+    const next = (): Promise<void> => {
+      if (called) return Promise.reject(new HookNextError())
+      called = true
+      return run(i + 1)
+    }
+    const view = new Proxy(e, {
+      get: (target, key, receiver) =>
+        key === 'next' ? next : (Reflect.get(target, key, receiver) as unknown),
+    })
+    await fn(view)
+  }
+  return run(0)
+}
+
+/** Sends the answer the chain left: a redirect, the response, or an empty 200. */
+export function sendRouteAnswer(reply: FastifyReply, e: ScriptRouteEvent): FastifyReply {
+  if (e.location !== null && e.response) return reply.redirect(e.location, e.response.status)
+  return sendHookResponse(reply, e.response ?? EMPTY_RESPONSE)
+}
