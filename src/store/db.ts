@@ -19,6 +19,15 @@ export interface Db {
   /** Runs a statement that returns no rows. */
   run(query: Sql): Promise<{ changes: number }>
   /**
+   * Optional synchronous reads, for engines whose driver is synchronous underneath (SQLite): the
+   * same as `all`/`get`, answered at once (a transaction's handle reads its own uncommitted
+   * work). PocketBase-style `*.pb.js` scripts need them for their synchronous `$app` finds; an
+   * engine without them (an asynchronous PostgreSQL driver) leaves them out, and callers fail
+   * with a clear error.
+   */
+  allSync?<T = Row>(query: Sql): T[]
+  getSync?<T = Row>(query: Sql): T | undefined
+  /**
    * Runs `fn` inside one transaction; nested calls join the outer one. Transactions never
    * interleave: they are serialised. Consecutive transactions may share one commit (group
    * commit); the promise settles only once this transaction's work is committed, or failed.

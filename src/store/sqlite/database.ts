@@ -181,6 +181,12 @@ class SqliteTx implements Db {
   async run(query: Sql): Promise<{ changes: number }> {
     return exec(this.writer, query, 'run') as { changes: number }
   }
+  allSync<T = Row>(query: Sql): T[] {
+    return exec(this.writer, query, 'all') as T[]
+  }
+  getSync<T = Row>(query: Sql): T | undefined {
+    return exec(this.writer, query, 'get') as T | undefined
+  }
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     return fn(this)
   }
@@ -234,6 +240,16 @@ export class SqliteDb implements Db {
   }
 
   async get<T = Row>(query: Sql): Promise<T | undefined> {
+    return exec(this.reader, query, 'get') as T | undefined
+  }
+
+  /** `all` answered at once, on the reader: committed data only. */
+  allSync<T = Row>(query: Sql): T[] {
+    return exec(this.reader, query, 'all') as T[]
+  }
+
+  /** `get` answered at once, on the reader: committed data only. */
+  getSync<T = Row>(query: Sql): T | undefined {
     return exec(this.reader, query, 'get') as T | undefined
   }
 
@@ -373,6 +389,30 @@ export class SqliteDb implements Db {
     return this.lock.run(() => {
       this.commitGroup()
       this.writer.conn.exec(text)
+    })
+  }
+
+  /**
+   * Runs `fn` holding the writer, once the open commit group is committed: no transaction of
+   * the app starts before it ends (the SQL console's writes, on a connection of their own).
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.lock.run(() => {
+      this.commitGroup()
+      return fn()
+    })
+  }
+
+  /**
+   * The daily upkeep (PocketBase's `__pbDBOptimize__`): `PRAGMA optimize` refreshes the query
+   * planner's statistics where they are stale, then a `TRUNCATE` checkpoint copies the WAL into
+   * the database and empties it.
+   */
+  optimize(): Promise<void> {
+    return this.lock.run(() => {
+      this.commitGroup()
+      this.writer.conn.pragma('optimize')
+      this.writer.conn.pragma('wal_checkpoint(TRUNCATE)')
     })
   }
 

@@ -1,16 +1,190 @@
 /**
  * The runner of PocketBase's `pb_hooks` files (`*.pb.js`): a file written for PocketBase's JSVM
- * runs unchanged against svcbase through a subset of PocketBase's globals (see
- * docs/hook-scripts.md, "PocketBase's *.pb.js form").
+ * runs unchanged against svcbase through a subset of PocketBase's globals, in a `node:vm`
+ * context of its own (see docs/hook-scripts.md, "PocketBase's *.pb.js form"):
+ * `routerAdd`, `routerUse`, the record hooks (`onRecordCreate`, … `onRecordAfterDeleteSuccess`,
+ * the record request hooks), `cronAdd`/`cronRemove`, `$app`, `$apis.require…`, `$os.getenv`,
+ * `console`, `new Record(…)` and PocketBase's error classes. Every other PocketBase global is a
+ * stub that throws `"<name>" is not supported…`.
  */
-import type { ScriptApi } from '../script-api.js'
+import { dirname } from 'node:path'
+import { format } from 'node:util'
+import vm from 'node:vm'
+import type { App } from '../../../core/app.js'
+import { ApiError, badRequest, forbidden, messages, unauthorized } from '../../../core/errors.js'
+import type { AppHooks } from '../../../core/hooks.js'
+import { isSuperuser } from '../../../core/request-info.js'
+import type { RouteEvent, RouteHandler, ScriptApi } from '../script-api.js'
+import { globalApp } from './app-facade.js'
+import {
+  recordEventOf,
+  recordRequestEventOf,
+  recordSuccessEventOf,
+  recordsListEventOf,
+  routeEventOf,
+} from './events.js'
+import { collectionOf } from './find.js'
+import { currentApp, invoke } from './invocation.js'
+import { pbRecord } from './record.js'
+import { strict, unsupportedGlobals } from './unsupported.js'
+
+/** The top level of a file may run this long (milliseconds) before its load fails. */
+const LOAD_TIMEOUT_MS = 5_000
+
+/** A `$apis.require…()` middleware: run natively around the route. */
+const NATIVE = Symbol('svcbase.pbMiddleware')
+interface NativeMiddleware {
+  [NATIVE]: RouteHandler
+}
+
+const isNative = (v: unknown): v is NativeMiddleware =>
+  typeof v === 'object' && v !== null && NATIVE in v
+
+/** The record hooks a script may bind, each with the event facade its handlers receive. */
+const RECORD_HOOKS = {
+  onRecordCreate: recordEventOf,
+  onRecordUpdate: recordEventOf,
+  onRecordDelete: recordEventOf,
+  onRecordAfterCreateSuccess: recordSuccessEventOf,
+  onRecordAfterUpdateSuccess: recordSuccessEventOf,
+  onRecordAfterDeleteSuccess: recordSuccessEventOf,
+  onRecordsListRequest: recordsListEventOf,
+  onRecordViewRequest: recordRequestEventOf,
+  onRecordCreateRequest: recordRequestEventOf,
+  onRecordUpdateRequest: recordRequestEventOf,
+  onRecordDeleteRequest: recordRequestEventOf,
+} as const satisfies Partial<Record<keyof AppHooks, (e: never) => object>>
+
+type RecordHookName = keyof typeof RECORD_HOOKS
+
+/** The handler a script passed, or a clear error naming the call. */
+function handlerArg(fn: unknown, name: string): (e: object) => unknown {
+  if (typeof fn !== 'function')
+    throw new Error(messages.pbBadArgument({ name, expected: 'a handler function' }))
+  return fn as (e: object) => unknown
+}
+
+/** A PocketBase error class (`new BadRequestError(message, data)`): an svcbase `ApiError`. */
+function errorClass(status: number | null): (...args: unknown[]) => ApiError {
+  return function PbApiError(...args: unknown[]): ApiError {
+    const [code, message, data] = status === null ? args : [status, ...args]
+    const text = typeof message === 'string' ? message : undefined
+    const fields = data && typeof data === 'object' ? (data as ApiError['data']) : {}
+    return new ApiError(Number(code) || 400, text, fields)
+  }
+}
+
+/** PocketBase's `$apis` middlewares that svcbase runs; the rest of `$apis` is not supported. */
+function apis(): object {
+  const native = (fn: RouteHandler): NativeMiddleware => ({ [NATIVE]: fn })
+  return strict('$apis', {
+    requireAuth: (...collections: unknown[]) =>
+      native(async (e: RouteEvent) => {
+        const auth = e.requestInfo.auth
+        if (!auth) throw unauthorized(messages.authTokenRequired)
+        const names = collections.map(String)
+        if (
+          names.length > 0 &&
+          !names.some((n) => n === auth.collection.name || n === auth.collection.id)
+        )
+          throw forbidden(messages.authRecordNotAllowed)
+        await e.next()
+      }),
+    requireSuperuserAuth: () =>
+      native(async (e: RouteEvent) => {
+        if (!e.requestInfo.auth) throw unauthorized(messages.authTokenRequired)
+        if (!isSuperuser(e.requestInfo)) throw forbidden(messages.authRecordNotAllowed)
+        await e.next()
+      }),
+    requireGuestOnly: () =>
+      native(async (e: RouteEvent) => {
+        if (e.requestInfo.auth) throw badRequest(messages.pbGuestOnly)
+        await e.next()
+      }),
+  })
+}
+
+/** The globals of one file's context. */
+function globals(file: string, api: ScriptApi): Record<string, unknown> {
+  const app: App = api.app
+  const appNow = (): App => currentApp() ?? app
+
+  const route = (fn: unknown, name: string): RouteHandler => {
+    if (isNative(fn)) return fn[NATIVE]
+    const handler = handlerArg(fn, name)
+    return (e) => invoke(e.app, file, () => handler(routeEventOf(e)))
+  }
+
+  const hookBinder = (name: RecordHookName) => {
+    const facade = RECORD_HOOKS[name] as (e: never) => object
+    const hook = api.hooks[name] as unknown as {
+      bind(fn: (e: { app: App }) => Promise<void>, tags?: string[]): string
+    }
+    return (fn: unknown, ...tags: unknown[]): void => {
+      const handler = handlerArg(fn, name)
+      hook.bind((e) => invoke(e.app, file, () => handler(facade(e as never))), tags.map(String))
+    }
+  }
+
+  const log =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...args: unknown[]): void => {
+      appNow().logger[level](format(...args), { script: file })
+    }
+
+  const out: Record<string, unknown> = {
+    ...unsupportedGlobals(),
+    __hooks: dirname(file),
+    routerAdd: (method: unknown, path: unknown, handler: unknown, ...middlewares: unknown[]) => {
+      api.routerAdd(
+        String(method),
+        String(path),
+        route(handler, 'routerAdd'),
+        ...middlewares.map((m) => route(m, 'routerAdd')),
+      )
+    },
+    routerUse: (handler: unknown) => api.routerUse(route(handler, 'routerUse')),
+    cronAdd: (id: unknown, expression: unknown, fn: unknown) => {
+      const handler = handlerArg(fn, 'cronAdd')
+      api.cronAdd(String(id), String(expression), () => invoke(app, file, () => handler({})))
+    },
+    cronRemove: (id: unknown) => api.cronRemove(String(id)),
+    $app: globalApp(app),
+    $apis: apis(),
+    $os: strict('$os', {
+      getenv: (name: unknown): string => process.env[String(name)] ?? '',
+    }),
+    console: strict('console', {
+      log: log('info'),
+      info: log('info'),
+      debug: log('debug'),
+      warn: log('warn'),
+      error: log('error'),
+    }),
+    Record: function Record(collection: unknown, data?: unknown) {
+      const rec = pbRecord(collectionOf(appNow(), collection, 'new Record'), {}, true)
+      if (data && typeof data === 'object') rec.load(data as Record<string, unknown>)
+      return rec
+    },
+    ApiError: errorClass(null),
+    BadRequestError: errorClass(400),
+    UnauthorizedError: errorClass(401),
+    ForbiddenError: errorClass(403),
+    NotFoundError: errorClass(404),
+    TooManyRequestsError: errorClass(429),
+    InternalServerError: errorClass(500),
+  }
+  for (const name of Object.keys(RECORD_HOOKS) as RecordHookName[]) out[name] = hookBinder(name)
+  return out
+}
 
 /**
  * Runs one `*.pb.js` file once, synchronously: its top-level code binds routes, hooks and jobs
- * through `api`. Throws on a load error, the message carrying `file:line`.
+ * through `api`. Throws on a load error (a syntax error, a throw at the top level, a call outside
+ * the subset, a top level running over 5 s); the error's stack names `file:line`.
  */
 export function runPbScript(file: string, source: string, api: ScriptApi): void {
-  void file
-  void source
-  void api
+  const context = vm.createContext(globals(file, api), { name: file })
+  const script = new vm.Script(source, { filename: file })
+  script.runInContext(context, { timeout: LOAD_TIMEOUT_MS, displayErrors: false })
 }

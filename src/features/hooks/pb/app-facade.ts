@@ -1,0 +1,134 @@
+/**
+ * PocketBase's `$app` (and `e.app`, and the `txApp` of `runInTransaction`) for `*.pb.js` scripts:
+ * the synchronous finds, and the writes (`save`, `delete`, `runInTransaction`) queued on the
+ * running handler (see `invocation.ts`) and carried out through the one record service
+ * (`app.records`, as a superuser: validation, hooks and events happen as for any write).
+ */
+import { format } from 'node:util'
+import type { App } from '../../../core/app.js'
+import { systemRequest } from '../../../core/auth/superusers.js'
+import { messages } from '../../../core/errors.js'
+import { newId } from '../../../tools/ids.js'
+import { currentApp, enqueue } from './invocation.js'
+import { findFirstRecordByFilter, findRecordById, findRecordsByFilter } from './find.js'
+import { asPbRecord, type PbRecord } from './record.js'
+import { strict } from './unsupported.js'
+
+/** A write, carried out later with the app it runs in (a transaction's, inside one). */
+type Write = (app: App) => Promise<unknown>
+
+/** Where the writes of one facade go: the running handler's queue, or a transaction's list. */
+type Sink = (name: string, write: Write) => void
+
+/** The body `$app.save` sends: every set field of a new record, the changed ones of a stored one. */
+function saveBody(rec: PbRecord): Record<string, unknown> {
+  const data = rec.svcData
+  const keys = rec.isNew() ? Object.keys(data) : [...rec.changed]
+  const body: Record<string, unknown> = {}
+  for (const k of keys) if (k in data) body[k] = data[k]
+  // PocketBase's model save needs no confirmation of a password it is given.
+  if (rec.svcCollection.type === 'auth' && 'password' in body && !('passwordConfirm' in body))
+    body.passwordConfirm = body.password
+  if (!rec.isNew()) delete body.id
+  return body
+}
+
+/** The record a write names, or a clear error. */
+function recordArg(rec: unknown, name: string): PbRecord {
+  const r = asPbRecord(rec)
+  if (!r) throw new Error(messages.pbBadArgument({ name, expected: 'a record' }))
+  return r
+}
+
+/** Builds `$app`-like facades: `appOf` is the app its finds read and its writes default to. */
+export function appFacade(appOf: () => App, sink?: Sink): object {
+  const queue: Sink =
+    sink ??
+    ((name, write) => {
+      const app = appOf()
+      enqueue(name, () => write(app))
+    })
+
+  const save = (rec: unknown): void => {
+    const name = '$app.save'
+    const r = recordArg(rec, name)
+    const c = r.svcCollection
+    // The body is taken now, so later changes to the record do not leak into this save; a new
+    // record gets its id now, so the script can use `record.id` right after.
+    if (r.isNew() && !r.get('id')) r.svcData.id = newId()
+    const create = r.isNew()
+    const id = r.id
+    const body = saveBody(r)
+    r.markStored()
+    queue(name, async (app) => {
+      const info = systemRequest(app)
+      const saved = create
+        ? await app.records.create(c, body, info)
+        : await app.records.update(c, id, body, info)
+      // The stored values (autodates, defaults) show in the record once the save has run.
+      Object.assign(r.svcData, saved)
+    })
+  }
+
+  const remove = (rec: unknown): void => {
+    const name = '$app.delete'
+    const r = recordArg(rec, name)
+    const c = r.svcCollection
+    const id = r.id
+    queue(name, (app) => app.records.delete(c, id, systemRequest(app)))
+  }
+
+  const runInTransaction = (fn: unknown): void => {
+    const name = '$app.runInTransaction'
+    if (typeof fn !== 'function')
+      throw new Error(messages.pbBadArgument({ name, expected: 'a function' }))
+    const writes: Write[] = []
+    const tx = appFacade(appOf, (_n, write) => writes.push(write))
+    // The body runs now, synchronously; its writes run later, together, in one transaction. A
+    // body that throws queues nothing: nothing is written.
+    ;(fn as (txApp: object) => unknown)(tx)
+    queue(name, (app) =>
+      app.runInTransaction(async (txApp) => {
+        for (const write of writes) await write(txApp)
+      }),
+    )
+  }
+
+  const log =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (message: unknown, ...attrs: unknown[]): void => {
+      appOf().logger[level](format(message, ...attrs), { source: 'pb.js' })
+    }
+
+  return strict('$app', {
+    findRecordById: (collection: unknown, id: unknown) => findRecordById(appOf(), collection, id),
+    findRecordsByFilter: (
+      collection: unknown,
+      filter: string,
+      sort?: string,
+      limit?: number,
+      offset?: number,
+      ...params: unknown[]
+    ) => findRecordsByFilter(appOf(), collection, filter, sort, limit, offset, params),
+    findFirstRecordByFilter: (collection: unknown, filter: string, ...params: unknown[]) =>
+      findFirstRecordByFilter(appOf(), collection, filter, params),
+    save,
+    delete: remove,
+    runInTransaction,
+    logger: () =>
+      strict('$app.logger()', {
+        debug: log('debug'),
+        info: log('info'),
+        warn: log('warn'),
+        error: log('error'),
+      }),
+  })
+}
+
+/**
+ * The global `$app`: the app of the handler running now (its event's app, so a transaction's
+ * inside one), or the script's app at the top level.
+ */
+export function globalApp(base: App): object {
+  return appFacade(() => currentApp() ?? base)
+}

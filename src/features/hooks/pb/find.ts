@@ -1,0 +1,127 @@
+/**
+ * PocketBase's synchronous finds (`$app.findRecordById`, `findRecordsByFilter`,
+ * `findFirstRecordByFilter`) on the store's optional synchronous reads. Like PocketBase's, they
+ * are superuser-level: no collection rule applies. Filters and sorts compile through the same
+ * rule compiler and dialect as the records API; rows become records through the record service's
+ * own decoding (`recordFromRow`).
+ */
+import type { App } from '../../../core/app.js'
+import { systemRequest } from '../../../core/auth/superusers.js'
+import type { Collection } from '../../../core/collections/model.js'
+import { messages, notFound } from '../../../core/errors.js'
+import { byId, ruleContext, selectFrom } from '../../../core/records/query.js'
+import { recordFromRow } from '../../../core/records/serialize.js'
+import { compileFilter, compileSort } from '../../../core/rules/index.js'
+import type { Db, Row } from '../../../store/db.js'
+import { join, sql, type Sql } from '../../../store/sql.js'
+import { asPbRecord, pbRecord, type PbRecord } from './record.js'
+
+/** The collection a script names: a name or id, a collection object, or a record's. */
+export function collectionOf(app: App, ref: unknown, name: string): Collection {
+  let key = ''
+  if (typeof ref === 'string') key = ref
+  else if (asPbRecord(ref)) key = asPbRecord(ref)!.svcCollection.id
+  else if (ref && typeof ref === 'object' && typeof (ref as { id?: unknown }).id === 'string')
+    key = (ref as { id: string }).id
+  else throw new Error(messages.pbBadArgument({ name, expected: 'a collection name or id' }))
+  const c = app.registry.find(key)
+  if (!c) throw notFound()
+  return c
+}
+
+/** The synchronous reads of the collection's database, or a clear error naming the call. */
+function syncDb(app: App, c: Collection, name: string): Required<Pick<Db, 'allSync' | 'getSync'>> {
+  const db = app.dbFor(c)
+  if (!db.allSync || !db.getSync) throw new Error(messages.pbNoSyncReads({ name }))
+  return { allSync: db.allSync.bind(db), getSync: db.getSync.bind(db) }
+}
+
+/**
+ * A `{:name}` placeholder's text in a filter, as PocketBase writes it: numbers and booleans as
+ * they are, null as `null`, anything else as a quoted text (objects as their JSON).
+ */
+function placeholderText(value: unknown): string {
+  if (value === null || value === undefined) return 'null'
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  const s = typeof value === 'string' ? value : JSON.stringify(value)
+  // NB: the filter lexer ends a text at the first quote not preceded by a backslash.
+  return `"${s.replaceAll('"', '\\"')}"`
+}
+
+/** Replaces the `{:name}` placeholders of `filter` with the values of `params`. */
+export function bindParams(filter: string, params: readonly unknown[]): string {
+  let out = filter
+  for (const p of params) {
+    if (!p || typeof p !== 'object') continue
+    for (const [k, v] of Object.entries(p as Record<string, unknown>))
+      out = out.replaceAll(`{:${k}}`, placeholderText(v))
+  }
+  return out
+}
+
+/** The filtered, sorted query of a find, with its limit and offset. */
+function findQuery(
+  app: App,
+  c: Collection,
+  filter: string,
+  sort: string,
+  limit: number,
+  offset: number,
+  params: readonly unknown[],
+): Sql {
+  const ctx = ruleContext(app, c, systemRequest(app), false)
+  const bound = bindParams(String(filter ?? ''), params)
+  const where = bound.trim() === '' ? null : compileFilter(bound, ctx)
+  const order = String(sort ?? '').trim() === '' ? [] : compileSort(String(sort), ctx)
+  let q = selectFrom(c, [where])
+  if (order.length > 0) q = sql`${q} ORDER BY ${join(order)}`
+  const lim = Math.trunc(Number(limit) || 0)
+  const off = Math.max(0, Math.trunc(Number(offset) || 0))
+  if (lim > 0 || off > 0) q = sql`${q} LIMIT ${lim > 0 ? lim : -1} OFFSET ${off}`
+  return q
+}
+
+const toRecord = (c: Collection, row: Row): PbRecord => pbRecord(c, recordFromRow(c, row))
+
+/** `$app.findRecordById(collection, id)`: the record, or a 404. */
+export function findRecordById(app: App, collection: unknown, id: unknown): PbRecord {
+  const name = '$app.findRecordById'
+  const c = collectionOf(app, collection, name)
+  const row = syncDb(app, c, name).getSync(
+    selectFrom(c, [byId(typeof id === 'string' ? id : String(id as number))]),
+  )
+  if (!row) throw notFound()
+  return toRecord(c, row)
+}
+
+/** `$app.findRecordsByFilter(collection, filter, sort?, limit?, offset?, ...params)`. */
+export function findRecordsByFilter(
+  app: App,
+  collection: unknown,
+  filter: string,
+  sort = '',
+  limit = 0,
+  offset = 0,
+  params: readonly unknown[] = [],
+): PbRecord[] {
+  const name = '$app.findRecordsByFilter'
+  const c = collectionOf(app, collection, name)
+  const q = findQuery(app, c, filter, sort, limit, offset, params)
+  return syncDb(app, c, name)
+    .allSync(q)
+    .map((row) => toRecord(c, row))
+}
+
+/** `$app.findFirstRecordByFilter(collection, filter, ...params)`: the first match, or a 404. */
+export function findFirstRecordByFilter(
+  app: App,
+  collection: unknown,
+  filter: string,
+  params: readonly unknown[] = [],
+): PbRecord {
+  const name = '$app.findFirstRecordByFilter'
+  const c = collectionOf(app, collection, name)
+  const row = syncDb(app, c, name).getSync(findQuery(app, c, filter, '', 1, 0, params))
+  if (!row) throw notFound()
+  return toRecord(c, row)
+}

@@ -1,0 +1,176 @@
+/**
+ * PocketBase's `core.Record` as a `*.pb.js` script sees it: `get`/`set`, the typed getters, `id`,
+ * `collection()`, `isNew()`, … over a plain svcbase record. A record of an event reads and writes
+ * the event's own data (so `e.record.set(…)` before `e.next()` changes what is saved); a record
+ * from `$app.find…` or `new Record(…)` holds its own. Changed fields are tracked, so `$app.save`
+ * of a stored record sends only them.
+ */
+import type { Collection } from '../../../core/collections/model.js'
+import { serializeRecord } from '../../../core/records/serialize.js'
+import type { RecordData } from '../../../core/request-info.js'
+import { strict } from './unsupported.js'
+
+const text = (v: unknown): string => {
+  if (v === null || v === undefined) return ''
+  if (typeof v === 'string') return v
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v)
+  return JSON.stringify(v)
+}
+
+const number = (v: unknown): number => {
+  if (typeof v === 'boolean') return v ? 1 : 0
+  const n = typeof v === 'number' ? v : Number(text(v).trim() || 0)
+  return Number.isFinite(n) ? n : 0
+}
+
+const bool = (v: unknown): boolean => {
+  if (typeof v === 'boolean') return v
+  if (typeof v === 'number') return v !== 0
+  return ['1', 't', 'true'].includes(text(v).trim().toLowerCase())
+}
+
+/** The script-facing record; build one with {@link pbRecord}. */
+export class PbRecord {
+  /** Fields set since the record was loaded or last saved. */
+  readonly changed = new Set<string>()
+
+  constructor(
+    private readonly coll: Collection,
+    /** The live data: an event's record, or the record's own object. */
+    private readonly source: () => RecordData,
+    private fresh: boolean,
+  ) {}
+
+  /** The svcbase collection (internal). */
+  get svcCollection(): Collection {
+    return this.coll
+  }
+
+  /** The plain values (internal). */
+  get svcData(): RecordData {
+    return this.source()
+  }
+
+  get id(): string {
+    return text(this.source().id)
+  }
+
+  set id(v: string) {
+    this.set('id', v)
+  }
+
+  collection(): Collection {
+    return this.coll
+  }
+
+  tableName(): string {
+    return this.coll.name
+  }
+
+  isNew(): boolean {
+    return this.fresh
+  }
+
+  /** Marks the record stored (internal: `$app.save` queued its create). */
+  markStored(): void {
+    this.fresh = false
+    this.changed.clear()
+  }
+
+  get(field: string): unknown {
+    return this.source()[field] ?? null
+  }
+
+  getRaw(field: string): unknown {
+    return this.get(field)
+  }
+
+  set(field: string, value: unknown): void {
+    this.source()[field] = value
+    this.changed.add(field)
+  }
+
+  /** Sets every key of `data` (PocketBase's `load`). */
+  load(data: Record<string, unknown>): void {
+    for (const [k, v] of Object.entries(data ?? {})) this.set(k, v)
+  }
+
+  getString(field: string): string {
+    return text(this.get(field))
+  }
+
+  getInt(field: string): number {
+    return Math.trunc(number(this.get(field)))
+  }
+
+  getFloat(field: string): number {
+    return number(this.get(field))
+  }
+
+  getBool(field: string): boolean {
+    return bool(this.get(field))
+  }
+
+  getStringSlice(field: string): string[] {
+    const v = this.get(field)
+    if (Array.isArray(v)) return v.map(text)
+    const s = text(v)
+    return s === '' ? [] : [s]
+  }
+
+  email(): string {
+    return this.getString('email')
+  }
+
+  setEmail(email: string): void {
+    this.set('email', email)
+  }
+
+  verified(): boolean {
+    return this.getBool('verified')
+  }
+
+  setVerified(verified: boolean): void {
+    this.set('verified', verified)
+  }
+
+  emailVisibility(): boolean {
+    return this.getBool('emailVisibility')
+  }
+
+  setEmailVisibility(visible: boolean): void {
+    this.set('emailVisibility', visible)
+  }
+
+  setPassword(password: string): void {
+    this.set('password', password)
+  }
+
+  /** The record as PocketBase exports it: hidden fields and a non-visible email left out. */
+  publicExport(): Record<string, unknown> {
+    return serializeRecord(this.coll, this.source(), null)
+  }
+
+  toJSON(): Record<string, unknown> {
+    return this.publicExport()
+  }
+}
+
+/** The `PbRecord` of `rec` if it is one (through its proxy), else null. */
+export function asPbRecord(rec: unknown): PbRecord | null {
+  return rec instanceof PbRecord ? rec : null
+}
+
+/**
+ * A script-facing record of `collection` (behind a proxy that names any other member as not
+ * supported): over an event's data when `source` is a function, else over a copy of `data`.
+ */
+export function pbRecord(
+  collection: Collection,
+  data: RecordData | (() => RecordData),
+  fresh = false,
+): PbRecord {
+  const own = typeof data === 'function' ? null : { ...data }
+  const source = typeof data === 'function' ? data : () => own!
+  return strict('record', new PbRecord(collection, source, fresh))
+}
