@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { createApp } from './core/create-app.js'
 import { countSuperusers, describeError, manageSuperuser } from './core/auth/superusers.js'
+import { automigrate, schemaCommand } from './cli-schema.js'
 import { createServer } from './server.js'
 
 /** The package version (package.json sits one folder up from both `src/` and `dist/`). */
@@ -21,6 +22,9 @@ Usage:
   svcbase serve [flags]                                 start the HTTP server
   svcbase superuser create|upsert|update EMAIL PASSWORD create or change a superuser
   svcbase superuser delete EMAIL                        delete a superuser
+  svcbase schema export [FILE]                          print (or write) every collection as JSON
+  svcbase schema diff FILE                              what applying FILE would change (exit 1 if any)
+  svcbase schema apply FILE [--force]                   apply FILE; --force drops omitted fields
   svcbase help                                          this text
   svcbase --version                                     the version
 
@@ -36,9 +40,10 @@ as --flag or --flag=false):
 Flags of serve:
   --http=127.0.0.1:8090   the address to listen on (":8090" listens on every interface)
   --origins=*             the CORS allowed origins, comma separated
+  --automigrate           apply ./svc_schema.json at start when it exists (never --force)
 
 Accepted for PocketBase scripts, not built yet (serve prints what each one loses):
-  --https, --hooksDir, --hooksWatch, --hooksPool, --migrationsDir, --automigrate,
+  --https, --hooksDir, --hooksWatch, --hooksPool, --migrationsDir,
   --publicDir, --indexFallback, --queryTimeout`
 
 /** A mistake on the command line: printed with the usage, exit status 2. */
@@ -64,6 +69,7 @@ const FLAGS = {
   hooksPool: { type: 'int' },
   migrationsDir: { type: 'string' },
   automigrate: { type: 'bool' },
+  force: { type: 'bool' },
   publicDir: { type: 'string' },
   indexFallback: { type: 'bool' },
   queryTimeout: { type: 'int' },
@@ -211,10 +217,6 @@ function unsupportedWarnings(cl: CommandLine, hooksDir: string): string[] {
     out.push(
       `--migrationsDir: migration files are not built; nothing in ${String(f.migrationsDir)} is applied`,
     )
-  if (f.automigrate === true)
-    out.push(
-      '--automigrate: migration files are not built; collection changes are not written as migrations (export them with GET /api/collections and PUT /api/collections/import)',
-    )
   if (f.publicDir !== undefined)
     out.push(
       `--publicDir: serving static files is not built; ${String(f.publicDir)} is not served (put a web server in front)`,
@@ -252,6 +254,7 @@ async function serve(cl: CommandLine): Promise<void> {
     { dataDir: dir, hooksDir, dev: f.dev === true, encryptionKey: key },
     { origins },
   )
+  if (f.automigrate === true) await automigrate(server)
   await server.http.listen({ host, port })
   const url = listeningUrl(server.http.server.address())
   // One write, so whoever reads the output sees these lines together.
@@ -321,6 +324,16 @@ export async function main(argv: string[]): Promise<void> {
   }
   if (command === 'serve') return serve(cl)
   if (command === 'superuser') return superuser(cl)
+  if (command === 'schema') {
+    refuseServeFlags('schema', cl)
+    const ctx = { dir: cl.flags.dir as string | undefined, force: cl.flags.force === true }
+    const usageError = (message: string) => new UsageError(message)
+    return schemaCommand(cl.positionals, {
+      ...ctx,
+      usageError,
+      encryptionKey: encryptionKey(cl.flags),
+    })
+  }
   throw new UsageError(`unknown command "${command}"`)
 }
 

@@ -213,12 +213,13 @@ describe('svcbase CLI: help, version and usage errors', () => {
 describe('svcbase CLI: serve flags in PocketBase forms', () => {
   const serveDir = join(root, 'serve')
 
-  it('accepts a bare --automigrate, also with --dev, and warns what it loses', async () => {
+  it('accepts a bare --automigrate, also with --dev (no ./svc_schema.json here: nothing applied)', async () => {
     const a = await serve([`--dir=${serveDir}`, '--http=127.0.0.1:0', '--automigrate'])
-    expect(a.err()).toContain('warning: --automigrate: migration files are not built')
+    expect(a.out()).toContain('automigrate: no svc_schema.json')
+    expect(a.err()).not.toContain('--automigrate')
     await a.stop()
     const b = await serve(['--dev', '--automigrate', `--dir=${serveDir}`, '--http=127.0.0.1:0'])
-    expect(b.err()).toContain('warning: --automigrate')
+    expect(b.out()).toContain('automigrate: no svc_schema.json')
     await b.stop()
   })
 

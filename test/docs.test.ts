@@ -137,7 +137,6 @@ describe('README and docs', () => {
       'Backups',
       'Crons',
       'Hook scripts',
-      'Schema apply',
       'SQL console',
       'Webhooks',
       'Payments',

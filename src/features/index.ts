@@ -21,6 +21,7 @@ import { pushFeature } from './push/index.js'
 import { rateLimitFeature } from './rate-limit/index.js'
 import { realtimeFeature } from './realtime/index.js'
 import { recordsFeature } from './records/index.js'
+import { schemaFeature } from './schema/index.js'
 import { settingsFeature } from './settings/index.js'
 import { setupFeature } from './setup/index.js'
 import { smsFeature } from './sms/index.js'
@@ -58,6 +59,7 @@ export function builtInFeatures(): Feature[] {
     realtimeFeature(),
     batchFeature(),
     storageFeature(),
+    schemaFeature(),
     notBuiltFeature(),
   ]
 }

@@ -7,7 +7,7 @@ import {
   validationError,
   type ValidationErrors,
 } from '../errors.js'
-import { applyCollectionInput, reshapeErrors, type InputShape } from './input.js'
+import { applyCollectionInput, reshapeErrors, type FieldMerge, type InputShape } from './input.js'
 import { blankCollection } from './defaults.js'
 import { normalizeIndexes } from './indexes.js'
 import { ruleKeys, type Collection, type CollectionType } from './model.js'
@@ -15,8 +15,8 @@ import { defaultSystemRules } from './system.js'
 import { validateCollection } from './validate.js'
 import { deriveViewFields } from './view.js'
 
-/** One collection of an import: what was sent, what it becomes, and what it was. */
-interface Item {
+/** One collection of an import (or a schema apply): what was sent, what it becomes, and what it was. */
+export interface Item {
   label: string
   draft: Collection
   old: Collection | undefined
@@ -25,6 +25,9 @@ interface Item {
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** Builds the 400 of a failed write of a set of collections, naming the collection at fault. */
+export type SetFailure = (name: string, id: string, detail: ValidationErrors | string) => Error
 
 /** The 400 of a failed import, naming the collection, as PocketBase words it. */
 function importFailure(name: string, id: string, detail: ValidationErrors | string): Error {
@@ -54,7 +57,7 @@ function failureDetail(err: unknown): ValidationErrors | string {
  * or indexes explain it (`a` and `A`, a name taken); other collections of the import count as
  * existing already.
  */
-function ddlFailure(app: App, plan: Item[], item: Item, err: unknown): Error {
+function ddlFailure(app: App, plan: Item[], item: Item, err: unknown, fail: SetFailure): Error {
   const base = app.collections.lookup()
   const lookup = {
     ...base,
@@ -65,15 +68,23 @@ function ddlFailure(app: App, plan: Item[], item: Item, err: unknown): Error {
   const errors = validateCollection(item.draft, item.old, lookup, app.dbFor(item.draft).dialect)
   const own: ValidationErrors = {}
   for (const key of ['name', 'id', 'schema', 'indexes']) if (errors[key]) own[key] = errors[key]
-  return importFailure(
+  return fail(
     item.label,
     item.draft.id,
     hasErrors(own) ? reshapeErrors(own, item.shape) : failureDetail(err),
   )
 }
 
-/** Turns the submitted list into drafts over the current collections; throws on input errors. */
-function prepare(app: App, inputs: Record<string, unknown>[], deleteMissing: boolean): Item[] {
+/**
+ * Turns the submitted list into drafts over the current collections, the fields of a stored
+ * one merged per `merge`; throws on input errors.
+ */
+export function prepareItems(
+  app: App,
+  inputs: Record<string, unknown>[],
+  merge: FieldMerge,
+  fail: SetFailure = importFailure,
+): Item[] {
   const items: Item[] = []
   const matched = new Set<string>()
   for (const input of inputs) {
@@ -84,11 +95,11 @@ function prepare(app: App, inputs: Record<string, unknown>[], deleteMissing: boo
       (id ? app.registry.find(id) : undefined) ?? (name ? app.registry.find(name) : undefined)
     const errors: ValidationErrors = {}
     if (old && matched.has(old.id)) {
-      throw importFailure(label, old.id, messages.importListedTwice)
+      throw fail(label, old.id, messages.importListedTwice)
     }
     const type = (old?.type ?? input.type ?? 'base') as CollectionType
     if (!['base', 'auth', 'view'].includes(type)) {
-      throw importFailure(label, id, {
+      throw fail(label, id, {
         type: validationError('validation_in_invalid'),
       })
     }
@@ -97,10 +108,10 @@ function prepare(app: App, inputs: Record<string, unknown>[], deleteMissing: boo
     }
     const draft = old ? structuredClone(old) : blankCollection(type)
     const shape = applyCollectionInput(draft, input, errors, {
-      merge: old && !deleteMissing ? 'keep-missing' : 'replace',
+      merge: old ? merge : 'replace',
       fresh: !old,
     })
-    if (hasErrors(errors)) throw importFailure(label, old?.id ?? id, reshapeErrors(errors, shape))
+    if (hasErrors(errors)) throw fail(label, old?.id ?? id, reshapeErrors(errors, shape))
     if (old?.system) keepDefaultSystemRules(draft, old)
     if (old) matched.add(old.id)
     items.push({ label, draft, old, shape })
@@ -146,7 +157,12 @@ function remapMatchedIds(inputs: Record<string, unknown>[], items: Item[]): void
  * queries allow (a view may select from a view later in the list). Throws for the first view
  * whose query fails once nothing more can be created.
  */
-async function saveViews(app: App, items: Item[], others: Collection[]): Promise<void> {
+async function saveViews(
+  app: App,
+  items: Item[],
+  others: Collection[],
+  fail: SetFailure,
+): Promise<void> {
   let pendingItems = items
   let pendingOthers = others
   const problems = new Map<unknown, string>()
@@ -163,7 +179,7 @@ async function saveViews(app: App, items: Item[], others: Collection[]): Promise
       try {
         item.draft = await app.collections.save(item.draft, item.old, { deferViews: true })
       } catch (err) {
-        throw importFailure(item.label, item.draft.id, failureDetail(err))
+        throw fail(item.label, item.draft.id, failureDetail(err))
       }
       progress = true
     }
@@ -191,7 +207,7 @@ async function saveViews(app: App, items: Item[], others: Collection[]): Promise
     !pendingNames.some((n) => (problems.get(subject) ?? '').includes(`no such table: ${n}`))
   const item = pendingItems.find(ownFailure) ?? pendingItems[0]
   if (item) {
-    throw importFailure(item.label, item.draft.id, {
+    throw fail(item.label, item.draft.id, {
       viewQuery: validationError('validation_invalid_view_query', {
         problem: problems.get(item) ?? '',
       }),
@@ -199,7 +215,7 @@ async function saveViews(app: App, items: Item[], others: Collection[]): Promise
   }
   const view = pendingOthers.find(ownFailure) ?? pendingOthers[0]
   if (view) {
-    throw importFailure(
+    throw fail(
       view.name,
       view.id,
       messages.importViewBroken({ name: view.name, problem: problems.get(view) ?? '' }),
@@ -227,49 +243,63 @@ export async function importCollections(
   }
   const inputs = items.map((i) => (isObject(i) ? i : {}))
   await app.runInTransaction(async (tx) => {
-    const plan = prepare(tx, inputs, deleteMissing)
-    const listed = new Set(plan.flatMap((i) => (i.old ? [i.old.id] : [])))
-    // Views go first and come back last: SQLite refuses to alter a column a view reads.
-    for (const v of tx.collections.all()) {
-      if (v.type === 'view') await tx.schema.dropView(tx.dbFor(v), v.name)
-    }
-    if (deleteMissing) {
-      for (const c of tx.collections.all()) {
-        if (!c.system && !listed.has(c.id)) await tx.collections.drop(c, { deferViews: true })
-      }
-    }
-    const tables = plan.filter((i) => i.draft.type !== 'view')
-    const views = plan.filter((i) => i.draft.type === 'view')
-    for (const item of tables) {
-      normalizeIndexes(item.draft)
-      try {
-        item.draft = await tx.collections.save(item.draft, item.old, { deferViews: true })
-      } catch (err) {
-        throw ddlFailure(tx, plan, item, err)
-      }
-    }
-    const otherViews = tx.collections
-      .all()
-      .filter((c) => c.type === 'view' && !views.some((v) => v.old?.id === c.id))
-    await saveViews(tx, views, otherViews)
-    const lookup = tx.collections.lookup()
-    let first: Error | undefined
-    for (const item of [...tables, ...views]) {
-      const errors = validateCollection(item.draft, item.old, lookup, tx.dbFor(item.draft).dialect)
-      if (!hasErrors(errors)) continue
-      const failure = importFailure(item.label, item.draft.id, reshapeErrors(errors, item.shape))
-      // A broken field breaks the rules of other collections that use it: name its owner.
-      if (errors.schema) throw failure
-      first ??= failure
-    }
-    if (first) throw first
-    // What the import did not list must still hold: its relations and rules may name a
-    // collection that was dropped or changed.
-    const saved = new Set(plan.map((i) => i.draft.id))
-    for (const c of tx.collections.all()) {
-      if (saved.has(c.id)) continue
-      const errors = validateCollection(c, c, lookup, tx.dbFor(c).dialect)
-      if (hasErrors(errors)) throw importFailure(c.name, c.id, errors)
-    }
+    const plan = prepareItems(tx, inputs, deleteMissing ? 'replace' : 'keep-missing')
+    await saveCollectionSet(tx, plan, deleteMissing)
   })
+}
+
+/**
+ * Saves prepared drafts (see {@link prepareItems}) in the caller's transaction: views dropped,
+ * tables saved, views saved and recreated, then the whole set validated; with `deleteMissing`
+ * the non-system collections not in `plan` are dropped first. Throws `fail`'s error.
+ */
+export async function saveCollectionSet(
+  tx: App,
+  plan: Item[],
+  deleteMissing: boolean,
+  fail: SetFailure = importFailure,
+): Promise<void> {
+  const listed = new Set(plan.flatMap((i) => (i.old ? [i.old.id] : [])))
+  // Views go first and come back last: SQLite refuses to alter a column a view reads.
+  for (const v of tx.collections.all()) {
+    if (v.type === 'view') await tx.schema.dropView(tx.dbFor(v), v.name)
+  }
+  if (deleteMissing) {
+    for (const c of tx.collections.all()) {
+      if (!c.system && !listed.has(c.id)) await tx.collections.drop(c, { deferViews: true })
+    }
+  }
+  const tables = plan.filter((i) => i.draft.type !== 'view')
+  const views = plan.filter((i) => i.draft.type === 'view')
+  for (const item of tables) {
+    normalizeIndexes(item.draft)
+    try {
+      item.draft = await tx.collections.save(item.draft, item.old, { deferViews: true })
+    } catch (err) {
+      throw ddlFailure(tx, plan, item, err, fail)
+    }
+  }
+  const otherViews = tx.collections
+    .all()
+    .filter((c) => c.type === 'view' && !views.some((v) => v.old?.id === c.id))
+  await saveViews(tx, views, otherViews, fail)
+  const lookup = tx.collections.lookup()
+  let first: Error | undefined
+  for (const item of [...tables, ...views]) {
+    const errors = validateCollection(item.draft, item.old, lookup, tx.dbFor(item.draft).dialect)
+    if (!hasErrors(errors)) continue
+    const failure = fail(item.label, item.draft.id, reshapeErrors(errors, item.shape))
+    // A broken field breaks the rules of other collections that use it: name its owner.
+    if (errors.schema) throw failure
+    first ??= failure
+  }
+  if (first) throw first
+  // What the import did not list must still hold: its relations and rules may name a
+  // collection that was dropped or changed.
+  const saved = new Set(plan.map((i) => i.draft.id))
+  for (const c of tx.collections.all()) {
+    if (saved.has(c.id)) continue
+    const errors = validateCollection(c, c, lookup, tx.dbFor(c).dialect)
+    if (hasErrors(errors)) throw fail(c.name, c.id, errors)
+  }
 }

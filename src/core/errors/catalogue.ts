@@ -8,6 +8,7 @@
 import { authMessages } from './messages-auth.js'
 import { httpMessages } from './messages-http.js'
 import { recordMessages } from './messages-records.js'
+import { schemaMessages } from './messages-schema.js'
 import { authCodes } from './validation-auth.js'
 import { collectionCodes } from './validation-collections.js'
 import { commonCodes } from './validation-common.js'
@@ -49,6 +50,7 @@ export const messages = {
   ...httpMessages,
   ...recordMessages,
   ...authMessages,
+  ...schemaMessages,
 } as const
 
 /** A key of {@link messages}. */
