@@ -5,6 +5,7 @@
  * `ServeMux`): `{name}` for one segment, `{name...}` for the rest of the path, a trailing `/` for
  * every path under it, `{$}` for the path ending in `/` exactly; the most specific route wins.
  */
+import { basename } from 'node:path'
 import Router from 'find-my-way'
 import type { RouteHandler } from './script-api.js'
 
@@ -110,7 +111,7 @@ export class ScriptRouter {
     )
     if (other)
       throw new Error(
-        `routerAdd: ${method} ${route.pattern} is already added (as ${other.pattern} by ${other.file})`,
+        `routerAdd: ${method} ${route.pattern} is already added (as ${other.pattern} by ${basename(other.file)})`,
       )
     this.router.on(method as Router.HTTPMethod, path, () => undefined, entry)
     this.routes.push(entry)

@@ -65,6 +65,14 @@ export class HookScripts implements ScriptsContext {
     readonly dir: string,
   ) {}
 
+  /**
+   * Resolves once a (re)load going on has ended (at once when none is): script routes wait for
+   * it, so a request during a `--dev` reload sees the old scripts or the new ones, never none.
+   */
+  settled(): Promise<void> {
+    return this.loading ?? Promise.resolve()
+  }
+
   /** The load failures of the last (re)load. */
   get errors(): readonly LoadFailure[] {
     return this.failures
@@ -127,10 +135,10 @@ export class HookScripts implements ScriptsContext {
       try {
         await this.loadOne(file, owner)
       } catch (err) {
+        this.fail(name, err)
         owner.unload()
         this.owners.delete(file)
         this.maps.delete(file)
-        this.fail(name, err)
       }
     }
     clearCache(this.dir)

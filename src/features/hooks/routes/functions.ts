@@ -11,6 +11,7 @@ import type { HookScripts } from '../service.js'
 export function registerFunctionsRoute(http: FastifyInstance, scripts: HookScripts): void {
   http.get('/api/functions', async (req) => {
     requireSuperuser(requestInfo(req))
+    await scripts.settled()
     return scripts.listing()
   })
 }

@@ -68,6 +68,7 @@ export function scriptFailure(scripts: HookScripts, err: unknown): ApiError {
  */
 export function registerScriptRoutes(app: App, http: FastifyInstance, scripts: HookScripts): void {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    await scripts.settled()
     const match = scripts.router.find(req.method, pathOf(req.url))
     if (!match) return notFoundHandler(req, reply)
     const { route, params } = match
