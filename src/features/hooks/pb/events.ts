@@ -11,9 +11,15 @@ import type {
   RecordsListRequestEvent,
 } from '../../../core/hooks-record-request.js'
 import type { RequestEvent } from '../../../core/request-event.js'
-import { headerKey, isSuperuser, type RequestInfo } from '../../../core/request-info.js'
+import {
+  headerKey,
+  isSuperuser,
+  type RecordData,
+  type RequestInfo,
+} from '../../../core/request-info.js'
 import type { RouteEvent } from '../script-api.js'
 import { appFacade } from './app-facade.js'
+import { storedRecord } from './find.js'
 import { enqueue } from './invocation.js'
 import { pbRecord } from './record.js'
 import { strict } from './unsupported.js'
@@ -41,13 +47,21 @@ function requestInfoOf(info: RequestInfo): () => object {
     })
 }
 
+/**
+ * A JSON answer's body as plain values: records become their public export (`toJSON`) and no
+ * script proxy reaches the HTTP layer (which probes bodies for streams and buffers).
+ */
+function plain(body: unknown): unknown {
+  return body === undefined ? null : (JSON.parse(JSON.stringify(body)) as unknown)
+}
+
 /** What every request event offers (PocketBase's `core.RequestEvent`). */
 function requestMembers(e: RequestEvent | RouteEvent): Record<string, unknown> {
   return {
     app: appFacade(() => e.app),
     auth: authOf(e.requestInfo),
     requestInfo: requestInfoOf(e.requestInfo),
-    json: (status: number, body: unknown): void => e.json(status, body),
+    json: (status: number, body: unknown): void => e.json(status, plain(body)),
     string: (status: number, text: unknown): void => e.string(status, String(text)),
     noContent: (status?: number): void => e.noContent(status),
     hasSuperuserAuth: (): boolean => isSuperuser(e.requestInfo),
@@ -92,13 +106,41 @@ export function routeEventOf(e: RouteEvent): object {
   })
 }
 
-/** The event of `onRecordViewRequest`/`Create…`/`Update…`/`Delete…Request`. */
+/**
+ * The live data of an update request's record as PocketBase shows it: the submitted values over
+ * the stored record (read once, when a value the body lacks is asked for); writes go to the
+ * submitted values, which the record service receives.
+ */
+function submittedOverStored(e: RecordRequestEvent): () => RecordData {
+  let stored: RecordData | undefined | null = null
+  const fallback = (): RecordData | undefined => {
+    if (stored === null)
+      stored = storedRecord(e.app, e.collection, typeof e.record.id === 'string' ? e.record.id : '')
+    return stored
+  }
+  return () =>
+    new Proxy(e.record, {
+      get: (t, k) => (typeof k !== 'string' || k in t ? t[k as string] : fallback()?.[k]),
+    })
+}
+
+/** The event of `onRecordViewRequest`/`Create…`/`Delete…Request`. */
 export function recordRequestEventOf(e: RecordRequestEvent): object {
   return strict('e', {
     ...requestMembers(e),
     request: hookRequest(e.requestInfo),
     collection: e.collection,
     record: pbRecord(e.collection, () => e.record),
+  })
+}
+
+/** The event of `onRecordUpdateRequest`: its record reads the stored values the body lacks. */
+export function recordUpdateRequestEventOf(e: RecordRequestEvent): object {
+  return strict('e', {
+    ...requestMembers(e),
+    request: hookRequest(e.requestInfo),
+    collection: e.collection,
+    record: pbRecord(e.collection, submittedOverStored(e)),
   })
 }
 

@@ -12,6 +12,7 @@ import { messages, notFound } from '../../../core/errors.js'
 import { byId, ruleContext, selectFrom } from '../../../core/records/query.js'
 import { recordFromRow } from '../../../core/records/serialize.js'
 import { compileFilter, compileSort } from '../../../core/rules/index.js'
+import type { RecordData } from '../../../core/request-info.js'
 import type { Db, Row } from '../../../store/db.js'
 import { join, sql, type Sql } from '../../../store/sql.js'
 import { asPbRecord, pbRecord, type PbRecord } from './record.js'
@@ -92,6 +93,13 @@ export function findRecordById(app: App, collection: unknown, id: unknown): PbRe
   )
   if (!row) throw notFound()
   return toRecord(c, row)
+}
+
+/** The stored record `id` of `c` as plain values, or undefined (also without synchronous reads). */
+export function storedRecord(app: App, c: Collection, id: string): RecordData | undefined {
+  const db = app.dbFor(c)
+  const row = db.getSync?.(selectFrom(c, [byId(id)]))
+  return row ? recordFromRow(c, row) : undefined
 }
 
 /** `$app.findRecordsByFilter(collection, filter, sort?, limit?, offset?, ...params)`. */

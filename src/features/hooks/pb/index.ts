@@ -21,10 +21,11 @@ import {
   recordRequestEventOf,
   recordSuccessEventOf,
   recordsListEventOf,
+  recordUpdateRequestEventOf,
   routeEventOf,
 } from './events.js'
 import { collectionOf } from './find.js'
-import { currentApp, invoke } from './invocation.js'
+import { currentApp, hostError, invoke } from './invocation.js'
 import { pbRecord } from './record.js'
 import { strict, unsupportedGlobals } from './unsupported.js'
 
@@ -51,7 +52,7 @@ const RECORD_HOOKS = {
   onRecordsListRequest: recordsListEventOf,
   onRecordViewRequest: recordRequestEventOf,
   onRecordCreateRequest: recordRequestEventOf,
-  onRecordUpdateRequest: recordRequestEventOf,
+  onRecordUpdateRequest: recordUpdateRequestEventOf,
   onRecordDeleteRequest: recordRequestEventOf,
 } as const satisfies Partial<Record<keyof AppHooks, (e: never) => object>>
 
@@ -186,5 +187,9 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
 export function runPbScript(file: string, source: string, api: ScriptApi): void {
   const context = vm.createContext(globals(file, api), { name: file })
   const script = new vm.Script(source, { filename: file })
-  script.runInContext(context, { timeout: LOAD_TIMEOUT_MS, displayErrors: false })
+  try {
+    script.runInContext(context, { timeout: LOAD_TIMEOUT_MS, displayErrors: false })
+  } catch (err) {
+    throw hostError(err)
+  }
 }

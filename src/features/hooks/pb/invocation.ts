@@ -39,6 +39,20 @@ export function inHandler(): boolean {
   return running.length > 0
 }
 
+/**
+ * An error thrown in a script's context as an `Error` of this realm (`instanceof Error` fails
+ * across `node:vm` contexts), keeping its name, message and stack; anything else as it is.
+ */
+export function hostError(err: unknown): unknown {
+  if (err instanceof Error || typeof err !== 'object' || err === null) return err
+  const { name, message, stack } = err as Partial<Record<'name' | 'message' | 'stack', unknown>>
+  if (typeof message !== 'string') return err
+  const out = new Error(message)
+  if (typeof name === 'string') out.name = name
+  out.stack = typeof stack === 'string' ? stack : `${out.name}: ${message}`
+  return out
+}
+
 /** Where an error happened in `file`: `file:line:column` from its stack, or ''. */
 export function locate(err: unknown, file: string): string {
   const stack = err instanceof Error ? (err.stack ?? '') : ''
@@ -74,8 +88,9 @@ export async function invoke(app: App, file: string, handler: () => unknown): Pr
 }
 
 /** The error a failed invocation throws, logged with where it happened in the script. */
-function mapError(app: App, file: string, err: unknown): unknown {
-  if (err instanceof ApiError) return err
+function mapError(app: App, file: string, thrown: unknown): unknown {
+  if (thrown instanceof ApiError) return thrown
+  const err = hostError(thrown)
   const where = locate(err, file)
   if (where === '') return err
   const message = err instanceof Error ? err.message : String(err)
