@@ -7,6 +7,7 @@
  */
 import { authMessages } from './messages-auth.js'
 import { httpMessages } from './messages-http.js'
+import { pbScriptMessages } from './messages-pb-scripts.js'
 import { recordMessages } from './messages-records.js'
 import { schemaMessages } from './messages-schema.js'
 import { authCodes } from './validation-auth.js'
@@ -50,6 +51,7 @@ export const messages = {
   ...httpMessages,
   ...recordMessages,
   ...authMessages,
+  ...pbScriptMessages,
   ...schemaMessages,
 } as const
 
