@@ -136,7 +136,6 @@ describe('README and docs', () => {
     for (const feature of [
       'Backups',
       'Crons',
-      'Hook scripts',
       'SQL console',
       'Webhooks',
       'Payments',

@@ -11,6 +11,7 @@ import { collectionsFeature } from './collections/index.js'
 import { enabledFeatures, type Feature, type FeatureSelection } from '../http/feature.js'
 import { filesFeature } from './files/index.js'
 import { healthFeature } from './health/index.js'
+import { hooksFeature } from './hooks/index.js'
 import { llmFeature } from './llm/index.js'
 import { logsFeature } from './logs/index.js'
 import { mailFeature } from './mail/index.js'
@@ -60,6 +61,7 @@ export function builtInFeatures(): Feature[] {
     batchFeature(),
     storageFeature(),
     schemaFeature(),
+    hooksFeature(),
     notBuiltFeature(),
   ]
 }

@@ -14,7 +14,6 @@ interface Missing {
 export const NOT_BUILT: readonly Missing[] = [
   { feature: 'Backups', paths: ['/api/backups', '/api/backups/*'] },
   { feature: 'Crons', paths: ['/api/crons', '/api/crons/*'] },
-  { feature: 'Hook scripts', paths: ['/api/functions'] },
   { feature: 'SQL console', paths: ['/api/sql'] },
   { feature: 'Payments', paths: ['/api/payments/*'] },
   { feature: 'Push notifications', paths: ['/api/push/*'] },
