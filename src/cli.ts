@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { createApp } from './core/create-app.js'
@@ -41,9 +41,11 @@ Flags of serve:
   --http=127.0.0.1:8090   the address to listen on (":8090" listens on every interface)
   --origins=*             the CORS allowed origins, comma separated
   --automigrate           apply ./svc_schema.json at start when it exists (never --force)
+  --hooksDir=./svc_hooks  the hook scripts folder (*.js, *.mjs, *.ts, *.pb.js); with --dev
+                          a change in it reloads the scripts
 
 Accepted for PocketBase scripts, not built yet (serve prints what each one loses):
-  --https, --hooksDir, --hooksWatch, --hooksPool, --migrationsDir,
+  --https, --hooksWatch, --hooksPool, --migrationsDir,
   --publicDir, --indexFallback, --queryTimeout`
 
 /** A mistake on the command line: printed with the usage, exit status 2. */
@@ -193,7 +195,7 @@ function encryptionKey(flags: CommandLine['flags']): string | undefined {
 }
 
 /** Warnings for the PocketBase flags svcbase accepts but has not built: what each one loses. */
-function unsupportedWarnings(cl: CommandLine, hooksDir: string): string[] {
+function unsupportedWarnings(cl: CommandLine): string[] {
   const f = cl.flags
   const out: string[] = []
   if (f.https !== undefined)
@@ -205,14 +207,12 @@ function unsupportedWarnings(cl: CommandLine, hooksDir: string): string[] {
     out.push(
       `serve ${domains.join(' ')}: domain arguments are for automatic HTTPS certificates, which are not built; they are ignored`,
     )
-  if (existsSync(hooksDir) && readdirSync(hooksDir).length > 0)
-    out.push(`hook scripts (pb_hooks) are not built: the files in ${hooksDir} are not run`)
-  else if (f.hooksDir !== undefined)
-    out.push(`--hooksDir: hook scripts (pb_hooks) are not built; nothing in ${hooksDir} would run`)
-  if (f.hooksWatch === true)
-    out.push('--hooksWatch: hook scripts are not built, so nothing is watched or reloaded')
+  if (f.hooksWatch === true && f.dev !== true)
+    out.push('--hooksWatch: ignored; hook scripts reload on change with --dev only')
   if (f.hooksPool !== undefined)
-    out.push('--hooksPool: hook scripts are not built, so there is no hooks pool')
+    out.push(
+      "--hooksPool: ignored; hook scripts run on the server's own event loop, there is no pool",
+    )
   if (f.migrationsDir !== undefined)
     out.push(
       `--migrationsDir: migration files are not built; nothing in ${String(f.migrationsDir)} is applied`,
@@ -249,7 +249,7 @@ async function serve(cl: CommandLine): Promise<void> {
   if (origins && origins.length === 0)
     throw new UsageError('--origins needs at least one origin (or * for any)')
   const key = encryptionKey(f)
-  for (const warning of unsupportedWarnings(cl, hooksDir)) console.warn(`warning: ${warning}`)
+  for (const warning of unsupportedWarnings(cl)) console.warn(`warning: ${warning}`)
   const server = await createServer(
     { dataDir: dir, hooksDir, dev: f.dev === true, encryptionKey: key },
     { origins },

@@ -245,6 +245,10 @@ describe('svcbase CLI: serve flags in PocketBase forms', () => {
     const hooks = join(root, 'hooks')
     mkdirSync(hooks, { recursive: true })
     writeFileSync(join(hooks, 'main.pb.js'), '// a hook\n')
+    writeFileSync(
+      join(hooks, 'route.ts'),
+      "export default (app: any) => app.routerAdd('GET', '/api/from-cli', (e: any) => e.json(200, { ok: true }))\n",
+    )
     const s = await serve([
       `--dir=${serveDir}`,
       '--http=127.0.0.1:0',
@@ -258,11 +262,11 @@ describe('svcbase CLI: serve flags in PocketBase forms', () => {
     ])
     const err = s.err()
     expect(err).toContain('--https=127.0.0.1:8443: HTTPS with automatic certificates is not built')
-    expect(err).toContain(
-      `hook scripts (pb_hooks) are not built: the files in ${hooks} are not run`,
-    )
-    expect(err).toContain('--hooksWatch: hook scripts are not built')
-    expect(err).toContain('--hooksPool: hook scripts are not built')
+    // --hooksDir works: the script's route answers; --hooksWatch and --hooksPool are ignored
+    expect(err).not.toContain('--hooksDir')
+    expect(await (await fetch(`${s.url}/api/from-cli`)).json()).toEqual({ ok: true })
+    expect(err).toContain('--hooksWatch: ignored; hook scripts reload on change with --dev only')
+    expect(err).toContain('--hooksPool: ignored')
     expect(err).toContain('--migrationsDir: migration files are not built')
     expect(err).toContain('--publicDir: serving static files is not built')
     expect(err).toContain('--queryTimeout=10: query timeouts are not built')
