@@ -246,7 +246,10 @@ export async function schemaCommand(
   try {
     if (action === 'export') await exportCommand(app, file)
     else if (action === 'diff') await diffCommand(app, file!)
-    else await applyFile(app, file!, ctx.force)
+    else
+      await applyFile(app, file!, ctx.force).catch((err: unknown) => {
+        throw new Error(describeSchemaError(err), { cause: err })
+      })
   } finally {
     await app.close()
   }

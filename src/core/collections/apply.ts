@@ -342,8 +342,8 @@ function sortedKeys(v: unknown): unknown {
 
 /**
  * One collection as an apply payload item: SPEC's shape only (`schema`, `authOptions` without
- * secrets), no timestamps, options with sorted keys, so the export of an unchanged schema is
- * byte for byte the same.
+ * secrets), no timestamps, options over their type's defaults with sorted keys, so the export
+ * of an unchanged schema is byte for byte the same however its collections were written.
  */
 export function exportItem(c: Collection): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -357,7 +357,7 @@ export function exportItem(c: Collection): Record<string, unknown> {
   out.indexes = [...c.indexes]
   if (c.authOptions) out.authOptions = sortedKeys(publicAuthOptions(c.authOptions))
   out.schema = c.fields.map((f) => {
-    const s = fieldToSchema(f)
+    const s = comparable(f)
     return { ...s, options: sortedKeys(s.options) }
   })
   return out
