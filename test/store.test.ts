@@ -41,6 +41,8 @@ function recording(inner: Store, calls: string[]): Store {
     },
     database: (name) => inner.database(name),
     backup: (dir) => inner.backup(dir),
+    optimize: () => inner.optimize(),
+    console: (request) => inner.console(request),
     close: async () => {
       calls.push('close')
       await inner.close()

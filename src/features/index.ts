@@ -8,6 +8,7 @@ import { appleFeature } from './apple/index.js'
 import { authFeature } from './auth/index.js'
 import { batchFeature } from './batch/index.js'
 import { collectionsFeature } from './collections/index.js'
+import { cronsFeature } from './crons/index.js'
 import { enabledFeatures, type Feature, type FeatureSelection } from '../http/feature.js'
 import { filesFeature } from './files/index.js'
 import { healthFeature } from './health/index.js'
@@ -26,6 +27,7 @@ import { schemaFeature } from './schema/index.js'
 import { settingsFeature } from './settings/index.js'
 import { setupFeature } from './setup/index.js'
 import { smsFeature } from './sms/index.js'
+import { sqlFeature } from './sql/index.js'
 import { storageFeature } from './storage/index.js'
 
 export {
@@ -60,6 +62,8 @@ export function builtInFeatures(): Feature[] {
     realtimeFeature(),
     batchFeature(),
     storageFeature(),
+    cronsFeature(),
+    sqlFeature(),
     schemaFeature(),
     hooksFeature(),
     notBuiltFeature(),

@@ -1,3 +1,4 @@
+import type { ConsoleRequest, ConsoleResult } from './console.js'
 import type { Db } from './db.js'
 import type { Dialect } from './dialect.js'
 import type { SchemaManager } from './schema.js'
@@ -35,6 +36,18 @@ export interface Store {
    * the engine's ordinary tools.
    */
   backup(dir: string): Promise<string[]>
+  /**
+   * The daily upkeep of every database (SQLite: `PRAGMA optimize` and a WAL checkpoint that
+   * empties the WAL), serialised with the writers.
+   */
+  optimize(): Promise<void>
+  /**
+   * Runs one statement of the SQL console on the `main` database, on a connection of its own
+   * that is really cancelled at `timeoutMs` (a write rolled back): reads on a read-only
+   * connection, writes serialised with the app's transactions. Driver errors reject as a
+   * `DbError` carrying the driver's message; see `console.ts` for the other failures.
+   */
+  console(request: ConsoleRequest): Promise<ConsoleResult>
   /** Finishes pending commits and closes every connection; a no-op when closed. */
   close(): Promise<void>
 }

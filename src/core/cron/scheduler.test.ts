@@ -50,12 +50,42 @@ describe('CronScheduler', () => {
     cron.add('a', '@daily', () => undefined)
     cron.add('b', '*/5 * * * *', () => undefined)
     expect(cron.list()).toEqual([
-      { id: 'a', expression: '@daily', running: false },
-      { id: 'b', expression: '*/5 * * * *', running: false },
+      { id: 'a', expression: '@daily', source: 'system', running: false },
+      { id: 'b', expression: '*/5 * * * *', source: 'system', running: false },
     ])
     expect(cron.remove('a')).toBe(true)
     expect(cron.remove('a')).toBe(false)
     expect(cron.list().map((j) => j.id)).toEqual(['b'])
+  })
+
+  it('keeps the source of a job (system by default) and tells observers of changes and runs', async () => {
+    const { cron } = make()
+    const seen: string[] = []
+    const stop = cron.observe({
+      added: (j) => seen.push(`added ${j.id} ${j.source}`),
+      removed: (id) => seen.push(`removed ${id}`),
+      ran: (id, r) => seen.push(`ran ${id} ${r.error ?? 'ok'} ${r.startedAt instanceof Date}`),
+    })
+    cron.add('sys', '@daily', () => undefined)
+    cron.add('script', '@daily', () => Promise.reject(new Error('nope')), { source: 'hooks' })
+    expect(cron.list().map((j) => [j.id, j.source])).toEqual([
+      ['script', 'hooks'],
+      ['sys', 'system'],
+    ])
+    await cron.runNow('sys')
+    await cron.runNow('script')
+    cron.add('sys', '@hourly', () => undefined)
+    cron.remove('script')
+    stop()
+    cron.remove('sys')
+    expect(seen).toEqual([
+      'added sys system',
+      'added script hooks',
+      'ran sys ok true',
+      'ran script nope true',
+      'added sys system',
+      'removed script',
+    ])
   })
 
   it('refuses an invalid expression or an empty id, keeping the jobs it has', () => {
@@ -63,7 +93,9 @@ describe('CronScheduler', () => {
     cron.add('job', '0 * * * *', () => undefined)
     expect(() => cron.add('job', 'not a cron', () => undefined)).toThrow()
     expect(() => cron.add('', '0 * * * *', () => undefined)).toThrow(/id/)
-    expect(cron.list()).toEqual([{ id: 'job', expression: '0 * * * *', running: false }])
+    expect(cron.list()).toEqual([
+      { id: 'job', expression: '0 * * * *', source: 'system', running: false },
+    ])
   })
 
   it('does not start a run of a job while one is going (runNow)', async () => {
@@ -192,7 +224,9 @@ describe('CronScheduler', () => {
     expect(stopped).toBe(false)
     g.open()
     await stopping
-    expect(cron.list()).toEqual([{ id: 'tick', expression: EVERY_SECOND, running: false }])
+    expect(cron.list()).toEqual([
+      { id: 'tick', expression: EVERY_SECOND, source: 'system', running: false },
+    ])
     cron.start()
     await until(() => runs === 2)
   })

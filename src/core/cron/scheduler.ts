@@ -1,7 +1,15 @@
 import { Cron } from 'croner'
 import type { Logger } from '../logger.js'
 import { localLeader } from './leader.js'
-import type { AppCron, CronJobFn, CronJobInfo, CronLeader } from './types.js'
+import type {
+  AppCron,
+  CronAddOptions,
+  CronJobFn,
+  CronJobInfo,
+  CronLeader,
+  CronObserver,
+  CronSource,
+} from './types.js'
 
 /** Options of a {@link CronScheduler}. */
 export interface CronSchedulerOptions {
@@ -15,6 +23,7 @@ export interface CronSchedulerOptions {
 interface Job {
   id: string
   expression: string
+  source: CronSource
   fn: CronJobFn
   /** croner's timer, while the scheduler is started. */
   timer: Cron | null
@@ -34,6 +43,7 @@ export class CronScheduler implements AppCron {
   private readonly leader: CronLeader
   private readonly timezone: string
   private isStarted = false
+  private observers: CronObserver[] = []
 
   constructor(options: CronSchedulerOptions) {
     this.logger = options.logger
@@ -45,14 +55,16 @@ export class CronScheduler implements AppCron {
     return this.isStarted
   }
 
-  add(id: string, expression: string, fn: CronJobFn): void {
+  add(id: string, expression: string, fn: CronJobFn, options: CronAddOptions = {}): void {
     if (id === '') throw new Error('a cron job needs an id')
     // Parsed now, so a bad expression fails here rather than at start (no function: no timer).
     new Cron(expression, { timezone: this.timezone })
-    this.remove(id)
-    const job: Job = { id, expression, fn, timer: null }
+    const old = this.jobs.get(id)
+    old?.timer?.stop()
+    const job: Job = { id, expression, source: options.source ?? 'system', fn, timer: null }
     this.jobs.set(id, job)
     if (this.isStarted) this.schedule(job)
+    this.notify((o) => o.added?.(this.info(job)))
   }
 
   remove(id: string): boolean {
@@ -60,13 +72,36 @@ export class CronScheduler implements AppCron {
     if (!job) return false
     job.timer?.stop()
     this.jobs.delete(id)
+    this.notify((o) => o.removed?.(id))
     return true
   }
 
   list(): CronJobInfo[] {
     return [...this.jobs.values()]
-      .map((j) => ({ id: j.id, expression: j.expression, running: this.running.has(j.id) }))
+      .map((j) => this.info(j))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  }
+
+  observe(observer: CronObserver): () => void {
+    this.observers = [...this.observers, observer]
+    return () => {
+      this.observers = this.observers.filter((o) => o !== observer)
+    }
+  }
+
+  private info(j: Job): CronJobInfo {
+    return { id: j.id, expression: j.expression, source: j.source, running: this.running.has(j.id) }
+  }
+
+  /** Tells every observer; a throwing observer is logged and never disturbs the scheduler. */
+  private notify(fn: (o: CronObserver) => void): void {
+    for (const o of this.observers) {
+      try {
+        fn(o)
+      } catch (err) {
+        this.logger.error('cron observer failed', { error: String(err) })
+      }
+    }
   }
 
   runNow(id: string): Promise<boolean> {
@@ -121,11 +156,15 @@ export class CronScheduler implements AppCron {
         return false
       }
     }
+    const startedAt = new Date()
+    let error: string | null = null
     try {
       await job.fn()
     } catch (err) {
       this.logger.error('cron job failed', { job: job.id, error: String(err) })
+      error = err instanceof Error ? err.message : String(err)
     }
+    this.notify((o) => o.ran?.(job.id, { startedAt, error }))
     return true
   }
 }

@@ -6,13 +6,44 @@
 /** The work of a job; a thrown error or rejection is logged with the job id. */
 export type CronJobFn = () => void | Promise<void>
 
+/** Who added a job: svcbase itself and features (`system`) or a hook script (`hooks`). */
+export type CronSource = 'system' | 'hooks'
+
+/** Options of {@link AppCron.add}. */
+export interface CronAddOptions {
+  /** `system` by default; hook scripts add theirs as `hooks`. Shown in `_cron_jobs`. */
+  source?: CronSource
+}
+
 /** A scheduled job as `list()` shows it. */
 export interface CronJobInfo {
   id: string
   /** A cron expression (5 fields, or 6 with seconds first) or a macro such as `@hourly`. */
   expression: string
+  source: CronSource
   /** True while a run of this job is going. */
   running: boolean
+}
+
+/** How a run ended, as observers see it. */
+export interface CronRunResult {
+  /** When the run started. */
+  startedAt: Date
+  /** The error's message when the job threw or rejected, else null. */
+  error: string | null
+}
+
+/**
+ * Told about every change of the scheduler's jobs and every run that ended (scheduled or run
+ * now), synchronously: an observer must not throw and must not block (queue the work).
+ */
+export interface CronObserver {
+  /** A job was added or replaced. */
+  added?(job: CronJobInfo): void
+  /** A job was removed. */
+  removed?(id: string): void
+  /** A run of a job ended. */
+  ran?(id: string, result: CronRunResult): void
 }
 
 /**
@@ -36,7 +67,7 @@ export interface AppCron {
    * Adds a job, or replaces the one with the same id (its running run, if any, finishes).
    * Throws on an invalid expression. Scheduled at once if the scheduler is started.
    */
-  add(id: string, expression: string, fn: CronJobFn): void
+  add(id: string, expression: string, fn: CronJobFn, options?: CronAddOptions): void
   /** Removes a job; false when there is none with this id. */
   remove(id: string): boolean
   /** The jobs, sorted by id. */
@@ -47,6 +78,8 @@ export interface AppCron {
    * logged), false when it was skipped because a run is still going. Throws for an unknown id.
    */
   runNow(id: string): Promise<boolean>
+  /** Adds an observer of job changes and runs; returns the function that removes it. */
+  observe(observer: CronObserver): () => void
   /** True between `start()` and `stop()`. */
   readonly started: boolean
   /** Starts the timers of every job (the app does so in `onServe`). */

@@ -6,6 +6,7 @@
  * typecheck.
  */
 import { authMessages } from './messages-auth.js'
+import { cronsSqlMessages } from './messages-crons-sql.js'
 import { httpMessages } from './messages-http.js'
 import { pbScriptMessages } from './messages-pb-scripts.js'
 import { recordMessages } from './messages-records.js'
@@ -51,6 +52,7 @@ export const messages = {
   ...httpMessages,
   ...recordMessages,
   ...authMessages,
+  ...cronsSqlMessages,
   ...pbScriptMessages,
   ...schemaMessages,
 } as const

@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import type { ConsoleResult } from '../console.js'
 import type { Db } from '../db.js'
 import type { DatabaseName, Store } from '../store.js'
+import { runSqliteConsole } from './console.js'
 import { SqliteDb } from './database.js'
 import { migrateSqlite } from './migrations.js'
 import { sqliteSchema } from './schema.js'
@@ -74,6 +76,18 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
         paths.push(target)
       }
       return paths
+    },
+    async optimize() {
+      const dbs = opened()
+      for (const name of names) await dbs[name].optimize()
+    },
+    async console(request): Promise<ConsoleResult> {
+      const main = opened().main
+      const busy = options.busyTimeout ?? 10_000
+      if (!request.write) return runSqliteConsole(main.file, request, busy)
+      const result = await main.exclusive(() => runSqliteConsole(main.file, request, busy))
+      if (result.kind === 'write' && result.schemaChanged) main.resetStatements()
+      return result
     },
     async close() {
       const dbs = open

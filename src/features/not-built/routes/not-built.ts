@@ -13,8 +13,6 @@ interface Missing {
  */
 export const NOT_BUILT: readonly Missing[] = [
   { feature: 'Backups', paths: ['/api/backups', '/api/backups/*'] },
-  { feature: 'Crons', paths: ['/api/crons', '/api/crons/*'] },
-  { feature: 'SQL console', paths: ['/api/sql'] },
   { feature: 'Payments', paths: ['/api/payments/*'] },
   { feature: 'Push notifications', paths: ['/api/push/*'] },
   { feature: 'SMS', paths: ['/api/settings/test/sms'] },

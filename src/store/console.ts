@@ -1,0 +1,68 @@
+/**
+ * The contract of the SQL console (`Store.console`): one statement of SQL text typed by a
+ * superuser, run by the engine on a connection of its own that can be really cancelled.
+ */
+
+/** What the console runs, and within which limits. */
+export interface ConsoleRequest {
+  /** One statement of SQL text, sent to the engine as written. */
+  sql: string
+  /**
+   * False: on a read-only connection (the engine refuses any write, whatever the text says).
+   * True: as a writer, serialised with the app's transactions.
+   */
+  write: boolean
+  /** Rows returned at most by a read; one more is read to know whether the result was cut. */
+  maxRows: number
+  /** Bytes of row values (as JSON) returned at most by a read; the rows past it are cut. */
+  maxBytes: number
+  /** The statement is cancelled (its connection killed, a write rolled back) after this long. */
+  timeoutMs: number
+  /**
+   * Tables whose schema a write must not change (collection tables and svcbase's own): a
+   * statement that creates, alters or drops one of them, or an index, trigger or view on one,
+   * is rolled back and refused with {@link ConsoleRefused}.
+   */
+  frozenSchema: readonly string[]
+  /** Tables whose rows a write must not change (svcbase's own bookkeeping). */
+  readOnlyTables: readonly string[]
+}
+
+/** The answer of a read: the columns in order, the rows as objects, and whether rows were cut. */
+export interface ConsoleRead {
+  kind: 'read'
+  columns: string[]
+  rows: Record<string, unknown>[]
+  truncated: boolean
+}
+
+/** The answer of a write: the rows it changed, and whether the schema changed. */
+export interface ConsoleWrite {
+  kind: 'write'
+  rowsAffected: number
+  schemaChanged: boolean
+}
+
+export type ConsoleResult = ConsoleRead | ConsoleWrite
+
+/** The statement ran longer than `timeoutMs` and was cancelled (a write is rolled back). */
+export class ConsoleTimeout extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`the statement was cancelled after ${timeoutMs} ms`)
+    this.name = 'ConsoleTimeout'
+  }
+}
+
+/**
+ * A write that would change what the console must leave alone (see `frozenSchema` and
+ * `readOnlyTables`); it was rolled back. `table` names the first one touched.
+ */
+export class ConsoleRefused extends Error {
+  constructor(
+    readonly reason: 'schema' | 'rows',
+    readonly table: string,
+  ) {
+    super(`the statement would change the ${reason === 'schema' ? 'schema' : 'rows'} of ${table}`)
+    this.name = 'ConsoleRefused'
+  }
+}
