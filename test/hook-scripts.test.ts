@@ -261,3 +261,21 @@ describe('hook scripts of our form', () => {
     expect(res.body.errors).toEqual([])
   })
 })
+
+describe('the hooks feature switched off', () => {
+  it('loads no script and has no /api/functions', async () => {
+    const t = await startHooksServer(
+      {
+        'a.js': `export default (app) => app.routerAdd('GET', '/api/off', (e) => e.json(200, {}))`,
+      },
+      { disable: ['hooks'] },
+    )
+    try {
+      expect(t.server.features).not.toContain('hooks')
+      expect((await t.api('GET', '/api/off')).status).toBe(404)
+      expect((await t.api('GET', '/api/functions', { token: t.suToken })).status).toBe(404)
+    } finally {
+      await t.close()
+    }
+  })
+})

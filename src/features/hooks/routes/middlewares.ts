@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../../core/app.js'
 import type { ApiError } from '../../../core/errors.js'
 import { routeEvent, runChain, sendRouteAnswer } from '../route-event.js'
@@ -28,9 +28,8 @@ function describeFailure(err: ApiError): string {
  * same middlewares themselves, with the route's event (`routes/scripts.ts`).
  */
 export function registerMiddlewares(app: App, http: FastifyInstance, scripts: HookScripts): void {
-  http.addHook('preHandler', async (req, reply) => {
-    const middlewares = scripts.middlewares
-    if (middlewares.length === 0 || req.routeOptions.config.svcScriptRoutes) return
+  /** Runs the chain; resolves true when a middleware answered instead of the route. */
+  const around = async (req: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
     const body =
       typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)
         ? (req.body as Record<string, unknown>)
@@ -42,7 +41,7 @@ export function registerMiddlewares(app: App, http: FastifyInstance, scripts: Ho
     reply.raw.once('close', answered.resolve)
     const chain = runChain(
       e,
-      middlewares.map((m) => owned(m.fn, m.file)),
+      scripts.middlewares.map((m) => owned(m.fn, m.file)),
       () => {
         reached.resolve()
         return answered.promise
@@ -62,9 +61,19 @@ export function registerMiddlewares(app: App, http: FastifyInstance, scripts: Ho
           error: describeFailure(scriptFailure(scripts, end.err)),
         })
       })
-      return
+      return false
     }
     if (outcome !== 'done') throw scriptFailure(scripts, outcome.err)
-    return sendRouteAnswer(reply, e)
+    sendRouteAnswer(reply, e)
+    return true
+  }
+
+  // NB: a callback hook: with no middleware bound (the common case) it costs no promise.
+  http.addHook('preHandler', (req, reply, done) => {
+    if (scripts.middlewares.length === 0 || req.routeOptions.config.svcScriptRoutes) return done()
+    around(req, reply).then((answeredHere) => {
+      // A hook that answered does not call `done`: the route does not run.
+      if (!answeredHere) done()
+    }, done)
   })
 }
