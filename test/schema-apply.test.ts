@@ -409,6 +409,94 @@ describe('POST /api/schema/apply: the rules of SPEC §4.8', () => {
     expect(type.body.data.valid_one.type.code).toBe('validation_collection_type_change')
   })
 
+  it('renames a collection matched by its id, keeping its records', async () => {
+    await apply([{ name: 'old_name', type: 'base', schema: [text('a')] }])
+    const stored = await collection('old_name')
+    const rec = (await create('old_name', { a: 'kept' })).body
+    const res = await apply([
+      { id: stored.id, name: 'new_name', type: 'base', schema: [text('a')] },
+    ])
+    expect(res.body.collections).toEqual([entry('new_name', 'update')])
+    expect(await collection('old_name')).toBeNull()
+    expect((await record('new_name', rec.id)).a).toBe('kept')
+  })
+
+  it('replaces a field by one of another type only with force (sent without the old id)', async () => {
+    await apply([{ name: 'retyped', type: 'base', schema: [text('size')] }])
+    const payload = [{ name: 'retyped', type: 'base', schema: [{ name: 'size', type: 'number' }] }]
+    const kept = await apply(payload)
+    expect(kept.status).toBe(400)
+    // Kept, the old field would share its name with the new one.
+    expect(JSON.stringify(kept.body.data.retyped.schema)).toContain(
+      'validation_duplicated_field_name',
+    )
+    const forced = await apply(payload, '?force=1')
+    expect(forced.body.collections).toEqual([
+      entry('retyped', 'update', { fieldsAdded: ['size'], fieldsRemoved: ['size'] }),
+    ])
+    const size = ((await collection('retyped')).schema as any[]).find((f) => f.name === 'size')
+    expect(size.type).toBe('number')
+    // With the stored id, a type change is refused.
+    const byId = await apply([
+      { name: 'retyped', type: 'base', schema: [{ ...size, type: 'text' }] },
+    ])
+    expect(byId.status).toBe(400)
+    expect(byId.body.data.retyped.schema['1'].type.code).toBe('validation_field_type_change')
+  })
+
+  it('runs collection hooks and publishes events once per saved collection, after commit', async () => {
+    await apply([
+      { name: 'ev_a', type: 'base', schema: [text('x')] },
+      { name: 'ev_b', type: 'base', schema: [text('x')] },
+    ])
+    const events: string[] = []
+    const hooks: string[] = []
+    const stop = t.server.app.events.subscribe((e) => {
+      if (e.kind === 'collection') events.push(`${e.action} ${e.collection.name}`)
+    })
+    const hooksApi = t.server.app.hooks
+    const ids = [
+      hooksApi.onCollectionCreate.bind(async (e) => {
+        hooks.push(`create ${e.collection.name}`)
+        await e.next()
+      }),
+      hooksApi.onCollectionUpdate.bind(async (e) => {
+        hooks.push(`update ${e.collection.name}`)
+        await e.next()
+      }),
+      hooksApi.onCollectionAfterUpdateSuccess.bind(async (e) => {
+        hooks.push(`after update ${e.collection.name}`)
+        await e.next()
+      }),
+    ]
+    try {
+      const res = await apply([
+        { name: 'ev_a', type: 'base', schema: [text('x'), text('y')] },
+        { name: 'ev_b', type: 'base', schema: [text('x')] },
+        { name: 'ev_c', type: 'base', schema: [] },
+      ])
+      expect(res.body.collections.map((e: { action: string }) => e.action)).toEqual([
+        'update',
+        'unchanged',
+        'create',
+      ])
+      await new Promise((r) => setTimeout(r, 50))
+      expect(hooks.sort()).toEqual(['after update ev_a', 'create ev_c', 'update ev_a'])
+      expect(events.sort()).toEqual(['create ev_c', 'update ev_a'])
+      // A dry run fires nothing.
+      hooks.length = 0
+      events.length = 0
+      await apply([{ name: 'ev_b', type: 'base', schema: [text('z')] }], '?dryRun=1')
+      await new Promise((r) => setTimeout(r, 50))
+      expect([...hooks, ...events]).toEqual([])
+    } finally {
+      stop()
+      hooksApi.onCollectionCreate.unbind(ids[0]!)
+      hooksApi.onCollectionUpdate.unbind(ids[1]!)
+      hooksApi.onCollectionAfterUpdateSuccess.unbind(ids[2]!)
+    }
+  })
+
   it("accepts PocketBase's flat `fields` shape", async () => {
     const res = await apply([
       {
