@@ -4,10 +4,11 @@
  */
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
+import PocketBase from 'pocketbase'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sql } from '../src/store/sql.js'
 import { formatDate } from '../src/tools/dates.js'
-import { startServer, type TestServer } from './helpers/server.js'
+import { startServer, SU_EMAIL, SU_PASSWORD, type TestServer } from './helpers/server.js'
 
 const SYSTEM_JOBS = [
   { id: '__svcDBOptimize__', expression: '0 0 * * *' },
@@ -52,6 +53,15 @@ describe('crons API', () => {
       t.server.app.cron.remove('zeta')
       t.server.app.cron.remove('alpha')
     }
+  })
+
+  it('works with the pocketbase SDK: pb.crons.getFullList() and pb.crons.run(id)', async () => {
+    const pb = new PocketBase(t.url)
+    await pb.collection('_superusers').authWithPassword(SU_EMAIL, SU_PASSWORD)
+    const jobs = await pb.crons.getFullList()
+    expect(jobs).toEqual(expect.arrayContaining(SYSTEM_JOBS))
+    expect(await pb.crons.run('__svcMFACleanup__')).toBe(true)
+    await expect(pb.crons.run('nope')).rejects.toMatchObject({ status: 404 })
   })
 
   it('is for superusers only: 401 without a token, 403 for a user', async () => {

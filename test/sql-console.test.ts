@@ -5,9 +5,10 @@
  * errors verbatim, and what the request log keeps. Cancellation at 10 s is in
  * sql-console-timeout.test.ts.
  */
+import PocketBase from 'pocketbase'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sql } from '../src/store/sql.js'
-import { startServer, type TestServer } from './helpers/server.js'
+import { startServer, SU_EMAIL, SU_PASSWORD, type TestServer } from './helpers/server.js'
 
 describe('SQL console', () => {
   let t: TestServer
@@ -45,6 +46,22 @@ describe('SQL console', () => {
     userToken = login.body.token
   })
   afterAll(() => t.close())
+
+  it('answers the pocketbase SDK through pb.send, errors as ClientResponseError', async () => {
+    const pb = new PocketBase(t.url)
+    await pb.collection('_superusers').authWithPassword(SU_EMAIL, SU_PASSWORD)
+    const res = await pb.send('/api/sql', {
+      method: 'POST',
+      body: { sql: 'SELECT count(*) AS n FROM posts' },
+    })
+    expect(res).toEqual({ columns: ['n'], rows: [{ n: 600 }], truncated: false })
+    await expect(
+      pb.send('/api/sql', { method: 'POST', body: { sql: 'SELECT * FROM nope' } }),
+    ).rejects.toMatchObject({
+      status: 400,
+      response: { message: 'SQL error: no such table: nope.' },
+    })
+  })
 
   it('is for superusers only: 401 without a token, 403 for a user', async () => {
     expect((await run({ sql: 'SELECT 1' }, null)).status).toBe(401)
