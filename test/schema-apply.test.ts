@@ -2,7 +2,12 @@
  * `POST /api/schema/apply` (SPEC §4.8) through a real server: every rule of the plan and of the
  * writes, the three body shapes, bad bodies and access.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { silentLogger } from '../src/core/logger.js'
+import { createServer } from '../src/server.js'
 import { startServer, type TestServer } from './helpers/server.js'
 
 let t: TestServer
@@ -612,9 +617,18 @@ describe('POST /api/schema/apply: GET /api/collections output applied unmodified
 describe('POST /api/schema/apply: a changed view', () => {
   it("lists a view's derived field changes and writes its new query", async () => {
     await apply([{ name: 'src_table', type: 'base', schema: [text('a'), text('b')] }])
-    await apply([
+    const created = await apply([
       { name: 'src_view', type: 'view', listRule: '', viewQuery: 'SELECT id, a FROM src_table' },
     ])
+    expect(created.body.collections).toEqual([entry('src_view', 'create', { fieldsAdded: ['a'] })])
+    const plannedView = await apply(
+      [{ name: 'src_view2', type: 'view', viewQuery: 'SELECT id, b FROM src_table' }],
+      '?dryRun=1',
+    )
+    expect(plannedView.body.collections).toEqual([
+      entry('src_view2', 'create', { fieldsAdded: ['b'] }),
+    ])
+    expect(await collection('src_view2')).toBeNull()
     expect(await fieldNames('src_view')).toEqual(['id', 'a'])
     const dry = await apply(
       [{ name: 'src_view', type: 'view', viewQuery: 'SELECT id, a, b FROM src_table' }],
@@ -644,5 +658,26 @@ describe('POST /api/schema/apply: a changed view', () => {
     expect(bad.status).toBe(400)
     expect(bad.body.message).toBe('Failed to apply the schema of collection "src_view".')
     expect(bad.body.data.src_view.viewQuery.code).toBe('validation_invalid_view_query')
+  })
+})
+
+describe('schema feature switched off', () => {
+  it('has no /api/schema/apply route (404, not the 501 of a feature not built)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svcbase-schema-off-'))
+    const server = await createServer(
+      { dataDir: dir, logger: silentLogger },
+      { disable: ['schema'] },
+    )
+    try {
+      const res = await server.http.inject({
+        method: 'POST',
+        url: '/api/schema/apply',
+        payload: [],
+      })
+      expect(res.statusCode).toBe(404)
+    } finally {
+      await server.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

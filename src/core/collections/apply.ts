@@ -233,12 +233,15 @@ function planItem(item: Item, force: boolean): Step {
   }
 }
 
-/** Fills a view's field changes from its derived fields, against the stored view. */
+/** Fills a view's field changes from its derived fields, against the stored view (if any). */
 function planViewFields(step: Step, fields: Field[]): void {
   const old = step.item.old
-  if (!old) return
-  const { added, changed, removed } = fieldChanges(old.fields, fields)
   const d = step.detail
+  if (!old) {
+    d.fieldsAdded = fields.filter((f) => !f.system).map((f) => f.name)
+    return
+  }
+  const { added, changed, removed } = fieldChanges(old.fields, fields)
   d.fieldsAdded = added
   d.fieldsChanged = changed
   d.fieldsRemoved = removed.map((f) => f.name)
