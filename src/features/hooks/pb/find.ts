@@ -16,6 +16,7 @@ import type { RecordData } from '../../../core/request-info.js'
 import type { Db, Row } from '../../../store/db.js'
 import { join, sql, type Sql } from '../../../store/sql.js'
 import { asPbRecord, pbRecord, type PbRecord } from './record.js'
+import { PbUnsupportedError } from './unsupported.js'
 
 /** The collection a script names: a name or id, a collection object, or a record's. */
 export function collectionOf(app: App, ref: unknown, name: string): Collection {
@@ -33,7 +34,8 @@ export function collectionOf(app: App, ref: unknown, name: string): Collection {
 /** The synchronous reads of the collection's database, or a clear error naming the call. */
 function syncDb(app: App, c: Collection, name: string): Required<Pick<Db, 'allSync' | 'getSync'>> {
   const db = app.dbFor(c)
-  if (!db.allSync || !db.getSync) throw new Error(messages.pbNoSyncReads({ name }))
+  if (!db.allSync || !db.getSync)
+    throw new PbUnsupportedError(name, messages.pbNoSyncReads({ name }))
   return { allSync: db.allSync.bind(db), getSync: db.getSync.bind(db) }
 }
 

@@ -53,6 +53,15 @@ export function hostError(err: unknown): unknown {
   return out
 }
 
+/** True for a promise of any realm. */
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return (
+    (typeof v === 'object' || typeof v === 'function') &&
+    v !== null &&
+    typeof (v as { then?: unknown }).then === 'function'
+  )
+}
+
 /** Where an error happened in `file`: `file:line:column` from its stack, or ''. */
 export function locate(err: unknown, file: string): string {
   const stack = err instanceof Error ? (err.stack ?? '') : ''
@@ -80,7 +89,8 @@ export async function invoke(app: App, file: string, handler: () => unknown): Pr
   }
   try {
     // A handler written `async` (not PocketBase's form) is awaited too.
-    if (returned instanceof Promise) await returned
+    // (A promise of the script's context is not an `instanceof Promise` here.)
+    if (isThenable(returned)) await returned
     await inv.queue
   } catch (err) {
     throw mapError(app, file, err)

@@ -5,10 +5,16 @@
  */
 import { messages } from '../../../core/errors.js'
 
-/** The error of a call outside the subset (a 500 at run time: the script needs what is missing). */
+/**
+ * The error of a call outside the subset, or of one this store cannot serve (a 500 at run time:
+ * the script needs what svcbase lacks, not a client mistake).
+ */
 export class PbUnsupportedError extends Error {
-  constructor(readonly apiName: string) {
-    super(messages.pbUnsupported({ name: apiName }))
+  constructor(
+    readonly apiName: string,
+    message: string = messages.pbUnsupported({ name: apiName }),
+  ) {
+    super(message)
     this.name = 'PbUnsupportedError'
   }
 }
