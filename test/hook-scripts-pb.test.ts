@@ -102,6 +102,14 @@ routerAdd("GET", "/api/pb/missing", (e) => {
     throw new NotFoundError("No such thing here.")
 })
 `,
+  // A global middleware, around built-in and script routes.
+  'middleware.pb.js': `routerUse((e) => {
+    if (e.request.header.get("X-Pb-Block") === "yes") {
+        return e.json(451, { blockedPath: e.request.url.path })
+    }
+    return e.next()
+})
+`,
   // Record hooks: the collection names come after the handler.
   'posts.pb.js': `onRecordCreateRequest((e) => {
     if (!e.record.get("status")) {
@@ -249,6 +257,17 @@ describe('PocketBase *.pb.js hook scripts', () => {
     expect(res.body).toEqual({ message: 'Hello world' })
     const pb = new PocketBase(t.url)
     expect(await pb.send('/hello/sdk', {})).toEqual({ message: 'Hello sdk' })
+  })
+
+  it('runs a routerUse middleware around built-in and script routes', async () => {
+    const headers = { 'x-pb-block': 'yes' }
+    const script = await t.api('GET', '/hello/blocked', { headers })
+    expect(script.status).toBe(451)
+    expect(script.body).toEqual({ blockedPath: '/hello/blocked' })
+    const builtIn = await t.api('GET', '/api/health', { headers })
+    expect(builtIn.status).toBe(451)
+    expect(builtIn.body).toEqual({ blockedPath: '/api/health' })
+    expect((await t.api('GET', '/api/health')).status).toBe(200)
   })
 
   it('reads the environment with $os.getenv', async () => {
