@@ -256,6 +256,7 @@ function draftLookup(app: App, steps: Step[]): CollectionLookup {
   const base = app.collections.lookup()
   const drafts = steps.map((s) => s.item.draft)
   const replaced = new Set(steps.flatMap((s) => (s.item.old ? [s.item.old.id] : [])))
+  let all: Collection[] | undefined
   return {
     ...base,
     findCollection: (n) => {
@@ -266,7 +267,7 @@ function draftLookup(app: App, steps: Step[]): CollectionLookup {
       const stored = base.findCollection(n)
       return stored && !replaced.has(stored.id) ? stored : undefined
     },
-    all: () => [...base.all().filter((c) => !replaced.has(c.id)), ...drafts],
+    all: () => (all ??= [...base.all().filter((c) => !replaced.has(c.id)), ...drafts]),
   }
 }
 
