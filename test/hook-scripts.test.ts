@@ -3,6 +3,8 @@
  * `*.ts` modules of the hooks dir loaded by a real server at start; routes, record and request
  * hooks, jobs, and `GET /api/functions`.
  */
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startHooksServer, type HooksServer } from './fixtures/hooks/server.js'
 
@@ -28,6 +30,10 @@ import { createHash } from 'node:crypto'
 export default function (app) {
   app.routerAdd('GET', '/api/sha/{text}', (e) => {
     e.json(200, { sha1: createHash('sha1').update(e.request.pathValue('text')).digest('hex') })
+  })
+  // the script sees its own location, not the bundle's
+  app.routerAdd('GET', '/api/where', (e) => {
+    e.json(200, { url: import.meta.url, dir: import.meta.dirname, file: import.meta.filename })
   })
 }
 `,
@@ -177,6 +183,12 @@ describe('hook scripts of our form', () => {
   it('runs .mjs with node: imports and .ts with a relative and an npm import', async () => {
     const sha = await t.api('GET', '/api/sha/abc')
     expect(sha.body).toEqual({ sha1: 'a9993e364706816aba3e25717850c26c9cd0d89d' })
+    const where = await t.api('GET', '/api/where')
+    expect(where.body).toEqual({
+      url: pathToFileURL(join(t.hooksDir, 'b-node.mjs')).href,
+      dir: t.hooksDir,
+      file: join(t.hooksDir, 'b-node.mjs'),
+    })
     const typed = await t.api('GET', '/api/typed/photo.png')
     expect(typed.body).toEqual({ type: 'image/png', shouted: 'TS!' })
   })
@@ -257,7 +269,7 @@ describe('hook scripts of our form', () => {
     }
     expect(res.body.routes).toContainEqual({ method: 'GET', pattern: '/hello/{name}' })
     expect(res.body.routes).toContainEqual({ method: 'GET', pattern: '/api/typed/{file}' })
-    expect(res.body.routes).toHaveLength(10)
+    expect(res.body.routes).toHaveLength(11)
     expect(res.body.errors).toEqual([])
   })
 })

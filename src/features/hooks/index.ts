@@ -45,6 +45,7 @@ export function hooksFeature(): Feature {
       app.hooks.onTerminate.bind(async (e) => {
         stopWatching?.()
         stopWatching = null
+        await scripts.settled() // a reload going on finishes before everything is unbound
         await e.next()
         scripts.unloadAll()
       })
