@@ -128,6 +128,19 @@ describe('SQL console', () => {
     expect(Date.now() - started).toBeLessThan(5000)
   })
 
+  it('cuts rows past 8 MiB of values, without converting a huge value', async () => {
+    const big = await run({ sql: 'SELECT randomblob(50000000) AS b' })
+    expect(big.status).toBe(200)
+    expect(big.body).toEqual({ columns: ['b'], rows: [], truncated: true })
+    // 1 MB blobs are 1.33 MB in base64: six fit in 8 MiB.
+    const some = await run({
+      sql: 'SELECT n, randomblob(1000000) AS b FROM posts WHERE n <= 20 ORDER BY n',
+    })
+    expect(some.body.rows.map((r: { n: number }) => r.n)).toEqual([1, 2, 3, 4, 5, 6])
+    expect(some.body.truncated).toBe(true)
+    expect(Buffer.from(some.body.rows[0].b, 'base64')).toHaveLength(1_000_000)
+  })
+
   it('converts what JSON cannot carry: BLOBs to base64, big integers and infinities to text', async () => {
     const res = await run({
       sql: "SELECT x'00ff10' AS blob, 9007199254740993 AS big, -9007199254740993 AS small, 9007199254740991 AS safe, 1e999 AS inf, -1e999 AS ninf, 0.5 AS real, NULL AS empty, 'ü' AS text, 1 AS a, 2 AS a",

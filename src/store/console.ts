@@ -66,3 +66,17 @@ export class ConsoleRefused extends Error {
     this.name = 'ConsoleRefused'
   }
 }
+
+/**
+ * The statement's process ended without an answer (out of memory, killed from outside).
+ * `reason` is a short public phrase; `detail` what the process printed, for the server log.
+ */
+export class ConsoleCrashed extends Error {
+  constructor(
+    readonly reason: string,
+    readonly detail: string,
+  ) {
+    super(reason)
+    this.name = 'ConsoleCrashed'
+  }
+}

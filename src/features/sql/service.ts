@@ -3,11 +3,17 @@ import { databaseOf } from '../../core/collections/model.js'
 import {
   ApiError,
   badRequest,
+  internal,
   messages,
   validationError,
   type ValidationErrors,
 } from '../../core/errors.js'
-import { ConsoleRefused, ConsoleTimeout, type ConsoleResult } from '../../store/console.js'
+import {
+  ConsoleCrashed,
+  ConsoleRefused,
+  ConsoleTimeout,
+  type ConsoleResult,
+} from '../../store/console.js'
 import { DbError, UniqueViolation } from '../../store/db.js'
 
 /** SPEC §8: a read answers at most 500 rows (`truncated: true` when more existed). */
@@ -152,7 +158,9 @@ export class SqlConsole {
       const cause = err.cause instanceof Error ? err.cause.message : err.message
       return badRequest(messages.sqlDriverError({ reason: cause || err.message }))
     }
-    const reason = err instanceof Error ? err.message : String(err)
-    return badRequest(messages.sqlFailed({ reason }))
+    if (err instanceof ConsoleCrashed) {
+      return badRequest(messages.sqlFailed({ reason: err.reason }), {}, err.detail || undefined)
+    }
+    return internal(err)
   }
 }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import {
+  ConsoleCrashed,
   ConsoleRefused,
   ConsoleTimeout,
   type ConsoleRequest,
@@ -82,6 +83,13 @@ function jsonValue(v) {
   return v
 }
 
+/** A value's size as JSON at least (bytes), without converting it. */
+function sizeOf(v) {
+  if (typeof v === 'string') return v.length + 2
+  if (v instanceof Uint8Array) return Math.ceil(v.byteLength / 3) * 4 + 2
+  return 1
+}
+
 /** Column names made unique (a second "a" becomes "a:2"), so no value is lost in a row object. */
 function uniqueNames(names) {
   const seen = new Map()
@@ -108,6 +116,13 @@ function read(db, req) {
   try {
     for (const raw of it) {
       if (rows.length >= req.maxRows) {
+        truncated = true
+        break
+      }
+      // Sized before any conversion, so a huge value is never turned into a huge string.
+      let estimate = 0
+      for (const v of raw) estimate += sizeOf(v)
+      if (bytes + estimate > req.maxBytes) {
         truncated = true
         break
       }
@@ -192,7 +207,7 @@ function write(db, req) {
 /** Bytes of the child's answer accepted beyond `maxBytes` (names, keys, quoting, the envelope). */
 const ANSWER_OVERHEAD = 1 << 20
 
-/** The child's heap: enough for `maxBytes` of rows twice over, never the server's memory. */
+/** The child's JavaScript heap: enough for `maxBytes` of rows many times over. */
 const CHILD_HEAP_MB = 256
 
 interface ChildAnswer {
@@ -253,13 +268,15 @@ export function runSqliteConsole(
     child.once('close', (code, signal) => {
       clearTimeout(timer)
       if (timedOut) return reject(new ConsoleTimeout(request.timeoutMs))
-      if (tooLarge) return reject(new Error('the SQL console answer was larger than its limit'))
+      if (tooLarge) return reject(new ConsoleCrashed('its answer was larger than its limit', ''))
       let answer: ChildAnswer
       try {
         answer = JSON.parse(Buffer.concat(out).toString('utf8')) as ChildAnswer
       } catch {
-        const why = signal ? `signal ${signal}` : `exit code ${code}`
-        return reject(new Error(`the SQL console process ended (${why}): ${stderr.trim()}`))
+        const why = /heap out of memory/i.test(stderr)
+          ? 'it ran out of memory'
+          : `its process ended (${signal ? `signal ${signal}` : `exit code ${code}`})`
+        return reject(new ConsoleCrashed(why, stderr.trim()))
       }
       if (answer.ok && answer.result) return resolve(answer.result)
       if (answer.refused) {
