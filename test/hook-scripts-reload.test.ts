@@ -98,6 +98,14 @@ describe('hook scripts with --dev', () => {
     expect((await t.api('GET', '/api/functions', { token: t.suToken })).body.errors).toEqual([])
     expect(bound()).toEqual({ hooks: 1, jobs: 1, middlewares: 1 })
   })
+
+  it('does not reload by itself (its own bundle folder is not watched)', async () => {
+    const loads = () => t.logs.filter((l) => l.message === 'hook scripts loaded').length
+    await new Promise((r) => setTimeout(r, 400))
+    const before = loads()
+    await new Promise((r) => setTimeout(r, 600))
+    expect(loads()).toBe(before)
+  })
 })
 
 describe('hook scripts without --dev', () => {
