@@ -129,6 +129,15 @@ onRecordAfterCreateSuccess((e) => {
     e.next()
 }, "posts")
 
+onRecordUpdate((e) => {
+    const before = e.record.original().getString("status")
+    const after = e.record.getString("status")
+    if (before !== after) {
+        e.record.set("slug", before + " -> " + after)
+    }
+    e.next()
+}, "posts")
+
 onRecordUpdateRequest((e) => {
     if (e.record.getString("status") === "locked" && !e.hasSuperuserAuth()) {
         throw new ForbiddenError("Locked posts are for superusers.")
@@ -307,6 +316,21 @@ describe('PocketBase *.pb.js hook scripts', () => {
     // a given status is kept
     const kept = await post('Given', { status: 'published', views: 5 })
     expect(kept.status).toBe('published')
+  })
+
+  it('compares with e.record.original() in onRecordUpdate', async () => {
+    const made = await post('Transitions', { status: 'published' })
+    const res = await t.api('PATCH', `/api/collections/posts/records/${String(made.id)}`, {
+      token: t.suToken,
+      body: { status: 'draft' },
+    })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.slug).toBe('published -> draft')
+    const same = await t.api('PATCH', `/api/collections/posts/records/${String(made.id)}`, {
+      token: t.suToken,
+      body: { views: 3 },
+    })
+    expect(same.body.slug).toBe('published -> draft')
   })
 
   it('changes list results in onRecordsListRequest', async () => {

@@ -111,17 +111,21 @@ export function routeEventOf(e: RouteEvent): object {
  * the stored record (read once, when a value the body lacks is asked for); writes go to the
  * submitted values, which the record service receives.
  */
-function submittedOverStored(e: RecordRequestEvent): () => RecordData {
+function submittedOverStored(e: RecordRequestEvent): {
+  source: () => RecordData
+  stored: () => RecordData | undefined
+} {
   let stored: RecordData | undefined | null = null
   const fallback = (): RecordData | undefined => {
     if (stored === null)
       stored = storedRecord(e.app, e.collection, typeof e.record.id === 'string' ? e.record.id : '')
     return stored
   }
-  return () =>
+  const source = () =>
     new Proxy(e.record, {
       get: (t, k) => (typeof k !== 'string' || k in t ? t[k as string] : fallback()?.[k]),
     })
+  return { source, stored: fallback }
 }
 
 /** The event of `onRecordViewRequest`/`Create…`/`Delete…Request`. */
@@ -136,11 +140,12 @@ export function recordRequestEventOf(e: RecordRequestEvent): object {
 
 /** The event of `onRecordUpdateRequest`: its record reads the stored values the body lacks. */
 export function recordUpdateRequestEventOf(e: RecordRequestEvent): object {
+  const record = submittedOverStored(e)
   return strict('e', {
     ...requestMembers(e),
     request: hookRequest(e.requestInfo),
     collection: e.collection,
-    record: pbRecord(e.collection, submittedOverStored(e)),
+    record: pbRecord(e.collection, record.source, false, record.stored),
   })
 }
 
@@ -161,7 +166,12 @@ export function recordEventOf(e: RecordHookEvent): object {
   return strict('e', {
     app: appFacade(() => e.app),
     collection: e.collection,
-    record: pbRecord(e.collection, () => e.record),
+    record: pbRecord(
+      e.collection,
+      () => e.record,
+      false,
+      () => e.original,
+    ),
     next: nextOf(e),
   })
 }

@@ -39,6 +39,8 @@ export class PbRecord {
     /** The live data: an event's record, or the record's own object. */
     private readonly source: () => RecordData,
     private fresh: boolean,
+    /** The values as stored before this change (an update's original), when known. */
+    private readonly originalOf: () => RecordData | undefined = () => undefined,
   ) {}
 
   /** The svcbase collection (internal). */
@@ -75,6 +77,11 @@ export class PbRecord {
   markStored(): void {
     this.fresh = false
     this.changed.clear()
+  }
+
+  /** The record as it was loaded (an update's stored values), as a record of its own. */
+  original(): PbRecord {
+    return pbRecord(this.coll, { ...(this.originalOf() ?? this.source()) })
   }
 
   get(field: string): unknown {
@@ -169,8 +176,11 @@ export function pbRecord(
   collection: Collection,
   data: RecordData | (() => RecordData),
   fresh = false,
+  original?: () => RecordData | undefined,
 ): PbRecord {
   const own = typeof data === 'function' ? null : { ...data }
   const source = typeof data === 'function' ? data : () => own!
-  return strict('record', new PbRecord(collection, source, fresh))
+  // A record found in the database: its original is the values as found.
+  const loaded = own && !fresh ? { ...own } : undefined
+  return strict('record', new PbRecord(collection, source, fresh, original ?? (() => loaded)))
 }
