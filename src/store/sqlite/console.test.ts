@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -45,6 +46,28 @@ describe('SQLite store: optimize and console', () => {
       .database('auxiliary')
       .get<{ n: number }>(sql`SELECT count(*) AS n FROM t`)
     expect(row?.n).toBe(50)
+  })
+
+  it('optimize never waits for a reader on an older snapshot', async () => {
+    await open()
+    const db = store.database('main')
+    await db.run(sql`CREATE TABLE t (v TEXT)`)
+    await db.run(sql`INSERT INTO t VALUES ('a')`)
+    const reader = new Database(join(dir, 'data.db'), { readonly: true })
+    try {
+      reader.exec('BEGIN')
+      reader.prepare('SELECT count(*) FROM t').get()
+      for (let i = 0; i < 20; i++) await db.run(sql`INSERT INTO t VALUES (${'x'.repeat(2000)})`)
+      const started = Date.now()
+      await store.optimize()
+      expect(Date.now() - started).toBeLessThan(1000)
+      expect(statSync(join(dir, 'data.db-wal')).size).toBeGreaterThan(0)
+      reader.exec('COMMIT')
+    } finally {
+      reader.close()
+    }
+    await store.optimize()
+    expect(statSync(join(dir, 'data.db-wal')).size).toBe(0)
   })
 
   it('cuts a read at maxBytes of row values, and reports whether the schema changed', async () => {

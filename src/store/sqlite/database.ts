@@ -406,13 +406,22 @@ export class SqliteDb implements Db {
   /**
    * The daily upkeep (PocketBase's `__pbDBOptimize__`): `PRAGMA optimize` refreshes the query
    * planner's statistics where they are stale, then a `TRUNCATE` checkpoint copies the WAL into
-   * the database and empties it.
+   * the database and empties it. The checkpoint never waits: a reader still on an older
+   * snapshot (a backup, a console read) would make it sleep on the event loop for the busy
+   * timeout, so it does what it can at once and leaves the rest to the next one.
    */
   optimize(): Promise<void> {
     return this.lock.run(() => {
       this.commitGroup()
-      this.writer.conn.pragma('optimize')
-      this.writer.conn.pragma('wal_checkpoint(TRUNCATE)')
+      const conn = this.writer.conn
+      conn.pragma('optimize')
+      const busy = conn.pragma('busy_timeout', { simple: true }) as number
+      conn.pragma('busy_timeout = 0')
+      try {
+        conn.pragma('wal_checkpoint(TRUNCATE)')
+      } finally {
+        conn.pragma(`busy_timeout = ${busy}`)
+      }
     })
   }
 
