@@ -252,10 +252,21 @@ async function serve(cl: CommandLine): Promise<void> {
   for (const warning of unsupportedWarnings(cl)) console.warn(`warning: ${warning}`)
   const server = await createServer(
     { dataDir: dir, hooksDir, dev: f.dev === true, encryptionKey: key },
-    { origins },
+    {
+      origins,
+      // A restore restarts the server in this process, with the same arguments.
+      async onRestarted(restarted) {
+        if (f.automigrate === true) await automigrate(restarted)
+        console.log(`svcbase restarted in process ${process.pid}, serving the restored data`)
+      },
+      onFatal(err) {
+        console.error(`svcbase could not start again after a restore: ${String(err)}`)
+        process.exit(1)
+      },
+    },
   )
   if (f.automigrate === true) await automigrate(server)
-  await server.http.listen({ host, port })
+  await server.listen({ host, port })
   const url = listeningUrl(server.http.server.address())
   // One write, so whoever reads the output sees these lines together.
   const lines = [`svcbase ${version()} serving ${url}/api/ with data in ${dir}`]

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { manageSuperuser } from '../../src/core/auth/superusers.js'
 import { silentLogger } from '../../src/core/logger.js'
-import { createServer, type Server } from '../../src/server.js'
+import { createServer, type Server, type ServerOptions } from '../../src/server.js'
 
 /** A running server on a random loopback port with a signed-in superuser. */
 export interface TestServer {
@@ -37,11 +37,14 @@ export interface TestServer {
 export const SU_EMAIL = 'admin@example.com'
 export const SU_PASSWORD = 'supersecret123'
 
-/** Starts a fresh server with its own data directory. */
-export async function startServer(): Promise<TestServer> {
+/**
+ * Starts a fresh server with its own data directory (`options`: the server's, e.g. its features).
+ * It listens through `server.listen`, so an in-process restart listens on the same port again.
+ */
+export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'svcbase-test-'))
-  const server = await createServer({ dataDir: dir, logger: silentLogger })
-  const address = await server.http.listen({ host: '127.0.0.1', port: 0 })
+  const server = await createServer({ dataDir: dir, logger: silentLogger }, options)
+  const address = await server.listen({ host: '127.0.0.1', port: 0 })
   await manageSuperuser(server.app, 'create', SU_EMAIL, SU_PASSWORD)
   const api: TestServer['api'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers }
