@@ -6,7 +6,7 @@
  * reload imports the new code, imported, then deleted. Its source map turns positions back into
  * the script's lines.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build, type Message } from 'esbuild'
@@ -14,6 +14,9 @@ import { BundleMap, errorMessage, type Position } from './locate.js'
 
 /** The folder of the bundles, inside the hooks dir (the loader and the watcher skip it). */
 export const CACHE_DIR = '.svc_cache'
+
+/** Bundles written by this process, for unique names. */
+let bundles = 0
 
 /** A load failure with the script position it points at. */
 export class ScriptLoadError extends Error {
@@ -50,17 +53,15 @@ function buildFailure(err: unknown, hooksDir: string): ScriptLoadError {
 }
 
 /**
- * Bundles and imports `file`; `generation` makes the bundle's name unique in this process.
+ * Bundles and imports `file` (the bundle's name is unique across processes and apps sharing the
+ * hooks dir, and across reloads, so the import is never an old module from Node's cache).
  * Throws a {@link ScriptLoadError} for a syntax error or a missing relative import (with its
  * position), and the module's own error (with the bundle's map attached) when importing fails.
  */
-export async function importScript(
-  file: string,
-  hooksDir: string,
-  generation: number,
-): Promise<LoadedModule> {
+export async function importScript(file: string, hooksDir: string): Promise<LoadedModule> {
   const cache = join(hooksDir, CACHE_DIR)
-  const bundle = join(cache, `${basename(file).replace(/\.[^.]+$/, '')}.${generation}.mjs`)
+  const stem = basename(file).replace(/\.[^.]+$/, '')
+  const bundle = join(cache, `${stem}.${process.pid}.${++bundles}.mjs`)
   let outputs
   try {
     const result = await build({
@@ -113,7 +114,11 @@ export class ImportFailure extends Error {
   }
 }
 
-/** Removes the cache folder (left empty by successful loads). */
+/** Removes the cache folder once empty (each bundle is deleted after its import). */
 export function clearCache(hooksDir: string): void {
-  rmSync(join(hooksDir, CACHE_DIR), { recursive: true, force: true })
+  try {
+    rmdirSync(join(hooksDir, CACHE_DIR))
+  } catch {
+    // absent, or holding the bundles of another app loading the same folder
+  }
 }

@@ -55,7 +55,6 @@ export class HookScripts implements ScriptsContext {
   private owners = new Map<string, ScriptOwner>()
   private maps = new Map<string, BundleMap>()
   private failures: LoadFailure[] = []
-  private generation = 0
   private loading: Promise<void> | null = null
   private again = false
 
@@ -127,7 +126,6 @@ export class HookScripts implements ScriptsContext {
   private async loadAll(): Promise<void> {
     const names = this.scriptNames()
     if (names.length === 0) return
-    clearCache(this.dir)
     for (const name of names) {
       const file = join(this.dir, name)
       const owner = new ScriptOwner(file, this)
@@ -156,7 +154,7 @@ export class HookScripts implements ScriptsContext {
       runPbScript(file, readFileSync(file, 'utf8'), api)
       return
     }
-    const { exports, map } = await importScript(file, this.dir, ++this.generation)
+    const { exports, map } = await importScript(file, this.dir)
     this.maps.set(file, map)
     const main = exports.default
     if (typeof main !== 'function')
