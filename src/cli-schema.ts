@@ -212,12 +212,7 @@ export async function applyFile(
 ): Promise<ApplyResult> {
   const items = readPayload(file)
   const planned = await applySchema(app, items, { dryRun: true, force })
-  const writes = planned.collections.filter(
-    (e) =>
-      e.action === 'create' ||
-      e.fieldsAdded.length + e.fieldsChanged.length + e.attributes.length > 0 ||
-      (force && e.fieldsRemoved.length > 0),
-  ).length
+  const writes = planned.collections.filter((e) => e.saved).length
   const unbind = progress(app, writes)
   let result: ApplyResult
   try {

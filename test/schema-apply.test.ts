@@ -230,9 +230,11 @@ describe('POST /api/schema/apply: the rules of SPEC §4.8', () => {
   })
 
   it('keeps an omitted field without force (pendingRemoval), and drops it with force=1', async () => {
-    await apply([{ name: 'drafts', type: 'base', schema: [text('title'), text('legacy')] }])
+    await apply([
+      { name: 'drafts', type: 'base', schema: [text('title'), text('legacy'), text('body')] },
+    ])
     const rec = (await create('drafts', { title: 't', legacy: 'old data' })).body
-    const payload = [{ name: 'drafts', type: 'base', schema: [text('title')] }]
+    const payload = [{ name: 'drafts', type: 'base', schema: [text('title'), text('body')] }]
 
     const kept = await apply(payload)
     expect(kept.body).toEqual({
@@ -240,8 +242,36 @@ describe('POST /api/schema/apply: the rules of SPEC §4.8', () => {
       force: false,
       collections: [entry('drafts', 'update', { fieldsRemoved: ['legacy'], pendingRemoval: true })],
     })
-    expect(await fieldNames('drafts')).toContain('legacy')
+    expect(await fieldNames('drafts')).toEqual([
+      'id',
+      'title',
+      'legacy',
+      'body',
+      'created',
+      'updated',
+    ])
     expect((await record('drafts', rec.id)).legacy).toBe('old data')
+    // Kept in its place while another change is saved.
+    const grown = await apply([
+      { name: 'drafts', type: 'base', schema: [text('title'), text('body'), text('extra')] },
+    ])
+    expect(grown.body.collections).toEqual([
+      entry('drafts', 'update', {
+        fieldsAdded: ['extra'],
+        fieldsRemoved: ['legacy'],
+        pendingRemoval: true,
+      }),
+    ])
+    expect(await fieldNames('drafts')).toEqual([
+      'id',
+      'title',
+      'legacy',
+      'body',
+      'extra',
+      'created',
+      'updated',
+    ])
+    payload[0]!.schema.push(text('extra'))
 
     // A dry run with force shows the drop and does not do it.
     const dry = await apply(payload, '?dryRun=1&force=1')
@@ -258,7 +288,14 @@ describe('POST /api/schema/apply: the rules of SPEC §4.8', () => {
       force: true,
       collections: [entry('drafts', 'update', { fieldsRemoved: ['legacy'] })],
     })
-    expect(await fieldNames('drafts')).toEqual(['id', 'title', 'created', 'updated'])
+    expect(await fieldNames('drafts')).toEqual([
+      'id',
+      'title',
+      'body',
+      'extra',
+      'created',
+      'updated',
+    ])
     const after = await record('drafts', rec.id)
     expect(after.title).toBe('t')
     expect(after).not.toHaveProperty('legacy')
@@ -347,6 +384,15 @@ describe('POST /api/schema/apply: the rules of SPEC §4.8', () => {
     ])
     expect(otp.body.collections).toEqual([entry('staff', 'update')])
     expect((await collection('staff')).authOptions.otp.enabled).toBe(true)
+    // The order of the fields is compared too.
+    await apply([{ name: 'ordered', type: 'base', schema: [text('a'), text('b')] }])
+    const swapped = await apply([{ name: 'ordered', type: 'base', schema: [text('b'), text('a')] }])
+    expect(swapped.body.collections).toEqual([entry('ordered', 'update')])
+    expect(await fieldNames('ordered')).toEqual(['id', 'b', 'a', 'created', 'updated'])
+    expect(
+      (await apply([{ name: 'ordered', type: 'base', schema: [text('b'), text('a')] }])).body
+        .collections,
+    ).toEqual([entry('ordered', 'unchanged')])
     // A collection-level rule may be sent alone: the fields stay as they are.
     expect((await apply([{ name: 'ruled', listRule: 'title != ""' }])).body.collections).toEqual([
       entry('ruled', 'unchanged'),

@@ -9,8 +9,9 @@
  * - fields are matched by `id`, else by name and type; a field with a known id and a new name
  *   is a rename (a change); a new field may come without an id;
  * - a field is "changed" when any of its name, type, required, unique, hidden, presentable,
- *   system or options differs; the collection's name, rules, indexes, view query and auth
- *   options are compared too, and make an `update` with no field change;
+ *   system or options differs; the collection's name, rules, indexes, view query, auth
+ *   options and the order of its fields are compared too, and make an `update` with no field
+ *   change;
  * - added and changed fields are written; a stored field the item omits is listed in
  *   `fieldsRemoved` and dropped only with `force`, else kept (`pendingRemoval: true`); system
  *   fields are never removed; an item without `schema`/`fields` leaves the fields alone;
@@ -51,10 +52,11 @@ export interface PlanEntry {
 
 /**
  * A plan entry with what changed besides fields (`name`, a rule key, `indexes`, `viewQuery`,
- * `authOptions.<key>`), for the CLI's diff.
+ * `fieldOrder`, `authOptions.<key>`) and whether the collection is saved, for the CLI.
  */
 export interface PlanDetail extends PlanEntry {
   attributes: string[]
+  saved: boolean
 }
 
 /** Options of {@link applySchema}. */
@@ -147,6 +149,12 @@ function attributeChanges(old: Collection, draft: Collection): string[] {
   if (!sameValue(indexesOf(old), draft.indexes)) out.push('indexes')
   if (old.type === 'view' && (old.viewQuery ?? '') !== viewQueryText(draft.viewQuery))
     out.push('viewQuery')
+  if (draft.type !== 'view') {
+    const kept = new Set(draft.fields.map((f) => f.id))
+    const before = old.fields.filter((f) => kept.has(f.id)).map((f) => f.id)
+    const after = draft.fields.filter((f) => before.includes(f.id)).map((f) => f.id)
+    if (!sameValue(before, after)) out.push('fieldOrder')
+  }
   if (old.authOptions && draft.authOptions) {
     const a = old.authOptions as unknown as Record<string, unknown>
     const b = draft.authOptions as unknown as Record<string, unknown>
@@ -174,16 +182,28 @@ function fieldChanges(
   }
 }
 
-/** One item of the payload with its plan and whether it is saved. */
+/** One item of the payload with its plan (`detail.saved`: whether it is written). */
 interface Step {
   item: Item
   detail: PlanDetail
-  write: boolean
+}
+
+/** Puts a stored field back into a draft, after the field it follows in the stored order. */
+function keepField(draft: Collection, old: Collection, field: Field): void {
+  const i = old.fields.indexOf(field)
+  for (let k = i - 1; k >= 0; k--) {
+    const j = draft.fields.findIndex((f) => f.id === old.fields[k]!.id)
+    if (j >= 0) {
+      draft.fields.splice(j + 1, 0, field)
+      return
+    }
+  }
+  draft.fields.unshift(field)
 }
 
 /**
- * The plan of one prepared item. Without `force` the omitted fields go back into the draft
- * (before its trailing autodate system fields), so saving it keeps them.
+ * The plan of one prepared item. Without `force` the omitted fields go back into the draft at
+ * their stored place, so saving it keeps them.
  */
 function planItem(item: Item, force: boolean): Step {
   const { draft, old } = item
@@ -199,8 +219,8 @@ function planItem(item: Item, force: boolean): Step {
         fieldsChanged: [],
         pendingRemoval: false,
         attributes: [],
+        saved: true,
       },
-      write: true,
     }
   }
   if (draft.type !== 'view') normalizeIndexes(draft)
@@ -211,12 +231,7 @@ function planItem(item: Item, force: boolean): Step {
       ? { added: [], changed: [], removed: [] }
       : fieldChanges(old.fields, draft.fields)
   const pendingRemoval = removed.length > 0 && !force
-  if (pendingRemoval) {
-    const tail = draft.fields.findIndex((f, i) =>
-      draft.fields.slice(i).every((g) => g.system && g.type === 'autodate'),
-    )
-    draft.fields.splice(tail < 0 ? draft.fields.length : tail, 0, ...removed)
-  }
+  if (pendingRemoval) for (const f of removed) keepField(draft, old, f)
   const differs = added.length + changed.length + removed.length + attributes.length > 0
   return {
     item,
@@ -228,8 +243,8 @@ function planItem(item: Item, force: boolean): Step {
       fieldsChanged: changed,
       pendingRemoval,
       attributes,
+      saved: added.length + changed.length + attributes.length > 0 || (force && removed.length > 0),
     },
-    write: added.length + changed.length + attributes.length > 0 || (force && removed.length > 0),
   }
 }
 
@@ -278,10 +293,10 @@ function draftLookup(app: App, steps: Step[]): CollectionLookup {
  */
 async function validateDryRun(app: App, steps: Step[]): Promise<void> {
   const lookup = draftLookup(app, steps)
-  const tablesChange = steps.some((s) => s.write && s.item.draft.type !== 'view')
+  const tablesChange = steps.some((s) => s.detail.saved && s.item.draft.type !== 'view')
   for (const step of steps) {
     const { draft, old, label, shape } = step.item
-    if (draft.type === 'view' && step.write) {
+    if (draft.type === 'view' && step.detail.saved) {
       const probe = structuredClone(draft)
       const problem = await deriveViewFields(app, probe)
       if (problem && !tablesChange)
@@ -293,7 +308,7 @@ async function validateDryRun(app: App, steps: Step[]): Promise<void> {
         planViewFields(step, probe.fields)
       }
     }
-    if (!step.write) continue
+    if (!step.detail.saved) continue
     const errors = validateCollection(draft, old, lookup, app.dbFor(draft).dialect)
     if (hasErrors(errors)) throw applyFailure(label, draft.id, reshapeErrors(errors, shape))
   }
@@ -318,7 +333,7 @@ export async function applySchema(
   }
   const steps = await app.runInTransaction(async (tx) => {
     const steps = plan(tx)
-    const writes = steps.filter((s) => s.write)
+    const writes = steps.filter((s) => s.detail.saved)
     if (writes.length > 0) {
       await saveCollectionSet(
         tx,
