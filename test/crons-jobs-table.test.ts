@@ -104,7 +104,7 @@ describe('_cron_jobs', () => {
     await until(async () => (await row('live')) === undefined)
   })
 
-  it('records scheduled runs too, coalescing the writes', async () => {
+  it('records scheduled runs too', async () => {
     const app = t.server.app
     let runs = 0
     app.cron.add('every-second', '* * * * * *', () => {
@@ -121,6 +121,54 @@ describe('_cron_jobs', () => {
     } finally {
       app.cron.remove('every-second')
     }
+  })
+
+  it('coalesces changes: 30 jobs added at once are written in one or two transactions', async () => {
+    const app = t.server.app
+    const transactions = new Set<unknown>()
+    const ids = Array.from({ length: 30 }, (_, i) => `bulk${String(i).padStart(2, '0')}`)
+    const created = app.hooks.onRecordCreate.bind(
+      async (e) => {
+        transactions.add(e.app)
+        await e.next()
+      },
+      ['_cron_jobs'],
+    )
+    try {
+      for (const id of ids) app.cron.add(id, '@daily', () => undefined)
+      await until(async () => {
+        const present = new Set((await rows()).map((r) => r.jobId))
+        return ids.every((id) => present.has(id))
+      })
+      expect(transactions.size).toBeGreaterThanOrEqual(1)
+      expect(transactions.size).toBeLessThanOrEqual(2)
+    } finally {
+      app.hooks.onRecordCreate.unbind(created)
+      for (const id of ids) app.cron.remove(id)
+    }
+    await until(async () => (await rows()).every((r) => !r.jobId.startsWith('bulk')))
+  })
+
+  it('puts back rows changed or deleted by other means at its next write', async () => {
+    const truncate = await t.api('DELETE', '/api/collections/_cron_jobs/truncate', {
+      token: t.suToken,
+    })
+    expect(truncate.status).toBe(204)
+    const edit = await t.api('POST', '/api/sql', {
+      token: t.suToken,
+      body: {
+        sql: "INSERT INTO _cron_jobs (id, jobId, expression, source) VALUES ('fakecronjob0001', 'ghost', '@daily', 'system')",
+        write: true,
+      },
+    })
+    expect(edit.status).toBe(200)
+    expect((await rows()).map((r) => r.jobId)).toEqual(['ghost'])
+    expect((await t.api('POST', '/api/crons/__svcMFACleanup__', { token: t.suToken })).status).toBe(
+      204,
+    )
+    const all = await rows()
+    expect(all.map((r) => r.jobId)).toEqual(t.server.app.cron.list().map((j) => j.id))
+    expect(all.find((r) => r.jobId === '__svcMFACleanup__')?.lastStatus).toBe('success')
   })
 
   it('refuses writes through the records API, even for superusers (and in a batch)', async () => {
