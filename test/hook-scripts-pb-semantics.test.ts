@@ -36,6 +36,12 @@ onRecordCreate((e) => {
   'guards.pb.js': `routerAdd("GET", "/api/pb/admin", (e) => e.json(200, { ok: true }), $apis.requireSuperuserAuth())
 routerAdd("GET", "/api/pb/guest", (e) => e.json(200, { ok: true }), $apis.requireGuestOnly())
 routerAdd("GET", "/api/pb/members", (e) => e.json(200, { id: e.auth.id }), $apis.requireAuth("members"))
+routerAdd("GET", "/api/pb/lookup", (e) => {
+    const q = e.requestInfo().query
+    const member = $app.findAuthRecordByEmail("members", q.email)
+    const items = $app.findRecordsByIds("items", q.ids.split(","))
+    return e.json(200, { member: member.email(), titles: items.map((r) => r.getString("title")).sort() })
+})
 routerAdd("GET", "/api/pb/async", async (e) => {
     await Promise.resolve()
     $app.save(new Record("audit", { action: "after await" }))
@@ -109,6 +115,18 @@ describe('*.pb.js: transactions, queues and guards', () => {
     expect(await auditRefs()).not.toContain('rollback')
   })
 
+  it('finds auth records by email (any case) and records by ids', async () => {
+    const a = await t.api('POST', '/api/collections/items/records', { body: { title: 'one' } })
+    const b = await t.api('POST', '/api/collections/items/records', { body: { title: 'two' } })
+    const ids = [a.body.id, 'missing0000000', b.body.id].join(',')
+    const res = await t.api('GET', `/api/pb/lookup?email=M%40EXAMPLE.com&ids=${ids}`)
+    expect(res.status, res.text).toBe(200)
+    expect(res.body).toEqual({ member: 'm@example.com', titles: ['one', 'two'] })
+    expect(
+      (await t.api('GET', `/api/pb/lookup?email=nobody%40example.com&ids=${ids}`)).status,
+    ).toBe(404)
+  })
+
   it('guards routes with $apis.requireSuperuserAuth, requireGuestOnly and requireAuth(collection)', async () => {
     expect((await t.api('GET', '/api/pb/admin')).status).toBe(401)
     expect((await t.api('GET', '/api/pb/admin', { token: memberToken })).status).toBe(403)
@@ -132,7 +150,7 @@ describe('*.pb.js: transactions, queues and guards', () => {
     expect(logged?.data.error).toBe(
       '"$app.save" runs only inside a handler (a route, a hook or a cron job), not at the top level of a *.pb.js file.',
     )
-    expect(logged?.data.script).toMatch(/guards\.pb\.js:6:\d+$/)
+    expect(logged?.data.script).toMatch(/guards\.pb\.js:12:\d+$/)
     const { errors } = t.server.app.services.get('hookScripts').listing()
     expect(errors).toEqual([
       expect.objectContaining({

@@ -10,7 +10,13 @@ import { systemRequest } from '../../../core/auth/superusers.js'
 import { messages } from '../../../core/errors.js'
 import { newId } from '../../../tools/ids.js'
 import { currentApp, enqueue } from './invocation.js'
-import { findFirstRecordByFilter, findRecordById, findRecordsByFilter } from './find.js'
+import {
+  findAuthRecordByEmail,
+  findFirstRecordByFilter,
+  findRecordById,
+  findRecordsByFilter,
+  findRecordsByIds,
+} from './find.js'
 import { asPbRecord, type PbRecord } from './record.js'
 import { strict } from './unsupported.js'
 
@@ -112,6 +118,10 @@ export function appFacade(appOf: () => App, sink?: Sink): object {
     ) => findRecordsByFilter(appOf(), collection, filter, sort, limit, offset, params),
     findFirstRecordByFilter: (collection: unknown, filter: string, ...params: unknown[]) =>
       findFirstRecordByFilter(appOf(), collection, filter, params),
+    findRecordsByIds: (collection: unknown, ids: unknown) =>
+      findRecordsByIds(appOf(), collection, ids),
+    findAuthRecordByEmail: (collection: unknown, email: unknown) =>
+      findAuthRecordByEmail(appOf(), collection, email),
     save,
     delete: remove,
     runInTransaction,

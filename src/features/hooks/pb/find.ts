@@ -9,12 +9,12 @@ import type { App } from '../../../core/app.js'
 import { systemRequest } from '../../../core/auth/superusers.js'
 import type { Collection } from '../../../core/collections/model.js'
 import { messages, notFound } from '../../../core/errors.js'
-import { byId, ruleContext, selectFrom } from '../../../core/records/query.js'
+import { byId, MAIN, ruleContext, selectFrom } from '../../../core/records/query.js'
 import { recordFromRow } from '../../../core/records/serialize.js'
 import { compileFilter, compileSort } from '../../../core/rules/index.js'
 import type { RecordData } from '../../../core/request-info.js'
 import type { Db, Row } from '../../../store/db.js'
-import { join, sql, type Sql } from '../../../store/sql.js'
+import { column, join, param, sql, type Sql } from '../../../store/sql.js'
 import { asPbRecord, pbRecord, type PbRecord } from './record.js'
 import { PbUnsupportedError } from './unsupported.js'
 
@@ -132,6 +132,33 @@ export function findFirstRecordByFilter(
   const name = '$app.findFirstRecordByFilter'
   const c = collectionOf(app, collection, name)
   const row = syncDb(app, c, name).getSync(findQuery(app, c, filter, '', 1, 0, params))
+  if (!row) throw notFound()
+  return toRecord(c, row)
+}
+
+/** `$app.findRecordsByIds(collection, ids)`: the records among `ids` that exist, in no set order. */
+export function findRecordsByIds(app: App, collection: unknown, ids: unknown): PbRecord[] {
+  const name = '$app.findRecordsByIds'
+  const c = collectionOf(app, collection, name)
+  if (!Array.isArray(ids))
+    throw new Error(messages.pbBadArgument({ name, expected: 'an array of ids' }))
+  const list = ids.filter((id): id is string => typeof id === 'string')
+  if (list.length === 0) return []
+  const q = selectFrom(c, [sql`${column(MAIN, 'id')} IN (${join(list.map((id) => sql`${id}`))})`])
+  return syncDb(app, c, name)
+    .allSync(q)
+    .map((row) => toRecord(c, row))
+}
+
+/** `$app.findAuthRecordByEmail(collection, email)`: the auth record, or a 404. */
+export function findAuthRecordByEmail(app: App, collection: unknown, email: unknown): PbRecord {
+  const name = '$app.findAuthRecordByEmail'
+  const c = collectionOf(app, collection, name)
+  if (c.type !== 'auth') throw notFound()
+  const db = app.dbFor(c)
+  const text = typeof email === 'string' ? email : ''
+  const q = selectFrom(c, [db.dialect.equalsIgnoreCase(column(MAIN, 'email'), param(text))])
+  const row = syncDb(app, c, name).getSync(q)
   if (!row) throw notFound()
   return toRecord(c, row)
 }
