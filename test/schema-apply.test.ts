@@ -5,10 +5,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import PocketBase from 'pocketbase'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { silentLogger } from '../src/core/logger.js'
 import { createServer } from '../src/server.js'
-import { startServer, type TestServer } from './helpers/server.js'
+import { SU_EMAIL, SU_PASSWORD, startServer, type TestServer } from './helpers/server.js'
 
 let t: TestServer
 let userToken: string
@@ -622,6 +623,20 @@ describe('POST /api/schema/apply: GET /api/collections output applied unmodified
       const r = await fresh.api('POST', '/api/schema/apply?dryRun=1', { ...su, body })
       expect(r.body.collections).toEqual(all.map((c) => entry(c.name, 'unchanged')))
     }
+  })
+
+  it('works from the pocketbase SDK as docs/schema.md shows (getFullList, then send)', async () => {
+    const pb = new PocketBase(fresh.url)
+    await pb.collection('_superusers').authWithPassword(SU_EMAIL, SU_PASSWORD)
+    const schema = await pb.collections.getFullList()
+    const plan = await pb.send('/api/schema/apply', {
+      method: 'POST',
+      query: { dryRun: 1 },
+      body: { collections: schema },
+    })
+    expect(plan.applied).toBe(false)
+    expect(plan.collections).toHaveLength(schema.length)
+    expect(plan.collections.filter((c: { action: string }) => c.action !== 'unchanged')).toEqual([])
   })
 
   it('recreates the same schema on another server from that output, relations and views included', async () => {
