@@ -93,6 +93,8 @@ export class PbRecord {
   }
 
   set(field: string, value: unknown): void {
+    // NB: a field named `__proto__` would replace the data object's prototype.
+    if (field === '__proto__') return
     this.source()[field] = value
     this.changed.add(field)
   }
