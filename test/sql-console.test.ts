@@ -221,6 +221,8 @@ describe('SQL console', () => {
         true,
         'UNIQUE constraint failed: posts.id',
       ],
+      ['BEGIN', true, 'cannot start a transaction within a transaction'],
+      ['VACUUM', true, 'cannot VACUUM from within a transaction'],
     ]
     for (const [text, write, driver] of cases) {
       const res = await run({ sql: text, write })

@@ -168,8 +168,8 @@ function write(db, req) {
       )
     }
   })
-  const before = schemaOf(db)
   db.exec('BEGIN IMMEDIATE')
+  const before = schemaOf(db)
   const stmt = db.prepare(req.sql)
   let changes
   if (stmt.reader) {
