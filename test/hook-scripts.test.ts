@@ -121,6 +121,10 @@ describe('hook scripts of our form', () => {
     expect(res.body).toEqual({ message: 'Hello world', q: '1' })
     // security headers of the root hooks apply to script routes too
     expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    // and so does the fields picker
+    expect((await t.api('GET', '/hello/world?fields=message')).body).toEqual({
+      message: 'Hello world',
+    })
   })
 
   it('answers text, no content, redirects and rest paths', async () => {
