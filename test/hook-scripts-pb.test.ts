@@ -428,11 +428,20 @@ describe('PocketBase *.pb.js hook scripts', () => {
   })
 
   it('runs a cron job of a *.pb.js file through the scheduler', async () => {
-    const jobs = t.server.app.cron.list().map((j) => j.id)
-    expect(jobs).toContain('pbArchivePending')
+    const jobs = await t.api('GET', '/api/crons', { token: t.suToken })
+    expect(jobs.body).toContainEqual({ id: 'pbArchivePending', expression: '0 3 * * *' })
     const pending = await post('Pending again')
     expect(pending.status).toBe('pending')
-    expect(await t.server.app.cron.runNow('pbArchivePending')).toBe(true)
+    const run = await t.api('POST', '/api/crons/pbArchivePending', { token: t.suToken })
+    expect(run.status, run.text).toBe(204)
+    const mirrored = await t.api(
+      'GET',
+      `/api/collections/_cron_jobs/records?filter=${encodeURIComponent('jobId="pbArchivePending"')}`,
+      { token: t.suToken },
+    )
+    expect(mirrored.body.items).toMatchObject([
+      { jobId: 'pbArchivePending', source: 'hooks', lastStatus: 'success', lastError: '' },
+    ])
     const after = await t.api('GET', `/api/collections/posts/records/${String(pending.id)}`)
     expect(after.body.status).toBe('archived')
     expect(t.logs.some((l) => l.message.startsWith('archived '))).toBe(true)
