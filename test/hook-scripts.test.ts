@@ -81,6 +81,16 @@ export default (app) => {
   })
 }
 `,
+  // The other hook families as app methods: collection, auth, lifecycle.
+  'e-families.mjs': `
+const seen = []
+export default (app) => {
+  app.onServe(async (e) => { seen.push('serve'); await e.next() })
+  app.onCollectionAfterCreateSuccess(async (e) => { seen.push('collection ' + e.collection.name); await e.next() })
+  app.onRecordAuthRequest('members', async (e) => { e.meta = { via: 'script' }; await e.next() })
+  app.routerAdd('GET', '/api/families', (e) => e.json(200, seen))
+}
+`,
   // Not a script: ignored.
   'notes.txt': 'not loaded',
   'types.d.ts': 'export type X = 1',
@@ -260,6 +270,13 @@ describe('hook scripts of our form', () => {
       body: { identity: 'm@example.com', password: 'password123' },
     })
     expect((await t.api('GET', '/api/functions', { token: login.body.token })).status).toBe(403)
+    // the auth and collection hooks of e-families.mjs ran (and onServe before the first request)
+    expect(login.body.meta).toEqual({ via: 'script' })
+    expect((await t.api('GET', '/api/families')).body).toEqual([
+      'serve',
+      'collection posts',
+      'collection members',
+    ])
 
     const res = await t.api('GET', '/api/functions', { token: t.suToken })
     expect(res.status).toBe(200)
@@ -269,6 +286,7 @@ describe('hook scripts of our form', () => {
       'b-node.mjs',
       'c-typed.ts',
       'd-cron.js',
+      'e-families.mjs',
     ])
     for (const f of res.body.files) {
       expect(f.sizeBytes).toBe(Buffer.byteLength(files[f.name]!))
@@ -276,7 +294,7 @@ describe('hook scripts of our form', () => {
     }
     expect(res.body.routes).toContainEqual({ method: 'GET', pattern: '/hello/{name}' })
     expect(res.body.routes).toContainEqual({ method: 'GET', pattern: '/api/typed/{file}' })
-    expect(res.body.routes).toHaveLength(11)
+    expect(res.body.routes).toHaveLength(12)
     expect(res.body.errors).toEqual([])
   })
 })
