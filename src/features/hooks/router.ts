@@ -141,7 +141,9 @@ export class ScriptRouter {
       if (v === undefined) continue
       if (k === '*') {
         if (route.rest) params[route.rest] = v
-      } else params[k] = v
+      } else if (v === '')
+        return null // as in PocketBase, {name} needs a non-empty segment
+      else params[k] = v
     }
     return { route, params }
   }
