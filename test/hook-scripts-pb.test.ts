@@ -166,6 +166,14 @@ onRecordAfterDeleteSuccess((e) => {
     }
     console.log("archived", pending.length)
 })
+
+cronAdd("pbFailing", "0 4 * * *", () => {
+    $app.findRecordById("posts", "nosuchrecord000")
+})
+
+cronAdd("pbThrowing", "0 5 * * *", () => {
+    throw new Error("the job gave up")
+})
 `,
   // Calls outside the subset: at run time in a handler, and at the top level (a load failure).
   'outside.pb.js': `routerAdd("GET", "/api/pb/collection", (e) => {
@@ -445,6 +453,22 @@ describe('PocketBase *.pb.js hook scripts', () => {
     const after = await t.api('GET', `/api/collections/posts/records/${String(pending.id)}`)
     expect(after.body.status).toBe('archived')
     expect(t.logs.some((l) => l.message.startsWith('archived '))).toBe(true)
+    // a failing job: its error is recorded, with the script's line logged
+    for (const [id, error] of [
+      ['pbFailing', "The requested resource wasn't found."],
+      ['pbThrowing', 'the job gave up'],
+    ] as const) {
+      expect((await t.api('POST', `/api/crons/${id}`, { token: t.suToken })).status).toBe(204)
+      const row = await t.api(
+        'GET',
+        `/api/collections/_cron_jobs/records?filter=${encodeURIComponent(`jobId="${id}"`)}`,
+        { token: t.suToken },
+      )
+      expect(row.body.items).toMatchObject([{ lastStatus: 'error', lastError: error }])
+    }
+    expect(t.logs.find((l) => l.data.error === 'the job gave up')?.data.script).toMatch(
+      /cron\.pb\.js:15:\d+$/,
+    )
   })
 
   it('answers a plain script error as PocketBase does (400) and logs it with the file and line', async () => {

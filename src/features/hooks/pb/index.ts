@@ -147,7 +147,7 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
     routerUse: (handler: unknown) => api.routerUse(route(handler, 'routerUse')),
     cronAdd: (id: unknown, expression: unknown, fn: unknown) => {
       const handler = handlerArg(fn, 'cronAdd')
-      api.cronAdd(String(id), String(expression), () => invoke(app, file, () => handler({})))
+      api.cronAdd(String(id), String(expression), () => invoke(app, file, () => handler({}), 'job'))
     },
     cronRemove: (id: unknown) => api.cronRemove(String(id)),
     $app: globalApp(app),

@@ -76,14 +76,19 @@ export function locate(err: unknown, file: string): string {
  * PocketBase answers one; a call outside the subset becomes a 500. Both are logged with the
  * script's file and line.
  */
-export async function invoke(app: App, file: string, handler: () => unknown): Promise<void> {
+export async function invoke(
+  app: App,
+  file: string,
+  handler: () => unknown,
+  kind: 'request' | 'job' = 'request',
+): Promise<void> {
   const inv: Invocation = { app, queue: Promise.resolve() }
   running.push(inv)
   let returned: unknown
   try {
     returned = handler()
   } catch (err) {
-    throw mapError(app, file, err)
+    throw mapError(app, file, err, kind)
   } finally {
     running.pop()
   }
@@ -93,17 +98,24 @@ export async function invoke(app: App, file: string, handler: () => unknown): Pr
     if (isThenable(returned)) await returned
     await inv.queue
   } catch (err) {
-    throw mapError(app, file, err)
+    throw mapError(app, file, err, kind)
   }
 }
 
-/** The error a failed invocation throws, logged with where it happened in the script. */
-function mapError(app: App, file: string, thrown: unknown): unknown {
+/**
+ * The error a failed invocation throws, logged with where it happened in the script. A job's
+ * error stays as thrown (the scheduler records its message in `_cron_jobs.lastError`).
+ */
+function mapError(app: App, file: string, thrown: unknown, kind: 'request' | 'job'): unknown {
   if (thrown instanceof ApiError) return thrown
   const err = hostError(thrown)
   const where = locate(err, file)
   if (where === '') return err
   const message = err instanceof Error ? err.message : String(err)
+  if (kind === 'job') {
+    app.logger.error('pb.js job failed', { script: where, error: message })
+    return err
+  }
   if (err instanceof PbUnsupportedError) {
     app.logger.error('pb.js handler failed', { script: where, error: message })
     return internal(err)
