@@ -186,8 +186,8 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
  */
 export function runPbScript(file: string, source: string, api: ScriptApi): void {
   const context = vm.createContext(globals(file, api), { name: file })
-  const script = new vm.Script(source, { filename: file })
   try {
+    const script = new vm.Script(source, { filename: file })
     script.runInContext(context, { timeout: LOAD_TIMEOUT_MS, displayErrors: false })
   } catch (err) {
     throw hostError(err)
