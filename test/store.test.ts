@@ -41,6 +41,7 @@ function recording(inner: Store, calls: string[]): Store {
     },
     database: (name) => inner.database(name),
     backup: (dir) => inner.backup(dir),
+    checkSnapshot: (dir) => inner.checkSnapshot(dir),
     optimize: () => inner.optimize(),
     console: (request) => inner.console(request),
     close: async () => {

@@ -37,6 +37,13 @@ export interface Store {
    */
   backup(dir: string): Promise<string[]>
   /**
+   * Checks a folder laid out as `backup(dir)` fills it (say, extracted from an archive) before
+   * it replaces the live data: only the store's database files, the main one present, each
+   * intact (SQLite: `PRAGMA integrity_check`) and the main one holding svcbase's own tables.
+   * Works whether the store is open or not; rejects with an Error saying what is wrong.
+   */
+  checkSnapshot(dir: string): Promise<void>
+  /**
    * The daily upkeep of every database (SQLite: `PRAGMA optimize` and a WAL checkpoint that
    * empties the WAL), serialised with the writers.
    */

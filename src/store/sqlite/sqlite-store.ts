@@ -7,6 +7,7 @@ import { runSqliteConsole } from './console.js'
 import { SqliteDb } from './database.js'
 import { migrateSqlite } from './migrations.js'
 import { sqliteSchema } from './schema.js'
+import { checkSqliteSnapshot } from './snapshot-check.js'
 import { sqliteDialect } from './sqlite-dialect.js'
 
 /** Options of the SQLite store. */
@@ -76,6 +77,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
         paths.push(target)
       }
       return paths
+    },
+    checkSnapshot(dir) {
+      return checkSqliteSnapshot(dir, fileNames)
     },
     async optimize() {
       const dbs = opened()
