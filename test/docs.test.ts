@@ -134,7 +134,6 @@ describe('README and docs', () => {
     const readme = read('README.md')
     const section = readme.slice(readme.indexOf('## Not built yet'))
     for (const feature of [
-      'Backups',
       'Webhooks',
       'Payments',
       'Push',

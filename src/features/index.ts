@@ -6,6 +6,7 @@
 import { apiKeysFeature } from './api-keys/index.js'
 import { appleFeature } from './apple/index.js'
 import { authFeature } from './auth/index.js'
+import { backupsFeature } from './backups/index.js'
 import { batchFeature } from './batch/index.js'
 import { collectionsFeature } from './collections/index.js'
 import { cronsFeature } from './crons/index.js'
@@ -62,6 +63,7 @@ export function builtInFeatures(): Feature[] {
     realtimeFeature(),
     batchFeature(),
     storageFeature(),
+    backupsFeature(),
     cronsFeature(),
     sqlFeature(),
     schemaFeature(),

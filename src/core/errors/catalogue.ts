@@ -6,6 +6,7 @@
  * typecheck.
  */
 import { authMessages } from './messages-auth.js'
+import { backupsMessages } from './messages-backups.js'
 import { cronsSqlMessages } from './messages-crons-sql.js'
 import { httpMessages } from './messages-http.js'
 import { pbScriptMessages } from './messages-pb-scripts.js'
@@ -55,6 +56,7 @@ export const messages = {
   ...cronsSqlMessages,
   ...pbScriptMessages,
   ...schemaMessages,
+  ...backupsMessages,
 } as const
 
 /** A key of {@link messages}. */

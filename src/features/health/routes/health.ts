@@ -20,7 +20,13 @@ export function registerHealth(app: App, http: FastifyInstance): void {
     return {
       code: 200,
       message: 'API is healthy.',
-      data: { canBackup: true, realIP: info.ip, possibleProxyHeader },
+      data: {
+        // False while a backup or restore runs, or when none can be taken (no backups feature,
+        // backups on S3 without a bucket).
+        canBackup: app.services.find('backups')?.canBackup ?? false,
+        realIP: info.ip,
+        possibleProxyHeader,
+      },
     }
   })
 }

@@ -1,0 +1,23 @@
+/** Top-level messages of the backups API (`/api/backups…`). */
+import type { Args } from './catalogue.js'
+
+/** Messages of the backups feature: archives, names, uploads and restores. */
+export const backupsMessages = {
+  backupBusy: 'Try again later - another backup/restore process has already been started.',
+  backupsFilesystemFailed: 'Failed to load backups filesystem.',
+  backupCreateFailed: 'Failed to create backup.',
+  backupUploadFailed: 'Failed to upload backup.',
+  backupNameInvalid:
+    'The backup name must be a file name of lowercase letters, digits, "_" and "-" ending in ".zip", at most 150 characters, with no folder in it.',
+  backupNameExists: ({ name }: Args<'name'>) => `A backup named "${name}" already exists.` as const,
+  backupUploadMissing: 'Send the backup archive as the multipart field "file".',
+  backupUploadNotZip: ({ reason }: Args<'reason'>) =>
+    `The uploaded file is not a valid ZIP archive: ${reason}` as const,
+  backupMissing: 'Missing or invalid backup file.',
+  backupDownloadForbidden: 'Insufficient permissions to access the resource.',
+  backupInUse: 'The backup is currently being used and cannot be deleted.',
+  backupArchiveInvalid: ({ reason }: Args<'reason'>) =>
+    `The backup cannot be restored, nothing was changed: ${reason}` as const,
+  backupRestoreUnavailable:
+    'This server cannot restart itself in process, so it cannot restore a backup.',
+} as const

@@ -1,0 +1,53 @@
+import type { Feature } from '../../http/feature.js'
+import { registerRoutes } from './routes/backups.js'
+import { BackupsService, DEFAULT_MAX_UPLOAD_BYTES, type BackupsOptions } from './service.js'
+
+export {
+  AUTO_JOB_ID,
+  BACKUPS_DIR,
+  BackupsService,
+  type BackupItem,
+  type BackupsOptions,
+  type StorageInfo,
+} from './service.js'
+export { AUTO_PREFIX } from './names.js'
+
+declare module '../../core/services.js' {
+  interface AppServices {
+    /** Backups of this app (set by `features/backups`); health reads `canBackup` from it. */
+    backups: BackupsService
+  }
+}
+
+/**
+ * The backups feature (SPEC §4.9): ZIP archives of consistent database snapshots and the local
+ * storage tree, kept in `<dataDir>/backups/` or on S3 per `settings.backups.s3`; download with a
+ * superuser file token; restore validates the archive, answers 204 and restarts the server in
+ * process (the `restart` service) with its data; the automatic job `__svcAutoBackup__` follows
+ * `settings.backups.cron` live and keeps the newest `cronMaxKeep` automatic archives.
+ */
+export function backupsFeature(options: BackupsOptions = {}): Feature {
+  return {
+    name: 'backups',
+    register: ({ app, http }) => {
+      const backups = new BackupsService(app, options)
+      app.services.set('backups', backups)
+      let unsubscribe = (): void => undefined
+      app.hooks.onServe.bind(async (e) => {
+        await backups.removeStaleTemp()
+        backups.syncAutoJob()
+        unsubscribe = app.events.subscribe((event) => {
+          if (event.kind === 'settings' && app.isBootstrapped) backups.syncAutoJob()
+        })
+        await e.next()
+      })
+      app.hooks.onTerminate.bind(async (e) => {
+        unsubscribe()
+        backups.stopAutoJob()
+        await backups.close()
+        await e.next()
+      })
+      registerRoutes(app, http, backups, options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES)
+    },
+  }
+}

@@ -1,0 +1,88 @@
+import type { FastifyInstance } from 'fastify'
+import type { App } from '../../../core/app.js'
+import { verifyToken } from '../../../core/auth/tokens.js'
+import { forbidden, messages, notFound, unauthorized } from '../../../core/errors.js'
+import { SUPERUSERS } from '../../../core/request-info.js'
+import { readBody } from '../../../http/body.js'
+import { requireSuperuser } from '../../../http/guards.js'
+import { requestInfo } from '../../../http/request-info.js'
+import type { BackupsService } from '../service.js'
+
+type KeyParams = { Params: { key: string } }
+
+/**
+ * The backups API (SPEC §4.9), superuser only: list, create, upload, storage-info, download
+ * (with a superuser file token in `?token=`, no bearer), delete, restore (204, then the server
+ * restarts in process with the archive's data).
+ */
+export function registerRoutes(
+  app: App,
+  http: FastifyInstance,
+  backups: BackupsService,
+  maxUploadBytes: number,
+): void {
+  http.get('/api/backups', async (req) => {
+    requireSuperuser(requestInfo(req))
+    return backups.list()
+  })
+
+  http.post('/api/backups', async (req, reply) => {
+    requireSuperuser(requestInfo(req))
+    const { values } = await readBody(req)
+    await backups.create(values.name)
+    return reply.code(204).send()
+  })
+
+  http.post('/api/backups/upload', async (req, reply) => {
+    requireSuperuser(requestInfo(req))
+    const { files } = await readBody(req, { maxFileSize: maxUploadBytes })
+    await backups.upload(files.find((f) => f.field === 'file'))
+    return reply.code(204).send()
+  })
+
+  http.get('/api/backups/storage-info', async (req) => {
+    requireSuperuser(requestInfo(req))
+    return backups.storageInfo()
+  })
+
+  // NB: no bearer here (a link a browser follows): a superuser file token in `?token=`.
+  http.get<KeyParams & { Querystring: { token?: string } }>(
+    '/api/backups/:key',
+    async (req, reply) => {
+      const token = req.query.token
+      if (typeof token !== 'string' || token === '') throw unauthorized(messages.authTokenRequired)
+      const owner = await verifyToken(app, token, ['file'])
+      if (!owner || owner.collection.name !== SUPERUSERS)
+        throw forbidden(messages.backupDownloadForbidden)
+      const key = req.params.key
+      const result = await backups.read(key)
+      if (!result) throw notFound(messages.backupMissing)
+      const name = key.replace(/["\\\r\n]/g, '_')
+      return reply
+        .headers({
+          'content-type': 'application/zip',
+          'content-length': String(result.info.size),
+          'content-disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(key)}`,
+          'last-modified': result.info.lastModified.toUTCString(),
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+        })
+        .send(result.stream)
+    },
+  )
+
+  http.delete<KeyParams>('/api/backups/:key', async (req, reply) => {
+    requireSuperuser(requestInfo(req))
+    await backups.delete(req.params.key)
+    return reply.code(204).send()
+  })
+
+  http.post<KeyParams>('/api/backups/:key/restore', async (req, reply) => {
+    requireSuperuser(requestInfo(req))
+    const start = await backups.prepareRestore(req.params.key)
+    // The restart stops HTTP, which waits for requests in flight: it starts once this answer
+    // has gone out (or its connection is gone).
+    reply.raw.once('close', () => void start())
+    return reply.code(204).send()
+  })
+}

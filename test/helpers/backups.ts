@@ -1,0 +1,145 @@
+/** Helpers of the backups tests: data to back up, archives made by hand, downloads. */
+import { execFileSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'vitest'
+import yazl from 'yazl'
+import type { TestServer } from './server.js'
+
+/** Creates a public `posts` collection (title text) and `n` posts `p1`…`pn`; returns the ids. */
+export async function seedPosts(t: TestServer, n: number, collection = 'posts'): Promise<string[]> {
+  const created = await t.api('POST', '/api/collections', {
+    token: t.suToken,
+    body: {
+      name: collection,
+      type: 'base',
+      listRule: '',
+      viewRule: '',
+      createRule: '',
+      fields: [
+        { name: 'title', type: 'text' },
+        { name: 'doc', type: 'file', maxSelect: 1, maxSize: 1_000_000 },
+      ],
+    },
+  })
+  expect(created.status, JSON.stringify(created.body)).toBe(200)
+  const ids: string[] = []
+  for (let i = 1; i <= n; i++) {
+    const res = await t.api('POST', `/api/collections/${collection}/records`, {
+      body: { title: `p${i}` },
+    })
+    expect(res.status).toBe(200)
+    ids.push(res.body.id as string)
+  }
+  return ids
+}
+
+/** The titles of a collection's records, sorted. */
+export async function titles(t: TestServer, collection = 'posts'): Promise<string[]> {
+  const res = await t.api('GET', `/api/collections/${collection}/records?perPage=500`, {
+    token: t.suToken,
+  })
+  expect(res.status).toBe(200)
+  return (res.body.items as { title: string }[]).map((r) => r.title).sort()
+}
+
+/** A superuser file token (`POST /api/files/token`). */
+export async function fileToken(t: TestServer, token = t.suToken): Promise<string> {
+  const res = await t.api('POST', '/api/files/token', { token })
+  expect(res.status).toBe(200)
+  return res.body.token as string
+}
+
+/** Downloads a backup with a fresh superuser file token; returns the bytes. */
+export async function download(t: TestServer, key: string): Promise<Buffer> {
+  const token = await fileToken(t)
+  const res = await fetch(`${t.url}/api/backups/${encodeURIComponent(key)}?token=${token}`)
+  expect(res.status).toBe(200)
+  return Buffer.from(await res.arrayBuffer())
+}
+
+/** An entry of a hand-made archive; `mode` sets the Unix mode (`0o120777` makes a symlink). */
+export interface ZipEntry {
+  name: string
+  data?: Buffer | string
+  mode?: number
+  compress?: boolean
+}
+
+/** A placeholder name of `length` letters that occurs nowhere else in the archive. */
+function placeholder(length: number, i: number): string {
+  return `${'Qz'.repeat(length)}`.slice(0, length - 3) + String(100 + i)
+}
+
+/**
+ * Builds a ZIP in memory from entries (small test archives only). Names yazl refuses (`..`,
+ * absolute, backslashes) are written as placeholders of the same length, then patched in the
+ * local headers and the central directory, as a hostile tool would write them.
+ */
+export async function makeZip(entries: ZipEntry[]): Promise<Buffer> {
+  const zip = new yazl.ZipFile()
+  const patches: [string, string][] = []
+  entries.forEach((e, i) => {
+    const data = Buffer.isBuffer(e.data) ? e.data : Buffer.from(e.data ?? '')
+    let name = e.name
+    if (name.includes('..') || name.startsWith('/') || name.includes('\\')) {
+      const stand = placeholder(name.length, i)
+      patches.push([stand, name])
+      name = stand
+    }
+    zip.addBuffer(data, name, { mode: e.mode, compress: e.compress ?? true })
+  })
+  zip.end()
+  const chunks: Buffer[] = []
+  const out = await new Promise<Buffer>((resolve, reject) => {
+    zip.outputStream.on('data', (c: Buffer) => chunks.push(c))
+    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)))
+    zip.outputStream.on('error', reject)
+  })
+  for (const [stand, real] of patches) {
+    const from = Buffer.from(stand)
+    const to = Buffer.from(real)
+    let at = out.indexOf(from)
+    expect(at).toBeGreaterThanOrEqual(0)
+    while (at >= 0) {
+      to.copy(out, at)
+      at = out.indexOf(from, at + 1)
+    }
+  }
+  return out
+}
+
+/** Uploads `data` as a backup archive named `name`. */
+export function upload(t: TestServer, name: string, data: Buffer, token = t.suToken) {
+  const form = new FormData()
+  form.append('file', new Blob([data], { type: 'application/zip' }), name)
+  return t.api('POST', '/api/backups/upload', { token, raw: form })
+}
+
+/** Runs Debian's `unzip -t` on an archive written to `dir`; returns its output. */
+export function unzipTest(dir: string, data: Buffer, name = 'check.zip'): string {
+  const path = join(dir, name)
+  writeFileSync(path, data)
+  return execFileSync('unzip', ['-t', path], { encoding: 'utf8' })
+}
+
+/** Extracts an archive with Debian's `unzip` into `target`. */
+export function unzipTo(dir: string, data: Buffer, target: string): void {
+  const path = join(dir, 'extract.zip')
+  writeFileSync(path, data)
+  execFileSync('unzip', ['-q', '-o', path, '-d', target])
+}
+
+/** Runs one statement with the `sqlite3` CLI on a database file; returns its output, trimmed. */
+export function sqlite3(file: string, statement: string): string {
+  return execFileSync('sqlite3', [file, statement], { encoding: 'utf8' }).trim()
+}
+
+/** Waits until `check` is true (polling), or fails after `ms`. */
+export async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
