@@ -151,7 +151,10 @@ export async function createServer(config: AppConfig, opts: ServerOptions = {}):
     restart(prepare) {
       if (closed) return Promise.reject(new Error('the server is closed'))
       if (restarting) return Promise.reject(new Error('a restart is already going'))
-      const run = doRestart(prepare)
+      // NB: between the old HTTP server closing and the new one listening, nothing may hold
+      // the event loop (an unref'd worker's reply is awaited): keep the process alive.
+      const keepAlive = setInterval(() => undefined, 60_000)
+      const run = doRestart(prepare).finally(() => clearInterval(keepAlive))
       restarting = run.then(
         () => undefined,
         () => undefined,
