@@ -6,6 +6,10 @@
  * - installed when missing and the run includes a test file that mentions `promtool`;
  * - a failure to install fails the whole run (the metrics test never skips).
  *
+ * Debian's unzip and the sqlite3 CLI (scripts/archive-tools.sh) for the backups tests, which open
+ * archives with tools independent of svcbase: installed when missing and the run includes a test
+ * file that mentions `unzipTest` or `sqlite3(`; a failure to install fails the run.
+ *
  * A real S3-compatible server (Ceph RGW, scripts/s3-server.sh), whose address reaches the test
  * workers through `SVC_TEST_S3_*` variables (forks inherit this process's environment).
  * Teardown stops it.
@@ -125,6 +129,21 @@ async function ensurePromtool(): Promise<void> {
   }
 }
 
+/** Installs unzip and sqlite3 when the run includes a backups test; fails the run when it cannot. */
+async function ensureArchiveTools(): Promise<void> {
+  if (!runUses(/unzipTest|sqlite3\(/)) return
+  try {
+    await runScript('archive-tools.sh', ['install'])
+  } catch (err) {
+    throw new Error(
+      `unzip and sqlite3 (Debian packages) could not be installed, so the backups tests cannot run: ${
+        err instanceof Error ? err.message : String(err)
+      }`,
+      { cause: err },
+    )
+  }
+}
+
 /** Parses the `KEY=value` lines of the server's env file. */
 function parseEnv(text: string): Record<string, string> {
   const out: Record<string, string> = {}
@@ -141,6 +160,7 @@ export default async function setup(): Promise<(() => Promise<void>) | void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
   // NB: before the S3 server's install: both use apt-get, which allows one run at a time.
   await ensurePromtool()
+  await ensureArchiveTools()
   if (process.env.SVC_TEST_S3_ENDPOINT) return
   if (!runNeedsS3()) return
   const started = Date.now()
