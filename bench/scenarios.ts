@@ -4,6 +4,7 @@
  * returns report rows with their targets.
  */
 import { api, mapLimit } from './api.js'
+import { backupSteps } from './backups.js'
 import { measureFresh } from './fresh-conn.js'
 import {
   cycle,
@@ -434,5 +435,6 @@ export function allSteps(): Step[] {
     fanOut!,
     ...thumbnailScenarios(),
     deleteStep(),
+    ...backupSteps(),
   ]
 }
