@@ -144,6 +144,20 @@ describe('backups API', () => {
     )
   })
 
+  it('keeps a download to the superuser IP allow-list', async () => {
+    const token = await fileToken(t)
+    const set = (superuserIPs: string[]) =>
+      t.api('PATCH', '/api/settings', { token: t.suToken, body: { superuserIPs } })
+    expect((await set(['127.0.0.1'])).status).toBe(200)
+    try {
+      const path = `/api/backups/my_backup-1.zip?token=${token}`
+      expect((await t.from('10.9.8.7', 'GET', path)).status).toBe(403)
+      expect((await t.from('127.0.0.1', 'GET', path)).status).toBe(200)
+    } finally {
+      expect((await set([])).status).toBe(200)
+    }
+  })
+
   it('writes an archive that unzip -t and the sqlite3 CLI accept, with the rows and files', async () => {
     const data = await download(t, 'my_backup-1.zip')
     const tested = unzipTest(work, data)

@@ -6,6 +6,7 @@ import { SUPERUSERS } from '../../../core/request-info.js'
 import { readBody } from '../../../http/body.js'
 import { requireSuperuser } from '../../../http/guards.js'
 import { requestInfo } from '../../../http/request-info.js'
+import { SuperuserIpGuard } from '../../../http/superuser-ips.js'
 import type { BackupsService } from '../service.js'
 
 type KeyParams = { Params: { key: string } }
@@ -21,6 +22,7 @@ export function registerRoutes(
   backups: BackupsService,
   maxUploadBytes: number,
 ): void {
+  const ipGuard = new SuperuserIpGuard(app)
   http.get('/api/backups', async (req) => {
     requireSuperuser(requestInfo(req))
     return backups.list()
@@ -54,6 +56,8 @@ export function registerRoutes(
       const owner = await verifyToken(app, token, ['file'])
       if (!owner || owner.collection.name !== SUPERUSERS)
         throw forbidden(messages.backupDownloadForbidden)
+      // A superuser's file token is a superuser's credential: the IP allow-list applies.
+      ipGuard.checkAuth(true, req.svcIp)
       const key = req.params.key
       const result = await backups.read(key)
       if (!result) throw notFound(messages.backupMissing)
