@@ -4,14 +4,15 @@
  * a single byte is extracted (names, kinds, counts, sizes) and again while extracting (actual
  * sizes, CRC-32), so a zip-slip, a zip bomb or a damaged archive is refused early.
  */
-import { createReadStream, createWriteStream } from 'node:fs'
-import { lstat, mkdir, readdir } from 'node:fs/promises'
+import { createWriteStream } from 'node:fs'
+import { lstat, mkdir, open, readdir } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { Transform, type Readable } from 'node:stream'
+import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { crc32 } from 'node:zlib'
 import yauzl from 'yauzl'
 import yazl from 'yazl'
+import { TEMP_PREFIX } from '../../tools/filesystem/keys.js'
 
 /** The folder of local files inside an archive. */
 export const STORAGE_PREFIX = 'storage/'
@@ -54,6 +55,8 @@ async function walk(root: string, prefix: string): Promise<Source[]> {
     throw err
   }
   for (const name of names) {
+    // A local write in progress (renamed into place when done) is not a file yet.
+    if (name.startsWith(TEMP_PREFIX)) continue
     const path = join(root, name)
     const s = await lstat(path)
     if (s.isDirectory()) out.push(...(await walk(path, `${prefix}${name}/`)))
@@ -79,8 +82,13 @@ export async function writeArchive(
   const written = pipeline(zip.outputStream, out)
   for (const s of sources) {
     zip.addReadStreamLazy(s.name, { compressionLevel: 1 }, (cb) => {
-      const stream = createReadStream(s.path)
-      cb(null, stream)
+      // NB: a file deleted since the walk (its record deleted meanwhile) is archived empty
+      // rather than failing the whole backup.
+      open(s.path, 'r').then(
+        (handle) => cb(null, handle.createReadStream()),
+        (err: NodeJS.ErrnoException) =>
+          err.code === 'ENOENT' ? cb(null, Readable.from([])) : cb(err, undefined as never),
+      )
     })
   }
   zip.end()

@@ -202,10 +202,19 @@ export class BackupsService {
           databases,
           withFiles ? join(this.dataDir, 'storage') : null,
         )
-        if (this.fs.kind === 'local') {
-          await mkdir(this.localRoot, { recursive: true })
-          await rename(archive, join(this.localRoot, key))
-        } else {
+        const moved =
+          this.fs.kind === 'local' &&
+          (await mkdir(this.localRoot, { recursive: true })
+            .then(() => rename(archive, join(this.localRoot, key)))
+            .then(
+              () => true,
+              // NB: `backups/` on another file system (a link to another disk): copy instead.
+              (err: NodeJS.ErrnoException) => {
+                if (err.code === 'EXDEV') return false
+                throw err
+              },
+            ))
+        if (!moved) {
           await this.fs.writeFile(key, archive, { contentType: 'application/zip', size })
         }
       } catch (err) {
