@@ -11,7 +11,7 @@ import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { backupsFeature } from '../src/features/backups/index.js'
 import { builtInFeatures } from '../src/features/index.js'
-import { download, makeZip, seedPosts, titles, until, upload } from './helpers/backups.js'
+import { download, makeZip, seedPosts, titles, unzipTo, until, upload } from './helpers/backups.js'
 import { startServer, type TestServer } from './helpers/server.js'
 
 /** The archive limits of this suite's server: small, so bombs stay cheap. */
@@ -99,6 +99,30 @@ describe('restore', () => {
     // The first entry (data.db) starts at 0: damage its deflated bytes well past its header.
     for (let i = 200; i < 260; i++) bad[i] = bad[i]! ^ 0xff
     await refused('corrupt.zip', bad, /damaged/)
+  })
+
+  it('refuses damage the ZIP layer misses or catches late: a CRC-32 mismatch, a broken database page', async () => {
+    const out = join(t.dir, '.svc_tmp', 'unpacked')
+    unzipTo(join(t.dir, '.svc_tmp'), good, out)
+    const db = readFileSync(join(out, 'data.db'))
+    rmSync(out, { recursive: true, force: true })
+    rmSync(join(t.dir, '.svc_tmp', 'extract.zip'))
+    // Stored (not deflated) with one byte changed after the CRC was computed.
+    const stored = await makeZip([{ name: 'data.db', data: db, compress: false }])
+    const at = stored.indexOf(db.subarray(8192, 8192 + 64))
+    expect(at).toBeGreaterThan(0)
+    stored[at + 10] = stored[at + 10]! ^ 0xff
+    await refused('crc.zip', stored, /CRC-32 mismatch/)
+    // A well-formed archive of a database whose pages are damaged: PRAGMA integrity_check.
+    const broken = Buffer.from(db)
+    const pageSize = broken.readUInt16BE(16)
+    for (let p = 2; p * pageSize < broken.length; p += 3)
+      broken.fill(0x5a, p * pageSize + 16, p * pageSize + 200)
+    await refused(
+      'broken-pages.zip',
+      await makeZip([{ name: 'data.db', data: broken }]),
+      /data\.db: .*(integrity check failed|malformed)/,
+    )
   })
 
   it('refuses zip-slip: .., absolute paths, backslashes and symbolic links', async () => {
