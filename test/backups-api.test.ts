@@ -142,6 +142,15 @@ describe('backups API', () => {
     expect(res.headers.get('content-disposition')).toContain(
       'attachment; filename="my_backup-1.zip"',
     )
+    const whole = Buffer.from(await res.arrayBuffer())
+    const part = await fetch(`${url}?token=${token}`, { headers: { range: 'bytes=10-29' } })
+    expect(part.status).toBe(206)
+    expect(part.headers.get('content-range')).toBe(`bytes 10-29/${whole.length}`)
+    expect(Buffer.from(await part.arrayBuffer()).equals(whole.subarray(10, 30))).toBe(true)
+    const beyond = await fetch(`${url}?token=${token}`, {
+      headers: { range: `bytes=${whole.length}-` },
+    })
+    expect(beyond.status).toBe(416)
   })
 
   it('keeps a download to the superuser IP allow-list', async () => {

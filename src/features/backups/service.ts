@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises'
 import type { App } from '../../core/app.js'
 import { badRequest, messages, validationError } from '../../core/errors.js'
 import { s3ConfigOf, StorageSwitch } from '../../core/storage.js'
-import type { ReadResult } from '../../tools/filesystem/index.js'
+import type { ByteRange, FileInfo, ReadResult } from '../../tools/filesystem/index.js'
 import {
   ArchiveError,
   DEFAULT_MAX_BYTES,
@@ -262,12 +262,22 @@ export class BackupsService {
     }
   }
 
-  /** Opens an archive for download; the key counts as in use until the stream closes. */
-  async read(key: string): Promise<ReadResult | null> {
+  /** Metadata of an archive, or null when there is none under `key`. */
+  async stat(key: string): Promise<FileInfo | null> {
+    if (!isValidKey(key)) return null
+    try {
+      return await this.fs.stat(key)
+    } catch (err) {
+      throw badRequest(messages.backupsFilesystemFailed, {}, err)
+    }
+  }
+
+  /** Opens an archive (or one range of it) for download; in use until the stream closes. */
+  async read(key: string, range?: ByteRange): Promise<ReadResult | null> {
     if (!isValidKey(key)) return null
     const release = this.hold(key)
     try {
-      const result = await this.fs.read(key)
+      const result = await this.fs.read(key, range)
       if (!result) release()
       else result.stream.once('close', release)
       return result

@@ -7,6 +7,7 @@ import { readBody } from '../../../http/body.js'
 import { requireSuperuser } from '../../../http/guards.js'
 import { requestInfo } from '../../../http/request-info.js'
 import { SuperuserIpGuard } from '../../../http/superuser-ips.js'
+import { parseRange } from '../range.js'
 import type { BackupsService } from '../service.js'
 
 type KeyParams = { Params: { key: string } }
@@ -59,13 +60,24 @@ export function registerRoutes(
       // A superuser's file token is a superuser's credential: the IP allow-list applies.
       ipGuard.checkAuth(true, req.svcIp)
       const key = req.params.key
-      const result = await backups.read(key)
+      const info = await backups.stat(key)
+      if (!info) throw notFound(messages.backupMissing)
+      const range = parseRange(req.headers.range, info.size)
+      if (range === 'unsatisfiable')
+        return reply.code(416).header('content-range', `bytes */${info.size}`).send()
+      const result = await backups.read(key, range ?? undefined)
       if (!result) throw notFound(messages.backupMissing)
+      if (range)
+        void reply
+          .code(206)
+          .header('content-range', `bytes ${range.start}-${range.end}/${info.size}`)
+      const length = range ? range.end - range.start + 1 : result.info.size
       const name = key.replace(/["\\\r\n]/g, '_')
       return reply
         .headers({
           'content-type': 'application/zip',
-          'content-length': String(result.info.size),
+          'content-length': String(length),
+          'accept-ranges': 'bytes',
           'content-disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(key)}`,
           'last-modified': result.info.lastModified.toUTCString(),
           'cache-control': 'no-store',
