@@ -115,6 +115,10 @@ export async function createServer(config: AppConfig, opts: ServerOptions = {}):
   }
 
   const doRestart = async (prepare?: () => Promise<RestartPlan | void>): Promise<void> => {
+    // A caller that listened through `http.listen` directly: listen where it did.
+    const bound = current.http.server.listening ? current.http.server.address() : null
+    if (!address && bound && typeof bound === 'object')
+      address = { host: bound.address, port: bound.port }
     await current.close()
     let plan: RestartPlan = {}
     try {

@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SVCBASE_READY } from '../bench/servers.js'
+import { silentLogger } from '../src/core/logger.js'
+import { createServer } from '../src/server.js'
 import { seedPosts, titles, until } from './helpers/backups.js'
 import { startServer, type TestServer } from './helpers/server.js'
 
@@ -118,6 +120,20 @@ describe('restore through the CLI', () => {
 describe('Server.restart', () => {
   let t: TestServer
   afterAll(() => t?.close())
+
+  it('listens again where the server listened, also when it listened through http.listen', async () => {
+    const dir = join(root, 'direct')
+    const server = await createServer({ dataDir: dir, logger: silentLogger })
+    try {
+      const url = await server.http.listen({ host: '127.0.0.1', port: 0 })
+      const first = server.http
+      await server.restart()
+      expect(server.http).not.toBe(first)
+      expect((await fetch(`${url}/api/health`)).status).toBe(200)
+    } finally {
+      await server.close()
+    }
+  })
 
   it('puts the old data back and serves it when the new app fails to start', async () => {
     t = await startServer()
