@@ -11,7 +11,16 @@ import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { backupsFeature } from '../src/features/backups/index.js'
 import { builtInFeatures } from '../src/features/index.js'
-import { download, makeZip, seedPosts, titles, unzipTo, until, upload } from './helpers/backups.js'
+import {
+  download,
+  makeZip,
+  seedPosts,
+  sqlite3,
+  titles,
+  unzipTo,
+  until,
+  upload,
+} from './helpers/backups.js'
 import { startServer, type TestServer } from './helpers/server.js'
 
 /** The archive limits of this suite's server: small, so bombs stay cheap. */
@@ -246,6 +255,31 @@ describe('restore', () => {
     )
     expect(keys).toContain('good.zip')
     await until(() => readdirSync(join(t.dir, '.svc_tmp')).length === 0)
+  })
+
+  it('puts the live data back when the restored data cannot start (after the 204)', async () => {
+    const dir = join(t.dir, '.svc_tmp')
+    const out = join(dir, 'unstartable')
+    unzipTo(dir, good, out)
+    rmSync(join(dir, 'extract.zip'))
+    // Intact for SQLite and holding svcbase's tables, but a collection the app cannot load.
+    sqlite3(join(out, 'data.db'), `UPDATE _collections SET fields = '{{' WHERE name = 'posts'`)
+    expect(sqlite3(join(out, 'data.db'), 'PRAGMA integrity_check')).toBe('ok')
+    const zip = await makeZip([
+      { name: 'data.db', data: readFileSync(join(out, 'data.db')) },
+      { name: 'auxiliary.db', data: readFileSync(join(out, 'auxiliary.db')) },
+    ])
+    rmSync(out, { recursive: true, force: true })
+    place('unstartable.zip', zip)
+    const before = await titles(t)
+    const oldApp = t.server.app
+    expect((await restore('unstartable.zip')).status).toBe(204)
+    await until(() => t.server.app !== oldApp && t.server.app.isBootstrapped)
+    expect(await titles(t)).toEqual(before)
+    await until(() => readdirSync(dir).length === 0)
+    expect(readdirSync(t.dir).sort()).toEqual(
+      expect.arrayContaining(['.svc_tmp', 'auxiliary.db', 'backups', 'data.db', 'storage']),
+    )
   })
 
   it('runs one restore at a time', async () => {
