@@ -108,6 +108,9 @@ export class SqliteBackgroundWriter implements BackgroundWriter {
    */
   close(): Promise<void> {
     if (!this.closing) {
+      // Referenced until the thread has gone: otherwise a process whose last work is this
+      // close ends with the close still pending (exit code 13 under a top-level await).
+      this.worker.ref()
       this.worker.on('message', (msg: { type: string }) => {
         if (msg.type === 'closed') void this.worker.terminate()
       })
