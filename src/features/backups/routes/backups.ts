@@ -7,7 +7,7 @@ import { readBody } from '../../../http/body.js'
 import { requireSuperuser } from '../../../http/guards.js'
 import { requestInfo } from '../../../http/request-info.js'
 import { SuperuserIpGuard } from '../../../http/superuser-ips.js'
-import { parseRange } from '../range.js'
+import { parseRange } from '../../../http/range.js'
 import type { BackupsService } from '../service.js'
 
 type KeyParams = { Params: { key: string } }

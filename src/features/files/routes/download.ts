@@ -6,7 +6,8 @@ import { ApiError, notFound } from '../../../core/errors.js'
 import { fileKey } from '../../../core/records/files.js'
 import type { AuthInfo, RequestInfo } from '../../../core/request-info.js'
 import { requestInfo } from '../../../http/request-info.js'
-import { parseRange, servingHeaders } from '../headers.js'
+import { parseRange } from '../../../http/range.js'
+import { servingHeaders } from '../headers.js'
 import { fieldHolding, thumbnail, type Thumbnails } from '../service.js'
 
 type Params = { collection: string; recordId: string; filename: string }

@@ -1,7 +1,7 @@
 /**
- * One `Range: bytes=…` header against an archive of `size` bytes (as file downloads honour it):
- * the inclusive range, `unsatisfiable` (416), or null for none or a form not handled (several
- * ranges), which gets the whole archive.
+ * One `Range: bytes=…` header against a body of `size` bytes (file and backup downloads): the
+ * inclusive range, `'unsatisfiable'` (416), or null for none or a form not handled (several
+ * ranges), which gets the whole body.
  */
 export function parseRange(
   header: string | undefined,
