@@ -104,23 +104,11 @@ export class Hook<E extends HookEvent> {
     if (this.entries.length === 0) return last(e)
     const chain = this.entries.filter((en) => !en.tags || tags.some((t) => en.tags!.has(t)))
     if (chain.length === 0) return last(e)
-    const run = async (i: number): Promise<void> => {
-      const entry = chain[i]
-      if (!entry) return last(e)
-      let called = false
-      const next = (): Promise<void> => {
-        if (called) return Promise.reject(new HookNextError())
-        called = true
-        return run(i + 1)
-      }
-      // Writes go through to `e`; only `next` is the handler's own.
-      const view = new Proxy(e, {
-        get: (target, key, receiver) =>
-          key === 'next' ? next : (Reflect.get(target, key, receiver) as unknown),
-      })
-      await entry.func(view)
-    }
-    await run(0)
+    await runOnion(
+      e,
+      chain.map((en) => en.func),
+      () => last(e),
+    )
   }
 
   private newId(): string {
@@ -129,4 +117,32 @@ export class Hook<E extends HookEvent> {
     while (this.entries.some((en) => en.id === id))
     return id
   }
+}
+
+/**
+ * Runs `fns` as an onion around `last`: each gets a view of `e` whose `next()` runs the rest (a
+ * second call throws `HookNextError`); one that does not call it ends the chain there. Writes
+ * through the view go to `e`.
+ */
+export function runOnion<E extends HookEvent>(
+  e: E,
+  fns: readonly ((e: E) => unknown)[],
+  last: () => Promise<void> | void,
+): Promise<void> {
+  const run = async (i: number): Promise<void> => {
+    const fn = fns[i]
+    if (!fn) return last()
+    let called = false
+    const next = (): Promise<void> => {
+      if (called) return Promise.reject(new HookNextError())
+      called = true
+      return run(i + 1)
+    }
+    const view = new Proxy(e, {
+      get: (target, key, receiver) =>
+        key === 'next' ? next : (Reflect.get(target, key, receiver) as unknown),
+    })
+    await fn(view)
+  }
+  return run(0)
 }

@@ -8,8 +8,7 @@ import type { UploadedFile } from '../../core/records/files.js'
 import { EMPTY_RESPONSE } from '../../core/request-event.js'
 import { sendHookResponse } from '../../http/hook-response.js'
 import { requestInfo } from '../../http/request-info.js'
-import { HookNextError } from '../../tools/hook.js'
-import type { RouteEvent, RouteHandler } from './script-api.js'
+import type { RouteEvent } from './script-api.js'
 
 /** A route event as this loader builds it: the contract plus the uploads and a redirect target. */
 export interface ScriptRouteEvent extends RouteEvent {
@@ -68,33 +67,6 @@ export function routeEvent(
     next: () => Promise.resolve(),
   }
   return e
-}
-
-/**
- * Runs `fns` as an onion around `last`: each calls `await e.next()` to go on (a second call
- * throws), and one that does not call it ends the chain there.
- */
-export function runChain(
-  e: ScriptRouteEvent,
-  fns: readonly RouteHandler[],
-  last: () => Promise<void> | void,
-): Promise<void> {
-  const run = async (i: number): Promise<void> => {
-    const fn = fns[i]
-    if (!fn) return last()
-    let called = false
-    const next = (): Promise<void> => {
-      if (called) return Promise.reject(new HookNextError())
-      called = true
-      return run(i + 1)
-    }
-    const view = new Proxy(e, {
-      get: (target, key, receiver) =>
-        key === 'next' ? next : (Reflect.get(target, key, receiver) as unknown),
-    })
-    await fn(view)
-  }
-  return run(0)
 }
 
 /** Sends the answer the chain left: a redirect, the response, or an empty 200. */

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../../core/app.js'
 import type { ApiError } from '../../../core/errors.js'
-import { routeEvent, runChain, sendRouteAnswer } from '../route-event.js'
+import { runOnion } from '../../../tools/hook.js'
+import { routeEvent, sendRouteAnswer } from '../route-event.js'
 import type { HookScripts } from '../service.js'
 import { owned, scriptFailure } from './scripts.js'
 
@@ -39,7 +40,7 @@ export function registerMiddlewares(app: App, http: FastifyInstance, scripts: Ho
     const reached = deferred()
     const answered = deferred()
     reply.raw.once('close', answered.resolve)
-    const chain = runChain(
+    const chain = runOnion(
       e,
       scripts.middlewares.map((m) => owned(m.fn, m.file)),
       () => {

@@ -3,7 +3,8 @@ import type { App } from '../../../core/app.js'
 import { ApiError, internal } from '../../../core/errors.js'
 import { readBody } from '../../../http/body.js'
 import { notFoundHandler } from '../../../http/errors.js'
-import { routeEvent, runChain, sendRouteAnswer } from '../route-event.js'
+import { runOnion } from '../../../tools/hook.js'
+import { routeEvent, sendRouteAnswer } from '../route-event.js'
 import type { RouteEvent, RouteHandler } from '../script-api.js'
 import type { HookScripts } from '../service.js'
 
@@ -79,7 +80,7 @@ export function registerScriptRoutes(app: App, http: FastifyInstance, scripts: H
       ...route.middlewares.map((fn) => owned(fn, route.file)),
     ]
     try {
-      await runChain(e, fns, () => owned(route.handler, route.file)(e))
+      await runOnion(e, fns, () => owned(route.handler, route.file)(e))
     } catch (err) {
       throw scriptFailure(scripts, err)
     }
