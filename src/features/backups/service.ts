@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises'
 import type { App } from '../../core/app.js'
 import { badRequest, messages, validationError } from '../../core/errors.js'
 import { s3ConfigOf, StorageSwitch } from '../../core/storage.js'
+import { formatDate } from '../../tools/dates.js'
 import type { ByteRange, FileInfo, ReadResult } from '../../tools/filesystem/index.js'
 import {
   ArchiveError,
@@ -158,7 +159,7 @@ export class BackupsService {
       .sort(
         (a, b) => b.lastModified.getTime() - a.lastModified.getTime() || (a.key < b.key ? 1 : -1),
       )
-      .map((f) => ({ key: f.key, size: f.size, modified: f.lastModified.toISOString() }))
+      .map((f) => ({ key: f.key, size: f.size, modified: formatDate(f.lastModified) }))
   }
 
   private async exists(key: string): Promise<boolean> {
