@@ -5,6 +5,7 @@
  */
 import { apiKeysFeature } from './api-keys/index.js'
 import { appleFeature } from './apple/index.js'
+import { auditFeature } from './audit/index.js'
 import { authFeature } from './auth/index.js'
 import { backupsFeature } from './backups/index.js'
 import { batchFeature } from './batch/index.js'
@@ -30,6 +31,8 @@ import { setupFeature } from './setup/index.js'
 import { smsFeature } from './sms/index.js'
 import { sqlFeature } from './sql/index.js'
 import { storageFeature } from './storage/index.js'
+import { webhooksFeature } from './webhooks/index.js'
+import { teamsFeature } from './teams/index.js'
 
 export {
   closeFeatures,
@@ -50,8 +53,10 @@ export function builtInFeatures(): Feature[] {
     filesFeature(),
     authFeature(),
     settingsFeature(),
+    webhooksFeature(),
     llmFeature(),
     smsFeature(),
+    teamsFeature(),
     pushFeature(),
     paymentsFeature(),
     mailFeature(),
@@ -68,6 +73,7 @@ export function builtInFeatures(): Feature[] {
     sqlFeature(),
     schemaFeature(),
     hooksFeature(),
+    auditFeature(),
     notBuiltFeature(),
   ]
 }

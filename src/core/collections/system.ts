@@ -24,6 +24,16 @@ const relation = (name: string, collectionId: string, cascadeDelete = true): Spe
 const owner = 'recordRef = @request.auth.id && collectionRef = @request.auth.collectionId'
 /** PocketBase's own owner rule on `_mfas`, `_otps`, `_externalAuths` and `_authOrigins`. */
 const pbOwner = `@request.auth.id != '' && ${owner}`
+/**
+ * "The requester has a membership of the team in `field`" (`_teams`: `id`; `_team_members`:
+ * `team`, through the alias `me`, since the rows are of the same collection).
+ */
+const teamMember = (field: string, alias = ''): string => {
+  const m = `@collection._team_members${alias ? `:${alias}` : ''}`
+  return `@request.auth.id != "" && ${m}.team ?= ${field} && ${m}.recordRef ?= @request.auth.id && ${m}.collectionRef ?= @request.auth.collectionId`
+}
+/** The requester is an owner or admin of the membership's team. */
+const teamManager = `${teamMember('team', 'me')} && @collection._team_members:me.role ?!= "member"`
 /** A required system text field, as PocketBase defines its own collections' fields. */
 const ref = (name: string): Spec => text(name, { required: true, system: true })
 
@@ -147,19 +157,42 @@ const specs: SystemSpec[] = [
       { name: 'url', type: 'url', required: true },
       text('collection', { required: true }),
       text('events'),
+      // Write-only: the webhooks feature keeps it out of every answer.
       text('secret', { hidden: true }),
       bool('enabled'),
       text('lastStatus'),
       text('lastError'),
-      date('lastDelivery'),
+      date('lastAttemptAt'),
+      { name: 'attempts', type: 'number' },
     ],
   },
+  // One row per pending delivery (the durable outbox); written by the webhooks feature only.
+  {
+    id: 'svc_webhook_outbox',
+    name: '_webhook_outbox',
+    type: 'base',
+    fields: [
+      text('webhook', { required: true }),
+      text('body', { options: { max: 0 } }),
+      { name: 'attempts', type: 'number' },
+      date('nextAttemptAt'),
+    ],
+    indexes: ['CREATE INDEX `idx_webhook_outbox_due` ON `_webhook_outbox` (`nextAttemptAt`)'],
+  },
   // Members point at any auth record by reference, so no user collection is pinned by them.
+  // The role checks rules cannot express are hooks of features/teams (docs/teams.md).
   {
     id: 'svc_teams',
     name: '_teams',
     type: 'base',
     fields: [text('name', { required: true }), text('ownerRef'), text('ownerCollection')],
+    rules: {
+      listRule: teamMember('id'),
+      viewRule: teamMember('id'),
+      createRule: '@request.auth.id != ""',
+      updateRule: `${teamMember('id')} && @collection._team_members.role ?!= "member"`,
+      deleteRule: `${teamMember('id')} && @collection._team_members.role ?= "owner"`,
+    },
   },
   {
     id: 'svc_team_members',
@@ -169,7 +202,18 @@ const specs: SystemSpec[] = [
       relation('team', 'svc_teams'),
       text('recordRef', { required: true }),
       text('collectionRef', { required: true }),
-      select('role', ['owner', 'admin', 'member']),
+      { ...select('role', ['owner', 'admin', 'member']), required: true },
+    ],
+    rules: {
+      listRule: teamMember('team', 'me'),
+      viewRule: teamMember('team', 'me'),
+      createRule: `${teamManager} && @collection._team_members:me.id ?!= id`,
+      updateRule: teamManager,
+      deleteRule: `(${owner}) || (${teamManager})`,
+    },
+    indexes: [
+      'CREATE UNIQUE INDEX `idx_team_members_member` ON `_team_members` (team, collectionRef, recordRef)',
+      'CREATE INDEX `idx_team_members_record` ON `_team_members` (recordRef)',
     ],
   },
   {
@@ -184,6 +228,8 @@ const specs: SystemSpec[] = [
       text('actorId'),
       text('ip'),
     ],
+    // Lists sort by created, and the retention prune deletes by it. No API write (features/audit).
+    indexes: ['CREATE INDEX idx_audit_log_created ON _audit_log (created)'],
   },
   {
     id: 'svc_push_subscriptions',
@@ -195,15 +241,19 @@ const specs: SystemSpec[] = [
       bool('enabled'),
       text('endpoint'),
       json('keys'),
-      text('token', { hidden: true }),
+      text('token'),
     ],
     rules: {
       listRule: 'recordRef = @request.auth.id',
       viewRule: 'recordRef = @request.auth.id',
       createRule: '@request.auth.id != "" && recordRef = @request.auth.id',
-      updateRule: 'recordRef = @request.auth.id',
+      // A row cannot be handed to another record (it would receive that record's pushes).
+      updateRule:
+        'recordRef = @request.auth.id && (@request.body.recordRef:isset = false || @request.body.recordRef = @request.auth.id)',
       deleteRule: 'recordRef = @request.auth.id',
     },
+    // Targeted sends and triggers read the enabled rows of one recordRef.
+    indexes: ['CREATE INDEX idx_push_subscriptions_recordRef ON _push_subscriptions (recordRef)'],
   },
   {
     id: 'svc_cron_jobs',

@@ -5,13 +5,19 @@
  * it names a {@link ValidationKey} or a {@link messages} entry, so an unknown one fails the
  * typecheck.
  */
+import { auditMessages } from './messages-audit.js'
 import { authMessages } from './messages-auth.js'
 import { backupsMessages } from './messages-backups.js'
 import { cronsSqlMessages } from './messages-crons-sql.js'
 import { httpMessages } from './messages-http.js'
+import { paymentsMessages } from './messages-payments.js'
 import { pbScriptMessages } from './messages-pb-scripts.js'
+import { pushMessages } from './messages-push.js'
 import { recordMessages } from './messages-records.js'
 import { schemaMessages } from './messages-schema.js'
+import { smsCodes, smsMessages } from './messages-sms.js'
+import { teamsMessages } from './messages-teams.js'
+import { webhooksMessages } from './messages-webhooks.js'
 import { authCodes } from './validation-auth.js'
 import { collectionCodes } from './validation-collections.js'
 import { commonCodes } from './validation-common.js'
@@ -36,6 +42,7 @@ export const validationMessages = {
   ...fieldCodes,
   ...collectionCodes,
   ...authCodes,
+  ...smsCodes,
 } as const
 
 /** A key of {@link validationMessages}: a code, or `code:variant` for its other messages. */
@@ -57,6 +64,12 @@ export const messages = {
   ...pbScriptMessages,
   ...schemaMessages,
   ...backupsMessages,
+  ...pushMessages,
+  ...auditMessages,
+  ...smsMessages,
+  ...teamsMessages,
+  ...paymentsMessages,
+  ...webhooksMessages,
 } as const
 
 /** A key of {@link messages}. */
