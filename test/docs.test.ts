@@ -100,6 +100,7 @@ describe('README and docs', () => {
       '_cron_jobs',
       '_teams',
       '_team_members',
+      '_audit_log',
     ])
     const fromTour = created(read('README.md'))
     expect([...fromTour]).toEqual(['posts'])

@@ -39,6 +39,23 @@ export interface RecordSuccessEvent extends HookEvent {
 }
 
 /**
+ * The event of `onPaymentEvent`: one verified incoming payment event (Stripe's shape), stored
+ * in `_payment_events` just before the handlers run, in the same transaction: `app` is that
+ * transaction, so a handler's writes commit with the row, and a handler that throws rolls both
+ * back (the webhook answers an error, so the provider delivers the event again). A replayed
+ * event id never reaches the handlers.
+ */
+export interface PaymentHookEvent extends HookEvent {
+  app: App
+  /** The provider's event id (`evt_…`), unique in `_payment_events`. */
+  eventId: string
+  /** The event type, e.g. `invoice.paid`. */
+  type: string
+  /** The whole event, parsed from the signed body. */
+  payload: Record<string, unknown>
+}
+
+/**
  * The hook families of an app, with PocketBase's names and event fields. Handlers are tagged
  * with collection names or ids (or untagged for all); the record, request, auth and mail hooks
  * are triggered with the collection's id and name.
@@ -99,6 +116,8 @@ export interface AppHooks {
   onMailerRecordEmailChangeSend: Hook<MailerRecordEvent>
   onMailerRecordOTPSend: Hook<MailerRecordEvent>
   onMailerRecordAuthAlertSend: Hook<MailerRecordEvent>
+  /** Each verified payment event, inside the transaction that stores it (features/payments). */
+  onPaymentEvent: Hook<PaymentHookEvent>
   // Lifecycle (see lifecycle.ts): the app opens, starts serving, stops.
   onBootstrap: Hook<BootstrapEvent>
   onServe: Hook<ServeEvent>
@@ -148,6 +167,8 @@ export function createHooks(): AppHooks {
     onMailerRecordEmailChangeSend: new Hook(),
     onMailerRecordOTPSend: new Hook(),
     onMailerRecordAuthAlertSend: new Hook(),
+    onSmsSend: new Hook(), // declared in hooks-sms.ts
+    onPaymentEvent: new Hook(),
     onBootstrap: new Hook(),
     onServe: new Hook(),
     onTerminate: new Hook(),

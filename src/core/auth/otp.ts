@@ -2,6 +2,7 @@ import { verifyPassword } from '../fields/password.js'
 import { sql } from '../../store/sql.js'
 import { newId, randomString } from '../../tools/ids.js'
 import type { App } from '../app.js'
+import { smsSender } from '../hooks-sms.js'
 import type { Collection } from '../collections/model.js'
 import { ApiError, badRequest, forbidden, messages, type ValidationErrors } from '../errors.js'
 import type { RecordData } from '../request-info.js'
@@ -50,8 +51,25 @@ const isExpired = (created: unknown, seconds: number): boolean =>
   Date.parse(String(created).replace(' ', 'T')) + seconds * 1000 < Date.now()
 
 /**
+ * The E.164 number an OTP goes to by SMS: the value of the collection's `otp.smsField`, when
+ * that option is set and the record holds a valid number there.
+ */
+function smsPhoneOf(c: Collection, record: RecordData): string | undefined {
+  const field = c.authOptions?.otp.smsField
+  if (!field) return undefined
+  const phone = record[field]
+  return typeof phone === 'string' && /^\+[1-9]\d{1,14}$/.test(phone) ? phone : undefined
+}
+
+/** The text of an OTP SMS. */
+const otpSmsText = (app: App, password: string): string =>
+  `${app.settings.get().meta.appName}: your one-time password is ${password}`
+
+/**
  * `request-otp`: creates a one-time password of `otp.length` digits (stored bcrypt-hashed in
- * `_otps`) and mails it. Unknown emails get a fake id, so the answer reveals nothing.
+ * `_otps`) and sends it: by SMS (the `sms` service, `onSmsSend`) when the collection's
+ * `otp.smsField` names a field holding the record's E.164 number and the sms feature is on,
+ * else by mail. Unknown emails get a fake id, so the answer reveals nothing.
  */
 export async function requestOtp(
   app: App,
@@ -76,12 +94,19 @@ export async function requestOtp(
     systemRequest(app),
   )
   const otpId = String(created.id)
-  sendRecordEmail(app, c, record, 'otp', { OTP: password, OTP_ID: otpId })
-    .then(() =>
-      app.records.update(otps, otpId, { sentTo: String(record.email) }, systemRequest(app)),
-    )
+  const phone = smsPhoneOf(c, record)
+  const sms = phone === undefined ? undefined : smsSender(app)
+  // An SMS code proves the phone, not the email: sentTo is the number, so no verification.
+  const delivery =
+    sms && phone !== undefined
+      ? sms.send({ to: phone, body: otpSmsText(app, password) }).then(() => phone)
+      : sendRecordEmail(app, c, record, 'otp', { OTP: password, OTP_ID: otpId }).then(() =>
+          String(record.email),
+        )
+  delivery
+    .then((sentTo) => app.records.update(otps, otpId, { sentTo }, systemRequest(app)))
     .catch(async (err: unknown) => {
-      app.logger.error('failed to send the OTP email', { error: String(err) })
+      app.logger.error(`failed to send the OTP ${sms ? 'SMS' : 'email'}`, { error: String(err) })
       await app.records.delete(otps, otpId, systemRequest(app)).catch(() => undefined)
     })
   return { otpId }

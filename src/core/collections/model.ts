@@ -41,7 +41,14 @@ export interface AuthOptions {
   manageRule: string | null
   passwordAuth: { enabled: boolean; identityFields: string[] }
   mfa: { enabled: boolean; duration: number; rule: string }
-  otp: { enabled: boolean; duration: number; length: number; emailTemplate: EmailTemplate }
+  otp: {
+    enabled: boolean
+    duration: number
+    length: number
+    emailTemplate: EmailTemplate
+    /** A text field holding an E.164 phone: when set and filled, the OTP goes by SMS (docs/sms.md). */
+    smsField?: string
+  }
   authAlert: { enabled: boolean; emailTemplate: EmailTemplate }
   oauth2: { enabled: boolean; providers: unknown[]; mappedFields: Record<string, string> }
   authToken: TokenConfig

@@ -215,6 +215,15 @@ function validateAuthOptions(
   if (o.otp.enabled && (o.otp.duration < 10 || o.otp.duration > 86400 || o.otp.length < 4)) {
     e.otp = validationError('validation_invalid_value:otp')
   }
+  const smsField: unknown = o.otp.smsField
+  if (
+    smsField !== undefined &&
+    smsField !== null &&
+    smsField !== '' &&
+    !c.fields.some((f) => f.name === smsField && f.type === 'text')
+  ) {
+    e.otp ??= { smsField: validationError('validation_in_invalid:sms_field') }
+  }
   if (o.mfa.enabled) {
     const methods = [o.passwordAuth.enabled, o.otp.enabled, o.oauth2.enabled].filter(Boolean).length
     if (methods < 2) e.mfa = validationError('validation_mfa_not_enough_auths')

@@ -1,4 +1,4 @@
-import { badFormat, objectGroup } from '../../core/settings/index.js'
+import { badFormat, isUrl, notUrl, objectGroup } from '../../core/settings/index.js'
 
 /** `sms`: a Twilio-style SMS API; while disabled messages go to the log backend. */
 export type SmsSettings = {
@@ -8,6 +8,8 @@ export type SmsSettings = {
   authToken: string
   /** The sender, in E.164 form. */
   fromNumber: string
+  /** The provider's base URL (DECISIONS "Service endpoints"): Twilio, a compatible one, a test double. */
+  apiUrl: string
 }
 
 declare module '../../core/settings/registry.js' {
@@ -16,11 +18,20 @@ declare module '../../core/settings/registry.js' {
   }
 }
 
-/** The `sms` group: every key required while enabled, an E.164 sender; `authToken` is write-only. */
+/**
+ * The `sms` group: every key required while enabled, an E.164 sender, an http(s) `apiUrl`;
+ * `authToken` is write-only.
+ */
 export const smsSettings = objectGroup<SmsSettings>({
   key: 'sms',
   secrets: ['authToken'],
-  defaults: () => ({ enabled: false, accountSid: '', authToken: '', fromNumber: '' }),
+  defaults: () => ({
+    enabled: false,
+    accountSid: '',
+    authToken: '',
+    fromNumber: '',
+    apiUrl: 'https://api.twilio.com',
+  }),
   check(g) {
     const on = g.boolean('enabled')
     g.requiredString('accountSid', on)
@@ -28,5 +39,7 @@ export const smsSettings = objectGroup<SmsSettings>({
     const from = g.requiredString('fromNumber', on)
     if (from !== undefined && !/^\+[1-9]\d{1,14}$/.test(from))
       g.fail('fromNumber', badFormat('validation_match_invalid:phone'))
+    const url = g.requiredString('apiUrl', on)
+    if (url !== undefined && !isUrl(url)) g.fail('apiUrl', notUrl())
   },
 })

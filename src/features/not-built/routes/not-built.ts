@@ -12,9 +12,7 @@ interface Missing {
  * so the table shrinks to nothing.
  */
 export const NOT_BUILT: readonly Missing[] = [
-  { feature: 'Payments', paths: ['/api/payments/*'] },
   { feature: 'Push notifications', paths: ['/api/push/*'] },
-  { feature: 'SMS', paths: ['/api/settings/test/sms'] },
   { feature: 'LLM gateway', paths: ['/api/llm/*'] },
   { feature: 'MCP and tool schemas', paths: ['/api/mcp'] },
   { feature: 'MCP and tool schemas', paths: ['/api/collections/:collection/tool-schema'] },
