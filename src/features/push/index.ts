@@ -1,13 +1,43 @@
 import type { Feature } from '../../http/feature.js'
+import { registerSendRoute } from './routes/send.js'
+import { PushService } from './service.js'
 import { pushSettings } from './settings.js'
+import { bindSubscriptionChecks } from './subscriptions.js'
+import { webBackend } from './web.js'
+
+export type { PushBackend, PushMessage, PushOutcome, PushTarget } from './backend.js'
+
+declare module '../../core/services.js' {
+  interface AppServices {
+    /** Push sends to `_push_subscriptions` (set by `features/push`). */
+    push: PushService
+  }
+}
 
 /**
- * Push notifications (not built yet: its endpoints answer 501 from `not-built`). Declares the
- * `push` settings group, so that its backends and triggers can be configured ahead of time.
+ * Push notifications (SPEC §2.6–§2.7, DECISIONS "Push send"): the `push` settings group, the
+ * checks on `_push_subscriptions` rows, `POST /api/push/send`, and the triggers, run from the
+ * event bus after commit in a bounded background queue while the app serves. Backends: Web Push
+ * (`web.ts`).
  */
 export function pushFeature(): Feature {
   return {
     name: 'push',
-    register: ({ app }) => app.registerSettingsGroup(pushSettings),
+    register: ({ app, http }) => {
+      app.registerSettingsGroup(pushSettings)
+      const push = new PushService(app)
+      push.addBackend(webBackend())
+      bindSubscriptionChecks(app)
+      app.services.set('push', push)
+      app.hooks.onServe.bind(async (e) => {
+        await e.next()
+        push.start()
+      })
+      app.hooks.onTerminate.bind(async (e) => {
+        await push.stop()
+        await e.next()
+      })
+      registerSendRoute(app, http, push)
+    },
   }
 }

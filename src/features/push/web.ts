@@ -1,0 +1,86 @@
+/**
+ * The Web Push backend (RFC 8030 delivery, RFC 8291 `aes128gcm` payload encryption, RFC 8292
+ * VAPID) on the `web-push` package. `push.vapid` is read per send, so a settings change applies
+ * to the next one. The VAPID `Authorization` header is signed once per push-service origin and
+ * reused for 12 hours (its JWT expires after 24 hours: `exp` ≤ 24 h is what services accept).
+ */
+
+import webpush from 'web-push'
+import type { PushBackend, PushMessage, PushOutcome, PushTarget } from './backend.js'
+import type { PushSettings } from './settings.js'
+
+/** How long a message may wait at the push service for an offline browser (seconds). */
+export const WEB_PUSH_TTL = 86_400
+/** How long one send may take before it counts as failed (ms). */
+export const WEB_PUSH_TIMEOUT_MS = 10_000
+const VAPID_REUSE_MS = 12 * 3600_000
+const VAPID_EXPIRY_S = 24 * 3600 - 60
+
+/** The JSON a service worker receives: `{title, body, data?}`. */
+export function webPayload(msg: PushMessage): string {
+  return JSON.stringify(msg.data ? { title: msg.title, body: msg.body, data: msg.data } : msg)
+}
+
+/** The Web Push backend of one app. */
+export function webBackend(): PushBackend {
+  const headers = new Map<string, { value: string; until: number }>()
+
+  function vapidHeader(origin: string, v: PushSettings['vapid']): string {
+    const key = `${origin} ${v.publicKey} ${v.privateKey} ${v.subject}`
+    const now = Date.now()
+    const cached = headers.get(key)
+    if (cached && cached.until > now) return cached.value
+    const exp = Math.floor(now / 1000) + VAPID_EXPIRY_S
+    const value = webpush.getVapidHeaders(
+      origin,
+      v.subject,
+      v.publicKey,
+      v.privateKey,
+      'aes128gcm',
+      exp,
+    ).Authorization
+    if (headers.size > 1000) headers.clear()
+    headers.set(key, { value, until: now + VAPID_REUSE_MS })
+    return value
+  }
+
+  return {
+    platform: 'web',
+    enabled: (s) =>
+      s.vapid.enabled &&
+      s.vapid.publicKey !== '' &&
+      s.vapid.privateKey !== '' &&
+      s.vapid.subject !== '',
+    async send(target: PushTarget, msg: PushMessage, s: PushSettings): Promise<PushOutcome> {
+      if (!target.endpoint || !target.keys)
+        return { status: 'failed', reason: 'no endpoint or keys' }
+      let origin: string
+      try {
+        origin = new URL(target.endpoint).origin
+      } catch {
+        return { status: 'failed', reason: 'invalid endpoint' }
+      }
+      try {
+        await webpush.sendNotification(
+          { endpoint: target.endpoint, keys: target.keys },
+          webPayload(msg),
+          {
+            headers: { Authorization: vapidHeader(origin, s.vapid) },
+            TTL: WEB_PUSH_TTL,
+            urgency: 'normal',
+            contentEncoding: 'aes128gcm',
+            timeout: WEB_PUSH_TIMEOUT_MS,
+          },
+        )
+        return { status: 'sent' }
+      } catch (err) {
+        const status = (err as { statusCode?: unknown }).statusCode
+        if (status === 404 || status === 410)
+          return { status: 'gone', reason: `push service answered ${status}` }
+        if (typeof status === 'number')
+          return { status: 'failed', reason: `push service answered ${status}` }
+        return { status: 'failed', reason: err instanceof Error ? err.message : String(err) }
+      }
+    },
+  }
+}
