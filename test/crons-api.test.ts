@@ -11,6 +11,7 @@ import { formatDate } from '../src/tools/dates.js'
 import { startServer, SU_EMAIL, SU_PASSWORD, type TestServer } from './helpers/server.js'
 
 const SYSTEM_JOBS = [
+  { id: '__svcAuditCleanup__', expression: '0 * * * *' },
   { id: '__svcDBOptimize__', expression: '0 0 * * *' },
   { id: '__svcLogsCleanup__', expression: '0 * * * *' },
   { id: '__svcMFACleanup__', expression: '0 * * * *' },

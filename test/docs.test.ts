@@ -143,7 +143,6 @@ describe('README and docs', () => {
     const section = readme.slice(readme.indexOf('## Not built yet'))
     for (const feature of [
       'Webhooks',
-      'Payments',
       'Push',
       'LLM',
       'Vector search',

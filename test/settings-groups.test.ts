@@ -86,7 +86,7 @@ describe('a settings group declared by a feature', () => {
     const res = await s.api('GET')
     expect(res.status).toBe(200)
     expect(res.body.relay).toEqual({ enabled: false, url: '', retries: 3 })
-    expect(Object.keys(res.body).slice(-2)).toEqual(['payments', 'relay'])
+    expect(Object.keys(res.body).slice(-2)).toEqual(['audit', 'relay'])
     expect(res.body.meta.appName).toBe('svcbase')
   })
 

@@ -1,3 +1,4 @@
+import type { Db } from './db.js'
 import type { CompiledQuery, Sql } from './sql.js'
 
 /** The storage classes a field type can ask for; each dialect maps them to a column type. */
@@ -43,4 +44,17 @@ export interface Dialect {
   castText(expr: Sql): Sql
   /** Calls the engine's strftime-like formatting on a date text value. */
   strftime(format: Sql, value: Sql, modifiers: readonly Sql[]): Sql
+  /** Append-only tables guarded by the engine itself (the audit log), when the engine has them. */
+  readonly appendOnly?: AppendOnlyTables
+}
+
+/**
+ * Append-only tables: the engine refuses every UPDATE and DELETE of their rows on every
+ * connection (the SQL console included), except the retention prune below.
+ */
+export interface AppendOnlyTables {
+  /** The idempotent DDL that guards `table` (which must exist and have a `created` column). */
+  guard(table: string): Sql[]
+  /** Deletes the rows of `table` created before `before` (a stored date text); returns how many. */
+  prune(db: Db, table: string, before: string): Promise<number>
 }

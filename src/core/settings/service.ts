@@ -34,6 +34,12 @@ function parseStored(text: string): unknown {
 export type SettingsCheck = (next: Settings) => void
 
 /**
+ * Runs inside the transaction of a settings save, right after the row is written (the audit
+ * log's seam); throwing rolls the save back.
+ */
+export type SettingsSaveHandler = (tx: Db) => Promise<void>
+
+/**
  * The stored settings, cached in memory: one JSON row `settings` in `_params`, merged over the
  * defaults of a table of groups (core's, plus those features register). With an encryption key
  * the row holds the JSON encrypted (AES-256-GCM) as a JSON string; without one it holds the
@@ -46,6 +52,7 @@ export class SettingsService {
   private stored: Obj = {}
   private readonly key: Buffer | null
   private readonly lock = new Mutex()
+  private readonly saveHandlers = new Set<SettingsSaveHandler>()
 
   /**
    * @param db the database of `_params`
@@ -64,6 +71,12 @@ export class SettingsService {
     this.key = encryptionKey ? deriveKey(encryptionKey) : null
     this.registry = groups instanceof SettingsRegistry ? groups : new SettingsRegistry(groups)
     this.current = this.registry.defaults()
+  }
+
+  /** Adds a handler run inside every save's transaction (see `SettingsSaveHandler`); returns its removal. */
+  onSave(fn: SettingsSaveHandler): () => void {
+    this.saveHandlers.add(fn)
+    return () => this.saveHandlers.delete(fn)
   }
 
   /** True when the stored settings are (or will be, on the next save) encrypted. */
@@ -164,10 +177,13 @@ export class SettingsService {
       const json = JSON.stringify(row)
       const value = this.key ? JSON.stringify(encrypt(json, this.key)) : json
       const now = nowDate()
-      await this.db.run(
-        sql`INSERT INTO _params (id, value, created, updated) VALUES ('settings', ${value}, ${now}, ${now})
-            ON CONFLICT (id) DO UPDATE SET value = excluded.value, updated = excluded.updated`,
-      )
+      await this.db.transaction(async (tx) => {
+        await tx.run(
+          sql`INSERT INTO _params (id, value, created, updated) VALUES ('settings', ${value}, ${now}, ${now})
+              ON CONFLICT (id) DO UPDATE SET value = excluded.value, updated = excluded.updated`,
+        )
+        for (const fn of this.saveHandlers) await fn(tx)
+      })
       this.stored = row
       this.current = next
       this.events.publish({ kind: 'settings' })

@@ -7,6 +7,7 @@ import {
   type QueryColumn,
   type Row,
 } from '../db.js'
+import { registerAppendOnlyFunction } from './append-only.js'
 import { SqliteBackgroundWriter } from './background-writer.js'
 import type { Sql } from '../sql.js'
 import { snapshotSqlite } from './snapshot.js'
@@ -46,6 +47,7 @@ function openConnection(
   conn.pragma('temp_store = MEMORY')
   conn.pragma('cache_size = -16000')
   if (readonly) conn.pragma('query_only = ON')
+  registerAppendOnlyFunction(conn)
   return conn
 }
 

@@ -3,6 +3,7 @@
  * `IS` for null-safe equality.
  */
 import type { ColumnKind, Dialect } from '../dialect.js'
+import { sqliteAppendOnly } from './append-only.js'
 import { compileFragment, ident, join, param, quoteDoubled, sql, type Sql } from '../sql.js'
 
 const columnTypes: Readonly<Record<ColumnKind, string>> = {
@@ -42,6 +43,7 @@ function toSqliteParam(value: unknown): unknown {
 /** The SQLite implementation of `Dialect`. */
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
+  appendOnly: sqliteAppendOnly,
   compile: (fragment) => compileFragment(fragment, () => '?', quoteDoubled, toSqliteParam),
   quoteIdent: quoteDoubled,
   columnDefinition: (kind) => columnTypes[kind],

@@ -1,0 +1,192 @@
+import { forbidden, messages } from '../../core/errors.js'
+import { SUPERUSERS } from '../../core/request-info.js'
+import type { Feature } from '../../http/feature.js'
+import { auditSettings } from './settings.js'
+import {
+  actorOf,
+  AUDIT_CLEANUP_EXPRESSION,
+  AUDIT_CLEANUP_JOB_ID,
+  AUDIT_LOG,
+  AuditLog,
+  isAudited,
+  type Actor,
+} from './service.js'
+
+export { AUDIT_CLEANUP_JOB_ID, AUDIT_LOG, AuditLog } from './service.js'
+
+declare module '../../core/services.js' {
+  interface AppServices {
+    /** The audit log (set by `features/audit`). */
+    audit: AuditLog
+  }
+}
+
+/** A record's id as text ('' when it has none). */
+const idOf = (record: Record<string, unknown>): string =>
+  typeof record.id === 'string' ? record.id : ''
+
+type Verb = 'create' | 'update' | 'delete'
+const VERBS: readonly Verb[] = ['create', 'update', 'delete']
+const upper = (v: Verb) => `${v[0]!.toUpperCase()}${v.slice(1)}` as Capitalize<Verb>
+
+/** The collections API's truncate route. */
+const TRUNCATE_ROUTE = '/api/collections/:collection/truncate'
+
+/** The backup routes whose success is audited, by method and route. */
+const BACKUP_ROUTES: Readonly<Record<string, string>> = {
+  'POST /api/backups': 'backup.create',
+  'DELETE /api/backups/:key': 'backup.delete',
+}
+
+/**
+ * The audit log (DECISIONS "Audit log"): one `_audit_log` row per record, collection and
+ * settings change, written in the transaction of the change (a rollback leaves no row), one per
+ * backup created or deleted and one per successful sign-in. The records API refuses every write
+ * to the log, the engine refuses UPDATE and DELETE of its rows on every connection, and the job
+ * `__svcAuditCleanup__` deletes rows older than `settings.audit.maxDays`.
+ */
+export function auditFeature(): Feature {
+  return {
+    name: 'audit',
+    register: ({ app, http }) => {
+      const audit = new AuditLog(app)
+      app.services.set('audit', audit)
+      app.registerSettingsGroup(auditSettings)
+
+      // The actor of changes that carry no RequestInfo (collections, settings): the request's.
+      // NB: a callback hook, so the route handler runs inside the context entered here.
+      http.addHook('preHandler', (req, _reply, done) => {
+        const actor: Actor = {
+          actorCollection: req.svcAuth?.collection.name ?? '',
+          actorId: typeof req.svcAuth?.record.id === 'string' ? req.svcAuth.record.id : '',
+          ip: req.svcIp || req.ip,
+        }
+        // Truncating runs no record hook: refused here, for the superusers it is open to.
+        if (
+          req.routeOptions.url === TRUNCATE_ROUTE &&
+          req.svcAuth?.collection.name === SUPERUSERS &&
+          app.collections.find((req.params as { collection: string }).collection)?.name ===
+            AUDIT_LOG
+        )
+          return done(forbidden(messages.auditLogAppendOnly))
+        audit.requests.run(actor, done)
+      })
+
+      for (const verb of VERBS) {
+        const V = upper(verb)
+        app.hooks[`onRecord${V}`].bind({
+          id: `__svcAuditRecord${V}__`,
+          func: async (e) => {
+            await e.next()
+            if (!isAudited(e.collection)) return
+            await audit.write(e.app, {
+              action: `record.${verb}`,
+              collection: e.collection.name,
+              recordId: idOf(e.record),
+              actor: actorOf(e.request),
+            })
+          },
+        })
+        app.hooks[`onCollection${V}`].bind({
+          id: `__svcAuditCollection${V}__`,
+          func: async (e) => {
+            await e.next()
+            await audit.write(e.app, {
+              action: `collection.${verb}`,
+              collection: e.collection.name,
+              recordId: e.collection.id,
+              actor: audit.currentActor(),
+            })
+          },
+        })
+        // Rows are written by svcbase only: the records API (and so batch) refuses every write.
+        app.hooks[`onRecord${V}Request`].bind(
+          {
+            id: `__svcAuditRefuse${V}__`,
+            func: () => {
+              throw forbidden(messages.auditLogAppendOnly)
+            },
+          },
+          [AUDIT_LOG],
+        )
+      }
+
+      app.hooks.onRecordAuthRequest.bind({
+        id: '__svcAuditSignIn__',
+        func: async (e) => {
+          await e.next()
+          const info = e.requestInfo
+          // An impersonation is done by the caller; any other sign-in by the record itself.
+          const actor = info.auth
+            ? actorOf(info)
+            : {
+                actorCollection: e.collection.name,
+                actorId: idOf(e.record),
+                ip: info.ip,
+              }
+          await audit.write(e.app, {
+            action: 'auth.signin',
+            collection: e.collection.name,
+            recordId: idOf(e.record),
+            actor,
+          })
+        },
+      })
+
+      // Backups are no database change: a row once the request succeeded.
+      http.addHook('onResponse', (req, reply, done) => {
+        const action = BACKUP_ROUTES[`${req.method} ${req.routeOptions.url ?? ''}`]
+        if (action && reply.statusCode < 300 && app.isBootstrapped) {
+          const params = (req.params ?? {}) as Record<string, unknown>
+          const body = (req.body ?? {}) as Record<string, unknown>
+          const key = params.key ?? body.name
+          void audit
+            .write(app, {
+              action,
+              collection: '',
+              recordId: typeof key === 'string' ? key : '',
+              actor: actorOf({
+                auth: req.svcAuth,
+                ip: req.svcIp || req.ip,
+              } as Parameters<typeof actorOf>[0]),
+            })
+            .catch((err: unknown) => app.logger.error('audit: backup row not written', { err }))
+        }
+        done()
+      })
+
+      let offSettings = (): void => undefined
+      app.hooks.onBootstrap.bind({
+        id: '__svcAuditBootstrap__',
+        func: async (e) => {
+          await e.next()
+          await audit.guard()
+          offSettings = app.settings.onSave(async (tx) => {
+            await audit.write(
+              app,
+              {
+                action: 'settings.update',
+                collection: '',
+                recordId: '',
+                actor: audit.currentActor(),
+              },
+              tx,
+            )
+          })
+        },
+      })
+      app.hooks.onTerminate.bind({
+        id: '__svcAuditTerminate__',
+        func: async (e) => {
+          offSettings()
+          await e.next()
+        },
+      })
+
+      app.cron.add(AUDIT_CLEANUP_JOB_ID, AUDIT_CLEANUP_EXPRESSION, async () => {
+        const deleted = await audit.cleanup()
+        if (deleted > 0) app.logger.info('old audit rows deleted', { deleted })
+      })
+    },
+  }
+}

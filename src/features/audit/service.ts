@@ -1,0 +1,123 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { App } from '../../core/app.js'
+import type { Collection } from '../../core/collections/model.js'
+import type { RequestInfo } from '../../core/request-info.js'
+import type { Db } from '../../store/db.js'
+import { ident, join, sql } from '../../store/sql.js'
+import { formatDate, nowDate } from '../../tools/dates.js'
+import { newId } from '../../tools/ids.js'
+
+/** The audit log's collection. */
+export const AUDIT_LOG = '_audit_log'
+
+/** The id of the retention job on `app.cron`. */
+export const AUDIT_CLEANUP_JOB_ID = '__svcAuditCleanup__'
+
+/** When the retention job runs: every hour, on the hour (UTC). */
+export const AUDIT_CLEANUP_EXPRESSION = '0 * * * *'
+
+/**
+ * Collections whose record changes are not audited: the log itself, request logs, and
+ * high-churn internal tables whose meaning is audited elsewhere (`_otps`/`_mfas` are steps of a
+ * sign-in, which gets its own row; `_cron_jobs` mirrors the scheduler), plus any outbox table.
+ */
+const NOT_AUDITED = new Set([AUDIT_LOG, '_logs', '_cron_jobs', '_otps', '_mfas'])
+
+/** True when record changes of `collection` get audit rows. */
+export function isAudited(collection: Collection): boolean {
+  return !NOT_AUDITED.has(collection.name) && !collection.name.toLowerCase().includes('outbox')
+}
+
+/** Who did it and from where; empty strings for system changes. */
+export interface Actor {
+  actorCollection: string
+  actorId: string
+  ip: string
+}
+
+/** The actor of a system change (a job, the CLI, a script without a request). */
+export const SYSTEM_ACTOR: Actor = { actorCollection: '', actorId: '', ip: '' }
+
+/** The actor of a request. */
+export function actorOf(info: RequestInfo | null | undefined): Actor {
+  if (!info) return SYSTEM_ACTOR
+  return {
+    actorCollection: info.auth?.collection.name ?? '',
+    actorId: typeof info.auth?.record.id === 'string' ? info.auth.record.id : '',
+    ip: info.ip,
+  }
+}
+
+/** One audit row as written. */
+export interface AuditEntry {
+  /** `record.create|update|delete`, `collection.create|update|delete`, `settings.update`, `backup.create|delete`, `auth.signin`. */
+  action: string
+  collection: string
+  recordId: string
+  actor: Actor
+}
+
+/**
+ * The audit log of one app. The request behind a change that carries no `RequestInfo` (a
+ * collection or settings change) is found through `requests`, an async context entered for
+ * every HTTP request once its auth and client IP are known.
+ */
+export class AuditLog {
+  readonly requests = new AsyncLocalStorage<Actor>()
+
+  constructor(private readonly app: App) {}
+
+  /** The actor of the request being handled, or the system actor. */
+  currentActor(): Actor {
+    return this.requests.getStore() ?? SYSTEM_ACTOR
+  }
+
+  /**
+   * Inserts one row through `app` (the transactional app of the change, so a rollback takes the
+   * row with it), or through the given database handle (a settings save's transaction).
+   */
+  async write(app: App, entry: AuditEntry, db?: Db): Promise<void> {
+    const collection = app.collections.find(AUDIT_LOG)
+    if (!collection) return
+    const now = nowDate()
+    const values: Record<string, string> = {
+      id: newId(),
+      action: entry.action,
+      collection: entry.collection,
+      recordId: entry.recordId,
+      actorCollection: entry.actor.actorCollection,
+      actorId: entry.actor.actorId,
+      ip: entry.actor.ip,
+      created: now,
+      updated: now,
+    }
+    const names = Object.keys(values)
+    await (db ?? app.dbFor(collection)).run(
+      sql`INSERT INTO ${ident(collection.name)} (${join(names.map((n) => ident(n)))})
+          VALUES (${join(names.map((n) => sql`${values[n]}`))})`,
+    )
+  }
+
+  /** Installs the engine's guard against UPDATE and DELETE of the log (idempotent). */
+  async guard(): Promise<void> {
+    const collection = this.app.collections.find(AUDIT_LOG)
+    const appendOnly = this.app.db.dialect.appendOnly
+    if (!collection || !appendOnly) return
+    const db = this.app.dbFor(collection)
+    for (const statement of appendOnly.guard(collection.name)) await db.run(statement)
+    db.resetStatements()
+  }
+
+  /**
+   * Deletes the rows older than `settings.audit.maxDays` days before `now` (none with 0, which
+   * keeps them forever); returns how many.
+   */
+  async cleanup(now: Date = new Date()): Promise<number> {
+    const days = this.app.settings.get().audit.maxDays
+    const collection = this.app.collections.find(AUDIT_LOG)
+    const appendOnly = this.app.db.dialect.appendOnly
+    if (days <= 0 || !collection || !appendOnly) return 0
+    const cutoff = formatDate(new Date(now.getTime() - days * 86_400_000))
+    return appendOnly.prune(this.app.dbFor(collection), collection.name, cutoff)
+  }
+}
