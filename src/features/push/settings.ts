@@ -6,6 +6,7 @@ import {
   invalid,
   isObject,
   isUrl,
+  notUrl,
   objectGroup,
   type SettingsValidationContext,
 } from '../../core/settings/index.js'
@@ -38,6 +39,10 @@ export type PushSettings = {
     enabled: boolean
     /** Write-only: the service-account key file contents. */
     serviceAccountJson: string
+    /** The FCM API base URL (DECISIONS "Service endpoints": Google's, an emulator, a test double). */
+    apiUrl: string
+    /** The OAuth token endpoint; empty: the service account's `token_uri`. */
+    tokenUrl: string
   }
   apns: {
     enabled: boolean
@@ -47,6 +52,8 @@ export type PushSettings = {
     teamId: string
     bundleId: string
     production: boolean
+    /** The APNs base URL; empty: Apple's production or sandbox host per `production`. */
+    apiUrl: string
   }
   triggers: PushTrigger[]
 }
@@ -98,6 +105,13 @@ function checkApns(a: SettingsReader): void {
   if (bundle !== undefined && !/^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$/.test(bundle))
     a.fail('bundleId', badFormat('validation_match_invalid:bundle_id'))
   a.boolean('production')
+  checkEndpoint(a, 'apiUrl')
+}
+
+/** An optional service endpoint (`push.fcm.apiUrl`, `tokenUrl`, `push.apns.apiUrl`): an http(s) URL. */
+function checkEndpoint(r: SettingsReader, key: string): void {
+  const url = r.string(key)
+  if (url !== undefined && url !== '' && !isUrl(url)) r.fail(key, notUrl())
 }
 
 function checkTriggers(g: SettingsReader, ctx: SettingsValidationContext): void {
@@ -130,8 +144,21 @@ export const pushSettings = objectGroup<PushSettings>({
   itemKeys: { triggers: ['enabled', 'collection', 'events', 'title', 'body', 'targetField'] },
   defaults: () => ({
     vapid: { enabled: false, publicKey: '', privateKey: '', subject: '' },
-    fcm: { enabled: false, serviceAccountJson: '' },
-    apns: { enabled: false, key: '', keyId: '', teamId: '', bundleId: '', production: false },
+    fcm: {
+      enabled: false,
+      serviceAccountJson: '',
+      apiUrl: 'https://fcm.googleapis.com',
+      tokenUrl: '',
+    },
+    apns: {
+      enabled: false,
+      key: '',
+      keyId: '',
+      teamId: '',
+      bundleId: '',
+      production: false,
+      apiUrl: '',
+    },
     triggers: [],
   }),
   check(g, ctx) {
@@ -140,6 +167,9 @@ export const pushSettings = objectGroup<PushSettings>({
       const on = f.boolean('enabled')
       const json = f.requiredString('serviceAccountJson', on)
       if (json !== undefined) f.fail('serviceAccountJson', checkServiceAccount(json))
+      const api = f.requiredString('apiUrl', on)
+      if (api !== undefined && !isUrl(api)) f.fail('apiUrl', notUrl())
+      checkEndpoint(f, 'tokenUrl')
     })
     g.object('apns', checkApns)
     checkTriggers(g, ctx)
