@@ -98,6 +98,7 @@ describe('README and docs', () => {
       '_superusers',
       '_api_keys',
       '_cron_jobs',
+      '_push_subscriptions',
       '_teams',
       '_team_members',
       '_audit_log',
@@ -143,7 +144,6 @@ describe('README and docs', () => {
     const section = readme.slice(readme.indexOf('## Not built yet'))
     for (const feature of [
       'Webhooks',
-      'Push',
       'LLM',
       'Vector search',
       'MCP',

@@ -340,3 +340,18 @@ describe('push triggers', () => {
     expect(push.rejections).toEqual([])
   })
 })
+
+describe('push feature off', () => {
+  it('has no /api/push/send with disable: ["push"]', async () => {
+    const off = await startServer({ disable: ['push'] })
+    try {
+      const r = await off.api('POST', '/api/push/send', {
+        token: off.suToken,
+        body: { title: 'x', body: 'y' },
+      })
+      expect(r.status).toBe(404)
+    } finally {
+      await off.close()
+    }
+  })
+})

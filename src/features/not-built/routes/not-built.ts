@@ -12,7 +12,6 @@ interface Missing {
  * so the table shrinks to nothing.
  */
 export const NOT_BUILT: readonly Missing[] = [
-  { feature: 'Push notifications', paths: ['/api/push/*'] },
   { feature: 'LLM gateway', paths: ['/api/llm/*'] },
   { feature: 'MCP and tool schemas', paths: ['/api/mcp'] },
   { feature: 'MCP and tool schemas', paths: ['/api/collections/:collection/tool-schema'] },
