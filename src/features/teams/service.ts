@@ -9,6 +9,7 @@
  * | `__svcTeamsRoleCreate`     | `onRecordCreate` of `_team_members`    | only owners grant `owner`              |
  * | `__svcTeamsRoleUpdate`     | `onRecordUpdate` of `_team_members`    | owners, the last owner, no moves       |
  * | `__svcTeamsRoleDelete`     | `onRecordDelete` of `_team_members`    | owners, the last owner                 |
+ * | `__svcTeamsMemberGone`     | `onRecordDelete` of auth collections   | a deleted record's memberships go too  |
  */
 import type { App } from '../../core/app.js'
 import { BEFORE_USER_HOOKS } from '../../core/auth/cascade.js'
@@ -51,6 +52,8 @@ async function otherOwners(app: App, team: string, except: string): Promise<numb
 export function bindTeamsHooks(app: App): void {
   // Teams whose delete is running: their memberships go with them, owners included.
   const deleting = new Set<string>()
+  // Auth records whose delete is running (`collectionId/id`): their memberships go with them.
+  const leaving = new Set<string>()
 
   app.hooks.onRecordCreate.bind(
     {
@@ -143,7 +146,8 @@ export function bindTeamsHooks(app: App): void {
       priority: BEFORE_USER_HOOKS,
       func: async (e) => {
         const team = str(e.record.team)
-        if (!deleting.has(team) && e.record.role === 'owner') {
+        const gone = leaving.has(`${str(e.record.collectionRef)}/${str(e.record.recordRef)}`)
+        if (!deleting.has(team) && !gone && e.record.role === 'owner') {
           const auth = e.request.auth
           const self =
             auth?.record.id === e.record.recordRef && auth?.collection.id === e.record.collectionRef
@@ -157,4 +161,29 @@ export function bindTeamsHooks(app: App): void {
     },
     [MEMBERS],
   )
+
+  app.hooks.onRecordDelete.bind({
+    id: '__svcTeamsMemberGone',
+    priority: BEFORE_USER_HOOKS,
+    func: async (e) => {
+      if (e.collection.type !== 'auth') return e.next()
+      const key = `${e.collection.id}/${str(e.record.id)}`
+      leaving.add(key)
+      try {
+        await e.next()
+        const members = e.app.collections.get(MEMBERS)
+        const rows = await e.app
+          .dbFor(members)
+          .all<{ id: string }>(
+            sql`SELECT id FROM ${ident(MEMBERS)} WHERE recordRef = ${str(e.record.id)} AND collectionRef = ${e.collection.id}`,
+          )
+        for (const { id } of rows) {
+          const row = await e.app.records.findById(members, id)
+          if (row) await e.app.records.deleteLoaded(members, row, e.request)
+        }
+      } finally {
+        leaving.delete(key)
+      }
+    },
+  })
 }
