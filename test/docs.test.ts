@@ -102,6 +102,7 @@ describe('README and docs', () => {
       '_teams',
       '_team_members',
       '_audit_log',
+      '_payment_events',
     ])
     const fromTour = created(read('README.md'))
     expect([...fromTour]).toEqual(['posts'])

@@ -1,13 +1,21 @@
 import type { Feature } from '../../http/feature.js'
+import { registerWebhookRoute } from './routes/webhook.js'
+import { bindReadOnlyPaymentEvents } from './service.js'
 import { paymentsSettings } from './settings.js'
 
 /**
- * Payments (not built yet: its endpoints answer 501 from `not-built`). Declares the `payments`
- * settings group, so that the webhook secret can be set ahead of time.
+ * Payments (docs/payments.md): `POST /api/payments/webhook` takes Stripe-signed events,
+ * verified against the write-only `payments.webhookSecret`, stores each event once in
+ * `_payment_events` (read-only through the records API) and runs `onPaymentEvent` in the same
+ * transaction.
  */
 export function paymentsFeature(): Feature {
   return {
     name: 'payments',
-    register: ({ app }) => app.registerSettingsGroup(paymentsSettings),
+    register: async ({ app, http }) => {
+      app.registerSettingsGroup(paymentsSettings)
+      bindReadOnlyPaymentEvents(app)
+      await registerWebhookRoute(app, http)
+    },
   }
 }
