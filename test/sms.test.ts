@@ -244,6 +244,15 @@ describe('SMS', () => {
     expect(sms.to).toBe('+14155550142')
     expect(sms.from).toBe('+15005550006')
     const code = /(\d{6})/.exec(sms.body)![1]!
+    // Once sent, the OTP records the number it went to (not the email).
+    const sentTo = async () =>
+      (
+        await t.api('POST', '/api/sql', {
+          token: t.suToken,
+          body: { sql: `SELECT sentTo FROM _otps WHERE id = '${String(req.body.otpId)}'` },
+        })
+      ).body.rows?.[0]?.sentTo as string | undefined
+    await expect.poll(sentTo, { timeout: 5000 }).toBe('+14155550142')
     const ok = await t.api('POST', '/api/collections/members/auth-with-otp', {
       body: { otpId: req.body.otpId, password: code },
     })
