@@ -1,4 +1,5 @@
 import type { Feature } from '../../http/feature.js'
+import { fcmBackend } from './fcm.js'
 import { registerSendRoute } from './routes/send.js'
 import { PushService } from './service.js'
 import { pushSettings } from './settings.js'
@@ -18,7 +19,7 @@ declare module '../../core/services.js' {
  * Push notifications (SPEC §2.6–§2.7, DECISIONS "Push send"): the `push` settings group, the
  * checks on `_push_subscriptions` rows, `POST /api/push/send`, and the triggers, run from the
  * event bus after commit in a bounded background queue while the app serves. Backends: Web Push
- * (`web.ts`).
+ * (`web.ts`) and FCM (`fcm.ts`).
  */
 export function pushFeature(): Feature {
   return {
@@ -27,6 +28,7 @@ export function pushFeature(): Feature {
       app.registerSettingsGroup(pushSettings)
       const push = new PushService(app)
       push.addBackend(webBackend())
+      push.addBackend(fcmBackend(app))
       bindSubscriptionChecks(app)
       app.services.set('push', push)
       app.hooks.onServe.bind(async (e) => {
