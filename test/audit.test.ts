@@ -278,6 +278,28 @@ describe('audit log', () => {
     expect(await rows(`id = '${row!.id}'`)).toEqual([row])
   })
 
+  it('keeps the guard after a schema change of _audit_log', async () => {
+    const current = await t.api('GET', '/api/collections/_audit_log', { token: t.suToken })
+    const fields = [...current.body.fields, { name: 'note', type: 'text' }]
+    const changed = await t.api('PATCH', '/api/collections/_audit_log', {
+      token: t.suToken,
+      body: { fields },
+    })
+    expect(changed.status).toBe(200)
+    const update = await t.api('POST', '/api/sql', {
+      token: t.suToken,
+      body: { sql: "UPDATE _audit_log SET note = 'forged'", write: true },
+    })
+    expect(update.status).toBe(400)
+    expect(update.body.message).toContain('append-only')
+    const del = await t.api('POST', '/api/sql', {
+      token: t.suToken,
+      body: { sql: 'DELETE FROM _audit_log', write: true },
+    })
+    expect(del.status).toBe(400)
+    expect(await rows("action = 'collection.update' && collection = '_audit_log'")).toHaveLength(1)
+  })
+
   it('deletes rows older than audit.maxDays with __svcAuditCleanup__ and keeps the others', async () => {
     const total = (await rows("id != ''")).length
     const other = new Database(join(t.dir, 'data.db'))

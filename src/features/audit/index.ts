@@ -91,6 +91,8 @@ export function auditFeature(): Feature {
           id: `__svcAuditCollection${V}__`,
           func: async (e) => {
             await e.next()
+            // A schema change may rebuild the log's table, which drops its triggers.
+            if (verb === 'update' && e.collection.name === AUDIT_LOG) await audit.guard(e.app)
             await audit.write(e.app, {
               action: `collection.${verb}`,
               collection: e.collection.name,

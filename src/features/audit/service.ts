@@ -98,12 +98,15 @@ export class AuditLog {
     )
   }
 
-  /** Installs the engine's guard against UPDATE and DELETE of the log (idempotent). */
-  async guard(): Promise<void> {
-    const collection = this.app.collections.find(AUDIT_LOG)
-    const appendOnly = this.app.db.dialect.appendOnly
+  /**
+   * Installs the engine's guard against UPDATE and DELETE of the log (idempotent), through `app`
+   * (the transactional app of a schema change that rebuilt the table, or the app itself).
+   */
+  async guard(app: App = this.app): Promise<void> {
+    const collection = app.collections.find(AUDIT_LOG)
+    const appendOnly = app.db.dialect.appendOnly
     if (!collection || !appendOnly) return
-    const db = this.app.dbFor(collection)
+    const db = app.dbFor(collection)
     for (const statement of appendOnly.guard(collection.name)) await db.run(statement)
     db.resetStatements()
   }
