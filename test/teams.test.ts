@@ -145,6 +145,10 @@ describe('teams', () => {
     expect((await add('owner', team, 'member', 'member')).status).toBe(400)
     // only managers rename the team, only owners delete it
     expect((await api('PATCH', `${teams}/${team}`, 'admin', { name: 'G2' })).status).toBe(200)
+    expect((await add('owner', team, 'other', 'member')).status).toBe(200)
+    expect((await api('PATCH', `${teams}/${team}`, 'other', { name: 'G3' })).status).toBe(404)
+    const steal = await api('PATCH', `${teams}/${team}`, 'admin', { ownerRef: uid.admin })
+    expect(steal.status).toBe(404)
     expect((await api('DELETE', `${teams}/${team}`, 'admin')).status).toBe(404)
   })
 

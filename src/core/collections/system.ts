@@ -190,7 +190,8 @@ const specs: SystemSpec[] = [
       listRule: teamMember('id'),
       viewRule: teamMember('id'),
       createRule: '@request.auth.id != ""',
-      updateRule: `${teamMember('id')} && @collection._team_members.role ?!= "member"`,
+      // ownerRef/ownerCollection record the creator: only superusers change them.
+      updateRule: `${teamMember('id')} && @collection._team_members.role ?!= "member" && @request.body.ownerRef:isset = false && @request.body.ownerCollection:isset = false`,
       deleteRule: `${teamMember('id')} && @collection._team_members.role ?= "owner"`,
     },
   },
