@@ -103,6 +103,7 @@ describe('README and docs', () => {
       '_team_members',
       '_audit_log',
       '_payment_events',
+      '_webhooks',
     ])
     const fromTour = created(read('README.md'))
     expect([...fromTour]).toEqual(['posts'])
@@ -144,7 +145,6 @@ describe('README and docs', () => {
     const readme = read('README.md')
     const section = readme.slice(readme.indexOf('## Not built yet'))
     for (const feature of [
-      'Webhooks',
       'LLM',
       'Vector search',
       'MCP',

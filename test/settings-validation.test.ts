@@ -396,7 +396,7 @@ describe('PATCH /api/settings validation', () => {
     ['push.vapid null', { push: { vapid: null } }, { 'push.vapid': 'validation_invalid_value' }],
     ['logs a number', { logs: 5 }, { logs: 'validation_invalid_value' }],
     // unknown keys
-    ['an unknown top-level key', { webhooks: [] }, { webhooks: 'validation_unknown_field' }],
+    ['an unknown top-level key', { widgets: [] }, { widgets: 'validation_unknown_field' }],
     [
       'an unknown nested key',
       { meta: { appName: 'ok', colour: '#fff' } },

@@ -1,0 +1,240 @@
+/**
+ * The delivery worker of the outbox: picks due `_webhook_outbox` rows, POSTs them through the
+ * SSRF guard with a bound per URL and overall, deletes a row on 2xx (or when given up) and
+ * reschedules it with exponential backoff and jitter otherwise, writing each attempt's outcome to
+ * its `_webhooks` row. It runs between `onServe` and `onTerminate`, on its own timer, never in
+ * the request that made the change.
+ */
+import type http from 'node:http'
+import type { App } from '../../core/app.js'
+import { sql } from '../../store/sql.js'
+import { formatDate } from '../../tools/dates.js'
+import { guardedRequest } from '../../tools/ssrf.js'
+import { signedHeaders } from './service.js'
+
+/** Internal knobs (tests); none is a setting. */
+export interface DelivererOptions {
+  /** The first retry's delay; each later one doubles it (default 42 s: 12 attempts ≈ 24 h). */
+  backoffBaseMs?: number
+  /** Deliveries in flight to one URL (default 2). */
+  perUrl?: number
+  /** Deliveries in flight overall (default 32). */
+  concurrency?: number
+  /** Addresses the SSRF guard lets through although private (tests only). */
+  allowAddresses?: readonly string[]
+}
+
+/** The default first retry delay: 42 s × (2^11 − 1) ≈ 24 h over 12 attempts. */
+export const BACKOFF_BASE_MS = 42_000
+const MAX_DELAY_MS = 24 * 60 * 60 * 1000
+/** The longest sleep between passes when nothing is due sooner. */
+const IDLE_MS = 60_000
+/** Rows read per pass. */
+const PASS_ROWS = 500
+
+interface DueRow {
+  id: string
+  url: string | null
+}
+
+interface FullRow {
+  body: string
+  attempts: number
+  url: string | null
+  secret: string | null
+  enabled: unknown
+  webhook: string
+}
+
+/** The delay before attempt `attempt + 1`: base × 2^(attempt−1), ±20 % jitter, at most 24 h. */
+export function backoffDelay(base: number, attempt: number, random = Math.random()): number {
+  const plain = base * 2 ** Math.max(0, attempt - 1)
+  return Math.min(MAX_DELAY_MS, Math.round(plain * (0.8 + 0.4 * random)))
+}
+
+/** Seconds of a `Retry-After` header given as seconds, or 0. */
+function retryAfterMs(value: string | string[] | undefined): number {
+  const s = Array.isArray(value) ? value[0] : value
+  return s && /^\d+$/.test(s) ? Math.min(MAX_DELAY_MS, Number(s) * 1000) : 0
+}
+
+export class Deliverer {
+  private running = false
+  private passing = false
+  private again = false
+  private timer: NodeJS.Timeout | undefined
+  private immediate: NodeJS.Immediate | undefined
+  private readonly inflight = new Map<string, Promise<void>>()
+  private readonly perUrl = new Map<string, number>()
+  private readonly agents = new Map<string, http.Agent>()
+  private pass: Promise<void> | undefined
+
+  /**
+   * @param onDisabled called after a 410 disabled a webhook (the targets cache forgets it)
+   */
+  constructor(
+    private readonly app: App,
+    private readonly onDisabled: () => void,
+    private readonly options: DelivererOptions = {},
+  ) {}
+
+  /** Starts delivering (at `onServe`): rows left from before a stop or crash go out first. */
+  start(): void {
+    this.running = true
+    this.wake()
+  }
+
+  /** Stops: no new attempt starts; those in flight end (each bounded by the timeout). */
+  async stop(): Promise<void> {
+    this.running = false
+    clearTimeout(this.timer)
+    if (this.immediate) clearImmediate(this.immediate)
+    this.timer = undefined
+    this.immediate = undefined
+    await this.pass
+    await Promise.allSettled([...this.inflight.values()])
+    for (const agent of this.agents.values()) agent.destroy()
+    this.agents.clear()
+  }
+
+  /** Asks for a pass soon (after a commit that queued deliveries, or a delivery's end). */
+  wake(): void {
+    if (!this.running) return
+    if (this.passing) {
+      this.again = true
+      return
+    }
+    if (this.immediate) return
+    this.immediate = setImmediate(() => {
+      this.immediate = undefined
+      this.pass = this.run().catch((err: unknown) => {
+        this.app.logger.error('webhook delivery pass failed', { error: String(err) })
+      })
+    })
+  }
+
+  private async run(): Promise<void> {
+    if (!this.running || !this.app.isBootstrapped) return
+    this.passing = true
+    try {
+      do {
+        this.again = false
+        await this.startDue()
+      } while (this.again && this.running)
+      await this.arm()
+    } finally {
+      this.passing = false
+    }
+  }
+
+  private async startDue(): Promise<void> {
+    const now = formatDate(new Date())
+    const rows = await this.app.db.all<DueRow>(
+      sql`SELECT o.id AS id, w.url AS url FROM _webhook_outbox o LEFT JOIN _webhooks w ON w.id = o.webhook WHERE o.nextAttemptAt <= ${now} ORDER BY o.nextAttemptAt LIMIT ${PASS_ROWS}`,
+    )
+    const max = this.options.concurrency ?? 32
+    const perUrl = this.options.perUrl ?? 2
+    for (const row of rows) {
+      if (!this.running || this.inflight.size >= max) break
+      if (this.inflight.has(row.id)) continue
+      const key = row.url ?? ''
+      const busy = this.perUrl.get(key) ?? 0
+      if (busy >= perUrl) continue
+      this.perUrl.set(key, busy + 1)
+      const job = this.deliver(row.id)
+        .catch((err: unknown) => {
+          this.app.logger.error('webhook delivery failed', { id: row.id, error: String(err) })
+        })
+        .finally(() => {
+          this.inflight.delete(row.id)
+          const n = (this.perUrl.get(key) ?? 1) - 1
+          if (n <= 0) this.perUrl.delete(key)
+          else this.perUrl.set(key, n)
+          this.wake()
+        })
+      this.inflight.set(row.id, job)
+    }
+  }
+
+  /** Sleeps until the next row is due (at most a minute). */
+  private async arm(): Promise<void> {
+    if (!this.running) return
+    clearTimeout(this.timer)
+    const now = formatDate(new Date())
+    const next = await this.app.db.get<{ next: string | null }>(
+      sql`SELECT MIN(nextAttemptAt) AS next FROM _webhook_outbox WHERE nextAttemptAt > ${now}`,
+    )
+    const at = next?.next ? Date.parse(next.next.replace(' ', 'T')) : NaN
+    const wait = Number.isNaN(at) ? IDLE_MS : Math.min(IDLE_MS, Math.max(5, at - Date.now()))
+    if (!this.running) return
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.wake()
+    }, wait)
+    this.timer.unref()
+  }
+
+  /** One attempt of one delivery, and its outcome stored. */
+  private async deliver(id: string): Promise<void> {
+    const row = await this.app.db.get<FullRow>(
+      sql`SELECT o.body AS body, o.attempts AS attempts, o.webhook AS webhook, w.url AS url, w.secret AS secret, w.enabled AS enabled FROM _webhook_outbox o LEFT JOIN _webhooks w ON w.id = o.webhook WHERE o.id = ${id}`,
+    )
+    if (!row) return
+    // The webhook was deleted or disabled since: the delivery is dropped.
+    if (row.url === null || !row.enabled) {
+      await this.app.db.run(sql`DELETE FROM _webhook_outbox WHERE id = ${id}`)
+      return
+    }
+    const settings = this.app.settings.get().webhooks
+    const attempt = Number(row.attempts) + 1
+    const timestamp = Math.floor(Date.now() / 1000)
+    let status = 0
+    let error = ''
+    let retryAfter = 0
+    try {
+      const res = await guardedRequest(row.url, {
+        allowPrivateNetworks: settings.allowPrivateNetworks,
+        allowAddresses: this.options.allowAddresses,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'svcbase-webhooks',
+          ...signedHeaders(row.secret ?? '', id, timestamp, row.body),
+        },
+        body: row.body,
+        timeoutMs: settings.timeout * 1000,
+        agents: this.agents,
+      })
+      status = res.status
+      if (status >= 300 && status < 400)
+        error = `redirect not followed: ${status} to ${String(res.headers.location ?? '')}`
+      else if (status < 200 || status >= 300) error = `HTTP ${status}`
+      retryAfter = retryAfterMs(res.headers['retry-after'])
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err)
+    }
+    const ok = error === ''
+    const gone = status === 410
+    const givenUp = !ok && (gone || attempt >= settings.maxAttempts)
+    if (givenUp && !gone) error = `${error} (gave up after ${attempt} attempts)`
+    if (gone) error = `${error} (410 Gone: webhook disabled)`
+    const now = new Date()
+    await this.app.runInTransaction(async (tx) => {
+      if (ok || givenUp) await tx.db.run(sql`DELETE FROM _webhook_outbox WHERE id = ${id}`)
+      else {
+        const delay = Math.max(
+          backoffDelay(this.options.backoffBaseMs ?? BACKOFF_BASE_MS, attempt),
+          retryAfter,
+        )
+        const next = formatDate(new Date(now.getTime() + delay))
+        await tx.db.run(
+          sql`UPDATE _webhook_outbox SET attempts = ${attempt}, nextAttemptAt = ${next}, updated = ${formatDate(now)} WHERE id = ${id}`,
+        )
+      }
+      await tx.db.run(
+        sql`UPDATE _webhooks SET lastStatus = ${status === 0 ? '' : String(status)}, lastError = ${error}, lastAttemptAt = ${formatDate(now)}, attempts = ${attempt}${gone ? sql`, enabled = FALSE` : sql``} WHERE id = ${row.webhook}`,
+      )
+    })
+    if (gone) this.onDisabled()
+  }
+}
