@@ -11,7 +11,7 @@ import { generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'no
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import http from 'node:http'
 import http2 from 'node:http2'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { decodeProtectedHeader, jwtVerify } from 'jose'
@@ -297,6 +297,7 @@ export async function startApnsDouble(opts: {
 }): Promise<ApnsDouble> {
   const { key, cert } = selfSignedCert()
   const sessions = new Set<http2.ServerHttp2Session>()
+  const sockets = new Set<Socket>()
   const double: ApnsDouble = {
     url: '',
     cert,
@@ -310,13 +311,16 @@ export async function startApnsDouble(opts: {
     close: () =>
       new Promise((r) => {
         for (const s of sessions) s.destroy()
+        for (const socket of sockets) socket.destroy()
         server.close(() => r())
       }),
   }
-  /** Provider tokens minted within 20 minutes (APNs allows one refresh per 20 min). */
-  const recent: number[] = []
+  /** Per connection: new provider tokens seen within 20 minutes (APNs allows one refresh). */
+  const recentBySession = new WeakMap<http2.Http2Session, number[]>()
 
   async function handle(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) {
+    const recent = recentBySession.get(stream.session!) ?? []
+    recentBySession.set(stream.session!, recent)
     const chunks: Buffer[] = []
     for await (const c of stream) chunks.push(c as Buffer)
     const body = Buffer.concat(chunks)
@@ -381,6 +385,10 @@ export async function startApnsDouble(opts: {
   }
 
   const server = http2.createSecureServer({ key, cert, allowHTTP1: false })
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
   server.on('session', (s) => {
     double.connections++
     sessions.add(s)
