@@ -73,6 +73,8 @@ export interface PaymentHookEvent extends HookEvent {
  *   commits on its own).
  * - mail (hooks-mail.ts): `onMailerRecord*Send` around the send of each auth mail, then
  *   `onMailerSend` around every mail's hand-over to the backend; outside any transaction.
+ * - sms (hooks-sms.ts, declared there): `onSmsSend` around every SMS's hand-over to the backend
+ *   `settings.sms` selects; outside any transaction.
  * - lifecycle (lifecycle.ts): the app opens, starts serving, stops.
  */
 export interface AppHooks {
