@@ -15,9 +15,11 @@ import {
   type Measurement,
   type RequestSpec,
 } from './load.js'
+import { pushSteps } from './push.js'
 import { realtimeSteps } from './realtime.js'
 import { row, type ScenarioRow } from './report.js'
 import { USER_PASSWORD, type SeedData } from './seed.js'
+import { webhookSteps } from './webhooks.js'
 import type { ServerProcess } from './servers.js'
 import { thumbnailScenarios } from './thumbs.js'
 
@@ -436,5 +438,7 @@ export function allSteps(): Step[] {
     ...thumbnailScenarios(),
     deleteStep(),
     ...backupSteps(),
+    ...webhookSteps(),
+    ...pushSteps(),
   ]
 }

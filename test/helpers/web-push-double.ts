@@ -33,6 +33,8 @@ interface Sub {
 
 export interface WebPushDouble {
   origin: string
+  /** The PEM certificate of the service (for NODE_EXTRA_CA_CERTS of another process). */
+  cert: string
   received: Received[]
   /** Every check that failed (a test expects none). */
   rejections: string[]
@@ -178,6 +180,7 @@ export async function startWebPushDouble(vapidPublicKey: () => string): Promise<
 
   return {
     origin,
+    cert,
     received,
     rejections,
     subscribe() {
