@@ -83,6 +83,31 @@ describe('teams', () => {
     expect(all.body.totalItems).toBe(tcount.body.totalItems)
   })
 
+  it('in a batch: the owner row is written with the team and rolled back with it', async () => {
+    const on = await api('PATCH', '/api/settings', 'su', { batch: { enabled: true } })
+    expect(on.status).toBe(200)
+    const item = (id: string) => [
+      { method: 'POST', url: '/api/collections/_teams/records', body: { id, name: 'Batch' } },
+      {
+        method: 'POST',
+        url: '/api/collections/_team_members/records',
+        body: { team: id, recordRef: uid.other, collectionRef: '_pb_users_auth_', role: 'admin' },
+      },
+    ]
+    const ok = await api('POST', '/api/batch', 'owner', { requests: item('batchteam000001') })
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200)
+    expect((await membershipOf('batchteam000001', 'owner'))?.role).toBe('owner')
+    expect((await membershipOf('batchteam000001', 'other'))?.role).toBe('admin')
+    const failing = [
+      ...item('batchteam000002'),
+      { method: 'POST', url: '/api/collections/_teams/records', body: { name: '' } },
+    ]
+    const bad = await api('POST', '/api/batch', 'owner', { requests: failing })
+    expect(bad.status).toBe(400)
+    expect((await api('GET', `${teams}/batchteam000002`, 'su')).status).toBe(404)
+    expect(await membershipOf('batchteam000002', 'owner')).toBeUndefined()
+  })
+
   it('members see their team and its members; strangers and guests do not', async () => {
     const team = await newTeam('owner', 'Beta')
     expect((await add('owner', team, 'member', 'member')).status).toBe(200)
