@@ -176,3 +176,56 @@ describe('FCM backend', () => {
     expect(res.body.data.push.fcm.tokenUrl.code).toBe('validation_is_url')
   })
 })
+
+describe('FCM through POST /api/push/send', () => {
+  const url = '/api/collections/_push_subscriptions/records'
+  const row = async (token: string) => {
+    const r = await srv.api('POST', url, {
+      token: srv.suToken,
+      body: { platform: 'android', recordRef: 'user-e2e', token },
+    })
+    expect(r.status, JSON.stringify(r.body)).toBe(200)
+    return r.body.id as string
+  }
+
+  it('sends to android rows and disables the one FCM reports UNREGISTERED', async () => {
+    await configure({ serviceAccountJson: sa.json, apiUrl: fcm.url, tokenUrl: '' })
+    fcm.dead.add('e2e-dead')
+    await row('e2e-live-1')
+    await row('e2e-live-2')
+    const deadId = await row('e2e-dead')
+    const before = fcm.sends.length
+    const res = await srv.api('POST', '/api/push/send', {
+      token: srv.suToken,
+      body: { title: 'T', body: 'B', data: { a: '1' }, recordRef: 'user-e2e', platform: 'android' },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toEqual({ sent: 2, failed: 1 })
+    const got = fcm.sends
+      .slice(before)
+      .map((s) => s.message.token)
+      .sort()
+    expect(got).toEqual(['e2e-dead', 'e2e-live-1', 'e2e-live-2'])
+    expect(fcm.sends.at(-1)!.message.notification).toEqual({ title: 'T', body: 'B' })
+    const dead = await srv.api('GET', `${url}/${deadId}`, { token: srv.suToken })
+    expect(dead.body.enabled).toBe(false)
+    // a disabled row is not sent to again
+    const again = await srv.api('POST', '/api/push/send', {
+      token: srv.suToken,
+      body: { title: 'T', body: 'B', recordRef: 'user-e2e', platform: 'android' },
+    })
+    expect(again.body).toEqual({ sent: 2, failed: 0 })
+  })
+
+  it('with push.fcm off, android rows count as failed and nothing reaches FCM', async () => {
+    await configure({ enabled: false })
+    const before = fcm.sends.length
+    const res = await srv.api('POST', '/api/push/send', {
+      token: srv.suToken,
+      body: { title: 'T', body: 'B', recordRef: 'user-e2e', platform: 'android' },
+    })
+    expect(res.body).toEqual({ sent: 0, failed: 2 })
+    expect(fcm.sends.length).toBe(before)
+    await configure({ enabled: true })
+  })
+})
