@@ -349,6 +349,43 @@ describe('payment webhooks', () => {
     expect(after.find((r) => r.eventId === 'evt_ro')?.type).toBe('invoice.paid')
   })
 
+  it('dedupes across an in-process restart; the secret and the route survive it', async () => {
+    const s = await startServer()
+    try {
+      const patched = await s.api('PATCH', '/api/settings', {
+        token: s.suToken,
+        body: { payments: { webhookSecret: SECRET } },
+      })
+      expect(patched.status).toBe(200)
+      const send = (body: string) =>
+        s.api('POST', '/api/payments/webhook', {
+          raw: body,
+          headers: { 'content-type': 'application/json', 'stripe-signature': sign(body) },
+        })
+      const body = event('evt_restart')
+      expect((await send(body)).status).toBe(200)
+      await s.server.restart()
+      let calls = 0
+      s.server.app.hooks.onPaymentEvent.bind(async (e) => {
+        calls++
+        await e.next()
+      })
+      expect((await send(body)).status).toBe(200)
+      const next = event('evt_after_restart')
+      expect((await send(next)).status).toBe(200)
+      expect(calls).toBe(1)
+      const rows = await s.api('GET', '/api/collections/_payment_events/records?sort=created', {
+        token: s.suToken,
+      })
+      expect(rows.body.items.map((r: any) => r.eventId)).toEqual([
+        'evt_restart',
+        'evt_after_restart',
+      ])
+    } finally {
+      await s.close()
+    }
+  })
+
   it('with the feature disabled, the route is gone', async () => {
     const off = await startServer({ disable: ['payments'] })
     try {
