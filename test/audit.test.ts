@@ -190,6 +190,29 @@ describe('audit log', () => {
       ['backup.delete', name],
     ])
     expect(got[0]!.actorCollection).toBe('_superusers')
+    // The automatic job's archive: a system row.
+    const cron = await t.api('PATCH', '/api/settings', {
+      token: t.suToken,
+      body: { backups: { cron: '0 3 * * *', cronMaxKeep: 2 } },
+    })
+    expect(cron.status).toBe(200)
+    let job = 404
+    for (let i = 0; i < 50 && job === 404; i++) {
+      job = (await t.api('POST', '/api/crons/__svcAutoBackup__', { token: t.suToken })).status
+      if (job === 404) await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(job).toBe(204)
+    const listed = await t.api('GET', '/api/backups', { token: t.suToken })
+    const auto = listed.body.find((b: { key: string }) => b.key.startsWith('@auto_'))
+    expect(auto).toBeDefined()
+    let autoRows: Record<string, string>[] = []
+    for (let i = 0; i < 50 && autoRows.length === 0; i++) {
+      autoRows = await rows(`action = 'backup.create' && recordId = '${auto.key}'`)
+      if (autoRows.length === 0) await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(autoRows).toHaveLength(1)
+    expect(autoRows[0]).toMatchObject({ actorCollection: '', actorId: '', ip: '' })
+    await t.api('PATCH', '/api/settings', { token: t.suToken, body: { backups: { cron: '' } } })
   })
 
   it('filters like any collection, superusers only', async () => {

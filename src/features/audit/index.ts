@@ -9,6 +9,7 @@ import {
   AUDIT_LOG,
   AuditLog,
   isAudited,
+  SYSTEM_ACTOR,
   type Actor,
 } from './service.js'
 
@@ -28,6 +29,9 @@ const idOf = (record: Record<string, unknown>): string =>
 type Verb = 'create' | 'update' | 'delete'
 const VERBS: readonly Verb[] = ['create', 'update', 'delete']
 const upper = (v: Verb) => `${v[0]!.toUpperCase()}${v.slice(1)}` as Capitalize<Verb>
+
+/** The backups feature's automatic job (`features/backups`). */
+const AUTO_BACKUP_JOB = '__svcAutoBackup__'
 
 /** The collections API's truncate route. */
 const TRUNCATE_ROUTE = '/api/collections/:collection/truncate'
@@ -155,6 +159,29 @@ export function auditFeature(): Feature {
             .catch((err: unknown) => app.logger.error('audit: backup row not written', { err }))
         }
         done()
+      })
+
+      // The automatic backup job: a row for the archive it made (the newest automatic one).
+      app.cron.observe({
+        ran: (id, result) => {
+          if (id !== AUTO_BACKUP_JOB || result.error !== null) return
+          const backups = app.services.find('backups')
+          if (!backups) return
+          void backups
+            .list()
+            .then((items) => {
+              const auto = items
+                .filter((b) => b.key.startsWith('@auto_'))
+                .sort((a, b) => b.modified.localeCompare(a.modified))[0]
+              return audit.write(app, {
+                action: 'backup.create',
+                collection: '',
+                recordId: auto?.key ?? '',
+                actor: SYSTEM_ACTOR,
+              })
+            })
+            .catch((err: unknown) => app.logger.error('audit: backup row not written', { err }))
+        },
       })
 
       let offSettings = (): void => undefined
