@@ -184,6 +184,33 @@ describe('outgoing webhooks: delivery, signatures, filters', () => {
     expect((await webhookRow(t, onUsers.id)).lastStatus).toBe('200')
   })
 
+  it('queues nothing for a change that rolls back (the outbox row is in its transaction)', async () => {
+    const before = receiver.received.length
+    // Wraps the built-in handlers: fails after they (and the outbox insert) ran.
+    const id = t.server.app.hooks.onRecordCreate.bind(
+      {
+        priority: -100,
+        func: async (e) => {
+          await e.next()
+          if (e.record.title === 'boom') throw new Error('rolled back on purpose')
+        },
+      },
+      ['posts'],
+    )
+    try {
+      const res = await t.api('POST', '/api/collections/posts/records', { body: { title: 'boom' } })
+      expect(res.status).toBeGreaterThanOrEqual(400)
+      const ok = await t.api('POST', '/api/collections/posts/records', { body: { title: 'fine' } })
+      expect(ok.status).toBe(200)
+      await waitFor(() => receiver.acknowledged().length === before + 1)
+      await waitFor(async () => (await outboxCount(t)) === 0)
+      expect(receiver.received.map((r) => r.body.record.title)).not.toContain('boom')
+      expect(receiver.received.at(-1)!.body.record.title).toBe('fine')
+    } finally {
+      t.server.app.hooks.onRecordCreate.unbind(id)
+    }
+  })
+
   it('keeps the outbox read-only through the API', async () => {
     const res = await t.api('POST', '/api/collections/_webhook_outbox/records', {
       token: t.suToken,
