@@ -72,19 +72,29 @@ export class PushService {
     this.backends.set(backend.platform, backend)
   }
 
-  /** Sends one message to every matching enabled subscription; resolves with the counts. */
-  async send(msg: PushMessage, filter: TargetFilter): Promise<SendResult> {
+  /**
+   * Sends one message to every matching enabled subscription; resolves with the counts. A
+   * background fan-out passes `stopped`: once it says true, the sends not begun are skipped.
+   */
+  async send(
+    msg: PushMessage,
+    filter: TargetFilter,
+    stopped: () => boolean = () => false,
+  ): Promise<SendResult> {
     const result: SendResult = { sent: 0, failed: 0 }
     await forEachTargetPage(this.app, filter, async (targets) => {
+      if (stopped()) return false
       await Promise.all(
         targets.map((t) =>
           this.limiter.run(async () => {
+            if (stopped()) return
             const outcome = await this.sendOne(t, msg)
             if (outcome.status === 'sent') result.sent++
             else result.failed++
           }),
         ),
       )
+      return true
     })
     return result
   }
@@ -123,7 +133,10 @@ export class PushService {
     })
   }
 
-  /** Stops taking triggers, drops the queued ones and waits for the fan-outs running. */
+  /**
+   * Stops taking triggers, drops the queued ones, and waits for the sends in flight of the
+   * fan-outs running (their sends not begun are skipped).
+   */
   async stop(): Promise<void> {
     this.serving = false
     this.unsubscribe?.()
@@ -159,7 +172,7 @@ export class PushService {
     while (this.running < QUEUE_WORKERS && this.queue.length > 0) {
       const job = this.queue.shift()!
       this.running++
-      void this.send(job.msg, job.filter)
+      void this.send(job.msg, job.filter, () => !this.serving)
         .catch((err: unknown) =>
           this.app.logger.error('push trigger failed', { error: String(err) }),
         )

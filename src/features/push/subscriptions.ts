@@ -145,12 +145,13 @@ function toTarget(row: RecordData): PushTarget {
 
 /**
  * Reads the enabled subscriptions that match, a page of {@link PAGE_SIZE} rows at a time (keyset
- * paging by id, so a fan-out to many rows never holds them all), calling `each` per page.
+ * paging by id, so a fan-out to many rows never holds them all), calling `each` per page until
+ * it answers false.
  */
 export async function forEachTargetPage(
   app: App,
   filter: TargetFilter,
-  each: (targets: PushTarget[]) => Promise<void>,
+  each: (targets: PushTarget[]) => Promise<boolean>,
 ): Promise<void> {
   const c = app.collections.find(SUBSCRIPTIONS)
   if (!c) return
@@ -171,7 +172,7 @@ export async function forEachTargetPage(
       sql`SELECT ${ident('id')}, ${ident('platform')}, ${ident('endpoint')}, ${ident('keys')}, ${ident('token')} FROM ${ident(c.name)} WHERE ${join(conditions, ' AND ')} ORDER BY ${ident('id')} LIMIT ${param(PAGE_SIZE)}`,
     )
     if (rows.length === 0) return
-    await each(rows.map(toTarget))
+    if (!(await each(rows.map(toTarget)))) return
     if (rows.length < PAGE_SIZE) return
     after = String(rows[rows.length - 1]!.id)
   }
