@@ -332,7 +332,16 @@ describe('push triggers', () => {
     ).toEqual([sa.id, sb.id].sort())
     for (const r of since(n)) expect(r.payload).toEqual({ title: 'Changed: edited', body: '' })
 
-    // a target value no row has: nothing sent; a disabled trigger: nothing sent
+    // broadcast on delete, templated from the deleted record
+    n = push.received.length
+    const del = await t.api('DELETE', `/api/collections/messages/records/${created.body.id}`, {
+      token: t.suToken,
+    })
+    expect(del.status).toBe(204)
+    await push.waitFor(n + 2)
+    for (const r of since(n)) expect(r.payload).toEqual({ title: 'Changed: edited', body: '' })
+
+    // a target value no row has: nothing sent
     n = push.received.length
     await t.api('POST', '/api/collections/messages/records', { body: { text: 'x', to: 'nobody' } })
     await new Promise((r) => setTimeout(r, 300))
