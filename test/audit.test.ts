@@ -82,6 +82,20 @@ describe('audit log', () => {
     expect(del[0]).toMatchObject({ collection: 'temp', recordId: temp.body.id, actorId: su.id })
   })
 
+  it('writes collection rows for an import, with its actor', async () => {
+    const res = await t.from('10.0.0.7', 'PUT', '/api/collections/import', {
+      token: `Bearer ${t.suToken}`,
+      body: {
+        collections: [{ name: 'imported', type: 'base', fields: [{ name: 'x', type: 'text' }] }],
+        deleteMissing: false,
+      },
+    })
+    expect(res.status).toBe(204)
+    const got = await rows("collection = 'imported'")
+    expect(got.map((r) => r.action)).toEqual(['collection.create'])
+    expect(got[0]).toMatchObject({ actorCollection: '_superusers', ip: '10.0.0.7' })
+  })
+
   it('writes a row per record create, update and delete with actor and ip', async () => {
     const created = await t.from('10.1.2.3', 'POST', '/api/collections/posts/records', {
       token: user.token,
