@@ -1,4 +1,5 @@
 import type { Feature } from '../../http/feature.js'
+import { apnsBackend } from './apns.js'
 import { fcmBackend } from './fcm.js'
 import { registerSendRoute } from './routes/send.js'
 import { PushService } from './service.js'
@@ -19,7 +20,7 @@ declare module '../../core/services.js' {
  * Push notifications (SPEC §2.6–§2.7, DECISIONS "Push send"): the `push` settings group, the
  * checks on `_push_subscriptions` rows, `POST /api/push/send`, and the triggers, run from the
  * event bus after commit in a bounded background queue while the app serves. Backends: Web Push
- * (`web.ts`) and FCM (`fcm.ts`).
+ * (`web.ts`), FCM (`fcm.ts`) and APNs (`apns.ts`).
  */
 export function pushFeature(): Feature {
   return {
@@ -29,6 +30,7 @@ export function pushFeature(): Feature {
       const push = new PushService(app)
       push.addBackend(webBackend())
       push.addBackend(fcmBackend(app))
+      push.addBackend(apnsBackend(app))
       bindSubscriptionChecks(app)
       app.services.set('push', push)
       app.hooks.onServe.bind(async (e) => {
