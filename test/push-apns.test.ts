@@ -103,6 +103,16 @@ describe('APNs backend', () => {
     expect(outcomes.every((o) => o.status === 'sent')).toBe(true)
     expect(apns.jwts.size).toBe(1)
     expect(apns.connections).toBe(1)
+    // a fresh backend whose first sends are concurrent mints one token and opens one connection
+    const fresh = apnsBackend(srv.server.app, { ca: apns.cert })
+    const [jwts, connections] = [apns.jwts.size, apns.connections]
+    const first = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => fresh.send(target(hex(200 + i)), msg, settings())),
+    )
+    expect(first.every((o) => o.status === 'sent')).toBe(true)
+    expect(apns.jwts.size - jwts).toBe(1)
+    expect(apns.connections - connections).toBe(1)
+    await fresh.close?.()
     expect(apns.refused).toEqual([])
   })
 

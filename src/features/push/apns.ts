@@ -58,23 +58,33 @@ interface Answer {
 
 /** The APNs backend of one app: its provider tokens and HTTP/2 sessions live as long as it. */
 export function apnsBackend(app: App, options: ApnsOptions = {}): PushBackend {
-  const tokens = new Map<string, { value: string; minted: number }>()
+  const tokens = new Map<string, { value: Promise<string>; minted: number }>()
   const sessions = new Map<string, http2.ClientHttp2Session>()
   /** Configurations (key, ids, topic, host) that have delivered at least once. */
   const proven = new Set<string>()
   const inFlight = new WeakMap<http2.ClientHttp2Session, number>()
 
-  async function providerToken(a: PushSettings['apns'], fresh: boolean): Promise<string> {
+  /**
+   * The provider token of these settings: the cached one (concurrent sends share one minting),
+   * or a new one when it is 50 minutes old or is the token APNs just refused as expired.
+   */
+  async function providerToken(a: PushSettings['apns'], expired?: string): Promise<string> {
     const key = `${a.keyId}\n${a.teamId}\n${a.key}`
     const cached = tokens.get(key)
-    if (!fresh && cached && Date.now() - cached.minted < APNS_TOKEN_REUSE_MS) return cached.value
-    const value = await new SignJWT({})
+    if (cached && Date.now() - cached.minted < APNS_TOKEN_REUSE_MS) {
+      const value = await cached.value
+      if (expired === undefined || value !== expired) return value
+      if (tokens.get(key) !== cached) return providerToken(a, expired)
+    }
+    const value = new SignJWT({})
       .setProtectedHeader({ alg: 'ES256', kid: a.keyId })
       .setIssuer(a.teamId)
       .setIssuedAt()
       .sign(createPrivateKey(a.key))
     if (tokens.size > 20) tokens.clear()
-    tokens.set(key, { value, minted: Date.now() })
+    const entry = { value, minted: Date.now() }
+    tokens.set(key, entry)
+    value.catch(() => tokens.get(key) === entry && tokens.delete(key))
     return value
   }
 
@@ -165,12 +175,14 @@ export function apnsBackend(app: App, options: ApnsOptions = {}): PushBackend {
         .digest('hex')
       try {
         let answer: Answer = { status: 0, reason: '' }
-        for (const fresh of [false, true]) {
+        let expired: string | undefined
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const jwt = await providerToken(a, expired)
           answer = await post(
             origin,
             {
               ':path': `/3/device/${target.token.toLowerCase()}`,
-              authorization: `bearer ${await providerToken(a, fresh)}`,
+              authorization: `bearer ${jwt}`,
               'apns-topic': a.bundleId,
               'apns-push-type': 'alert',
               'apns-priority': '10',
@@ -179,6 +191,7 @@ export function apnsBackend(app: App, options: ApnsOptions = {}): PushBackend {
             payload,
           )
           if (answer.status !== 403 || answer.reason !== 'ExpiredProviderToken') break
+          expired = jwt
         }
         if (answer.status === 200) {
           proven.add(config)
