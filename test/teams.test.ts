@@ -5,7 +5,12 @@
  */
 import { EventSource } from 'eventsource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startServer, type TestServer } from './helpers/server.js'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { silentLogger } from '../src/core/logger.js'
+import { createServer } from '../src/server.js'
+import { SU_EMAIL, SU_PASSWORD, startServer, type TestServer } from './helpers/server.js'
 
 /** The rule docs/teams.md documents for a collection with a `team` relation to `_teams`. */
 const MY_TEAMS =
@@ -286,5 +291,42 @@ describe('teams', () => {
       200,
     )
     for (const c of Object.values(clients)) c.es.close()
+  })
+})
+
+describe('teams on a database made before the default rules', () => {
+  it('gets the default rules and indexes at start', async () => {
+    const t = await startServer()
+    const dir = t.dir
+    await t.server.close()
+    // the state of a database made before: every rule empty (superusers only), no index
+    const db = new Database(join(dir, 'data.db'))
+    db.exec('DROP INDEX idx_team_members_member; DROP INDEX idx_team_members_record')
+    db.prepare(
+      `UPDATE _collections SET listRule = NULL, viewRule = NULL, createRule = NULL,
+       updateRule = NULL, deleteRule = NULL, indexes = '[]' WHERE name IN ('_teams', '_team_members')`,
+    ).run()
+    db.close()
+    const server = await createServer({ dataDir: dir, logger: silentLogger })
+    try {
+      const url = await server.listen({ host: '127.0.0.1', port: 0 })
+      const login = await fetch(`${url}/api/collections/_superusers/auth-with-password`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ identity: SU_EMAIL, password: SU_PASSWORD }),
+      }).then((r) => r.json() as Promise<{ token: string }>)
+      const get = (name: string) =>
+        fetch(`${url}/api/collections/${name}`, { headers: { authorization: login.token } }).then(
+          (r) => r.json() as Promise<Record<string, any>>,
+        )
+      const teams = await get('_teams')
+      const members = await get('_team_members')
+      expect(teams.listRule).toContain('@collection._team_members.team ?= id')
+      expect(members.createRule).toContain('@collection._team_members:me.id ?!= id')
+      expect(members.indexes.join(' ')).toContain('idx_team_members_member')
+    } finally {
+      await server.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
