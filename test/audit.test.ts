@@ -383,3 +383,51 @@ describe('audit log switched off', () => {
     }
   })
 })
+
+describe('audit log across a restore', () => {
+  it('writes backup.restore into the restored data, with the actor of the request', async () => {
+    const t = await startServer()
+    try {
+      const name = 'before_restore.zip'
+      expect(
+        (await t.api('POST', '/api/backups', { token: t.suToken, body: { name } })).status,
+      ).toBe(204)
+      const oldApp = t.server.app
+      const res = await t.api('POST', `/api/backups/${name}/restore`, { token: t.suToken })
+      expect(res.status).toBe(204)
+      for (let i = 0; i < 300 && !(t.server.app !== oldApp && t.server.app.isBootstrapped); i++)
+        await new Promise((r) => setTimeout(r, 50))
+      expect(t.server.app).not.toBe(oldApp)
+      const login = await t.api('POST', '/api/collections/_superusers/auth-with-password', {
+        body: { identity: 'admin@example.com', password: 'supersecret123' },
+      })
+      const list = await t.api(
+        'GET',
+        `/api/collections/_audit_log/records?filter=${encodeURIComponent("action ~ 'backup.'")}&sort=created`,
+        { token: login.body.token },
+      )
+      expect(list.status).toBe(200)
+      // The snapshot holds no row of its own backup; the restore row is in the restored data.
+      expect(list.body.items.map((r: Record<string, string>) => [r.action, r.recordId])).toEqual([
+        ['backup.restore', name],
+      ])
+      expect(list.body.items[0]).toMatchObject({ actorCollection: '_superusers', ip: '127.0.0.1' })
+      // A refused restore leaves no mark behind.
+      expect(
+        (await t.api('POST', '/api/backups/nope.zip/restore', { token: login.body.token })).status,
+      ).toBe(400)
+      await t.server.restart()
+      const again = await t.api('POST', '/api/collections/_superusers/auth-with-password', {
+        body: { identity: 'admin@example.com', password: 'supersecret123' },
+      })
+      const after = await t.api(
+        'GET',
+        `/api/collections/_audit_log/records?filter=${encodeURIComponent("action ~ 'backup.'")}`,
+        { token: again.body.token },
+      )
+      expect(after.body.items).toHaveLength(1)
+    } finally {
+      await t.close()
+    }
+  })
+})

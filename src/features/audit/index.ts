@@ -9,7 +9,10 @@ import {
   AUDIT_LOG,
   AuditLog,
   isAudited,
+  markRestore,
   SYSTEM_ACTOR,
+  unmarkRestore,
+  writeRestoreRow,
   type Actor,
 } from './service.js'
 
@@ -33,6 +36,9 @@ const upper = (v: Verb) => `${v[0]!.toUpperCase()}${v.slice(1)}` as Capitalize<V
 /** The backups feature's automatic job (`features/backups`). */
 const AUTO_BACKUP_JOB = '__svcAutoBackup__'
 
+/** The backups API's restore route. */
+const RESTORE_ROUTE = '/api/backups/:key/restore'
+
 /** The collections API's truncate route. */
 const TRUNCATE_ROUTE = '/api/collections/:collection/truncate'
 
@@ -40,6 +46,7 @@ const TRUNCATE_ROUTE = '/api/collections/:collection/truncate'
 const BACKUP_ROUTES: Readonly<Record<string, string>> = {
   'POST /api/backups': 'backup.create',
   'DELETE /api/backups/:key': 'backup.delete',
+  'POST /api/backups/:key/restore': 'backup.restore',
 }
 
 /**
@@ -73,6 +80,19 @@ export function auditFeature(): Feature {
             AUDIT_LOG
         )
           return done(forbidden(messages.auditLogAppendOnly))
+        // A restore notes itself before it runs; the restarted app writes its row.
+        if (
+          req.method === 'POST' &&
+          req.routeOptions.url === RESTORE_ROUTE &&
+          req.svcAuth?.collection.name === SUPERUSERS
+        ) {
+          const key = (req.params as { key: string }).key
+          void markRestore(app, key, actor).then(
+            () => audit.requests.run(actor, done),
+            (err: unknown) => done(err as Error),
+          )
+          return
+        }
         audit.requests.run(actor, done)
       })
 
@@ -142,19 +162,23 @@ export function auditFeature(): Feature {
       // Backups are no database change: a row once the request succeeded.
       http.addHook('onResponse', (req, reply, done) => {
         const action = BACKUP_ROUTES[`${req.method} ${req.routeOptions.url ?? ''}`]
+        if (action === 'backup.restore' && reply.statusCode >= 300) unmarkRestore(app)
         if (action && reply.statusCode < 300 && app.isBootstrapped) {
           const params = (req.params ?? {}) as Record<string, unknown>
           const body = (req.body ?? {}) as Record<string, unknown>
           const key = params.key ?? body.name
+          // The restart swaps the data once this answer is out: the restarted app writes it.
+          if (action === 'backup.restore') return done()
           void audit
             .write(app, {
               action,
               collection: '',
               recordId: typeof key === 'string' ? key : '',
-              actor: actorOf({
-                auth: req.svcAuth,
+              actor: {
+                actorCollection: req.svcAuth?.collection.name ?? '',
+                actorId: typeof req.svcAuth?.record.id === 'string' ? req.svcAuth.record.id : '',
                 ip: req.svcIp || req.ip,
-              } as Parameters<typeof actorOf>[0]),
+              },
             })
             .catch((err: unknown) => app.logger.error('audit: backup row not written', { err }))
         }
@@ -190,6 +214,7 @@ export function auditFeature(): Feature {
         func: async (e) => {
           await e.next()
           await audit.guard()
+          await writeRestoreRow(app, audit)
           offSettings = app.settings.onSave(async (tx) => {
             await audit.write(
               app,

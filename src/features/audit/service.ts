@@ -1,4 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join as joinPath } from 'node:path'
 import type { App } from '../../core/app.js'
 import type { Collection } from '../../core/collections/model.js'
 import type { RequestInfo } from '../../core/request-info.js'
@@ -123,4 +125,65 @@ export class AuditLog {
     const cutoff = formatDate(new Date(now.getTime() - days * 86_400_000))
     return appendOnly.prune(this.app.dbFor(collection), collection.name, cutoff)
   }
+}
+
+/**
+ * Where a restore's row waits for the restarted app: in `.svc_tmp/` of the data directory, the
+ * one place (with `backups/`) a restore's data swap leaves in place.
+ */
+const RESTORE_MARK = joinPath('.svc_tmp', 'audit-restore.json')
+
+/** What a restore leaves for the restarted app. */
+interface RestoreMark {
+  key: string
+  actor: Actor
+  /** The newest audit row id of the data the restore replaces. */
+  lastId: string
+}
+
+/** The newest audit row id, or ''. */
+async function lastRowId(app: App): Promise<string> {
+  const collection = app.collections.find(AUDIT_LOG)
+  if (!collection) return ''
+  const row = await app
+    .dbFor(collection)
+    .get<{ id: string }>(
+      sql`SELECT id FROM ${ident(collection.name)} ORDER BY created DESC, rowid DESC LIMIT 1`,
+    )
+  return row?.id ?? ''
+}
+
+/** Forgets a restore's mark (the restore was refused). */
+export function unmarkRestore(app: App): void {
+  rmSync(joinPath(app.config.dataDir, RESTORE_MARK), { force: true })
+}
+
+/** Notes a restore about to run: the restarted app writes its row (see `writeRestoreRow`). */
+export async function markRestore(app: App, key: string, actor: Actor): Promise<void> {
+  const mark: RestoreMark = { key, actor, lastId: await lastRowId(app) }
+  mkdirSync(joinPath(app.config.dataDir, '.svc_tmp'), { recursive: true })
+  writeFileSync(joinPath(app.config.dataDir, RESTORE_MARK), JSON.stringify(mark))
+}
+
+/**
+ * At start: when a restore left its mark, writes `backup.restore` into the restored data, or
+ * `backup.restoreFailed` when the data is still the one the restore meant to replace (the
+ * restored data could not start and the old data was put back).
+ */
+export async function writeRestoreRow(app: App, audit: AuditLog): Promise<void> {
+  const file = joinPath(app.config.dataDir, RESTORE_MARK)
+  let mark: RestoreMark
+  try {
+    mark = JSON.parse(readFileSync(file, 'utf8')) as RestoreMark
+  } catch {
+    return
+  }
+  rmSync(file, { force: true })
+  const same = mark.lastId !== '' && (await lastRowId(app)) === mark.lastId
+  await audit.write(app, {
+    action: same ? 'backup.restoreFailed' : 'backup.restore',
+    collection: '',
+    recordId: typeof mark.key === 'string' ? mark.key : '',
+    actor: mark.actor,
+  })
 }
