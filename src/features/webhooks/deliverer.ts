@@ -7,7 +7,7 @@
  */
 import type http from 'node:http'
 import type { App } from '../../core/app.js'
-import { sql } from '../../store/sql.js'
+import { join, param, sql } from '../../store/sql.js'
 import { formatDate } from '../../tools/dates.js'
 import { guardedRequest } from '../../tools/ssrf.js'
 import { signedHeaders } from './service.js'
@@ -46,6 +46,23 @@ interface FullRow {
   webhook: string
 }
 
+/** One attempt's outcome, waiting to be stored. */
+interface Outcome {
+  id: string
+  webhook: string
+  /** Delivered or given up: the outbox row goes. */
+  done: boolean
+  next: string
+  at: string
+  status: string
+  error: string
+  attempt: number
+  gone: boolean
+}
+
+/** How long outcomes gather before they are stored together, in ms. */
+const FLUSH_MS = 5
+
 /** The delay before attempt `attempt + 1`: base × 2^(attempt−1), ±20 % jitter, at most 24 h. */
 export function backoffDelay(base: number, attempt: number, random = Math.random()): number {
   const plain = base * 2 ** Math.max(0, attempt - 1)
@@ -68,6 +85,8 @@ export class Deliverer {
   private readonly perUrl = new Map<string, number>()
   private readonly agents = new Map<string, http.Agent>()
   private pass: Promise<void> | undefined
+  private outcomes: Outcome[] = []
+  private flushing: Promise<void> | undefined
 
   /**
    * @param onDisabled called after a 410 disabled a webhook (the targets cache forgets it)
@@ -219,22 +238,56 @@ export class Deliverer {
     if (givenUp && !gone) error = `${error} (gave up after ${attempt} attempts)`
     if (gone) error = `${error} (410 Gone: webhook disabled)`
     const now = new Date()
-    await this.app.runInTransaction(async (tx) => {
-      if (ok || givenUp) await tx.db.run(sql`DELETE FROM _webhook_outbox WHERE id = ${id}`)
-      else {
-        const delay = Math.max(
-          backoffDelay(this.options.backoffBaseMs ?? BACKOFF_BASE_MS, attempt),
-          retryAfter,
-        )
-        const next = formatDate(new Date(now.getTime() + delay))
-        await tx.db.run(
-          sql`UPDATE _webhook_outbox SET attempts = ${attempt}, nextAttemptAt = ${next}, updated = ${formatDate(now)} WHERE id = ${id}`,
-        )
-      }
-      await tx.db.run(
-        sql`UPDATE _webhooks SET lastStatus = ${status === 0 ? '' : String(status)}, lastError = ${error}, lastAttemptAt = ${formatDate(now)}, attempts = ${attempt}${gone ? sql`, enabled = FALSE` : sql``} WHERE id = ${row.webhook}`,
-      )
+    const delay = Math.max(
+      backoffDelay(this.options.backoffBaseMs ?? BACKOFF_BASE_MS, attempt),
+      retryAfter,
+    )
+    await this.store({
+      id,
+      webhook: row.webhook,
+      done: ok || givenUp,
+      next: formatDate(new Date(now.getTime() + delay)),
+      at: formatDate(now),
+      status: status === 0 ? '' : String(status),
+      error,
+      attempt,
+      gone,
     })
     if (gone) this.onDisabled()
+  }
+
+  /**
+   * Stores an attempt's outcome. Outcomes that end close together share one transaction (the
+   * writer is shared with the requests); each webhook row gets the latest of its outcomes.
+   */
+  private store(outcome: Outcome): Promise<void> {
+    this.outcomes.push(outcome)
+    if (!this.flushing) {
+      this.flushing = new Promise<void>((resolve) => setTimeout(resolve, FLUSH_MS)).then(() =>
+        this.flush(),
+      )
+    }
+    return this.flushing
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.outcomes
+    this.outcomes = []
+    this.flushing = undefined
+    const latest = new Map<string, Outcome>()
+    for (const o of batch) latest.set(o.webhook, o)
+    const done = batch.filter((o) => o.done).map((o) => param(o.id))
+    await this.app.runInTransaction(async (tx) => {
+      if (done.length > 0)
+        await tx.db.run(sql`DELETE FROM _webhook_outbox WHERE id IN (${join(done)})`)
+      for (const o of batch.filter((b) => !b.done))
+        await tx.db.run(
+          sql`UPDATE _webhook_outbox SET attempts = ${o.attempt}, nextAttemptAt = ${o.next}, updated = ${o.at} WHERE id = ${o.id}`,
+        )
+      for (const o of latest.values())
+        await tx.db.run(
+          sql`UPDATE _webhooks SET lastStatus = ${o.status}, lastError = ${o.error}, lastAttemptAt = ${o.at}, attempts = ${o.attempt}${o.gone ? sql`, enabled = FALSE` : sql``} WHERE id = ${o.webhook}`,
+        )
+    })
   }
 }
