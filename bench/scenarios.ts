@@ -20,7 +20,6 @@ import { realtimeSteps } from './realtime.js'
 import { row, type ScenarioRow } from './report.js'
 import { USER_PASSWORD, type SeedData } from './seed.js'
 import { webhookSteps } from './webhooks.js'
-import { webhookSteps } from './webhooks.js'
 import type { ServerProcess } from './servers.js'
 import { thumbnailScenarios } from './thumbs.js'
 
@@ -439,7 +438,6 @@ export function allSteps(): Step[] {
     ...thumbnailScenarios(),
     deleteStep(),
     ...backupSteps(),
-    ...webhookSteps(),
     ...webhookSteps(),
     ...pushSteps(),
   ]
