@@ -58,6 +58,8 @@ interface Outcome {
   error: string
   attempt: number
   gone: boolean
+  /** A dropped delivery (webhook deleted or disabled): its webhook row is left alone. */
+  silent?: boolean
 }
 
 /** How long outcomes gather before they are stored together, in ms. */
@@ -136,11 +138,12 @@ export class Deliverer {
     if (!this.running || !this.app.isBootstrapped) return
     this.passing = true
     try {
+      // A wake during the pass or while arming runs another pass (none is lost).
       do {
         this.again = false
         await this.startDue()
+        if (!this.again) await this.arm()
       } while (this.again && this.running)
-      await this.arm()
     } finally {
       this.passing = false
     }
@@ -160,15 +163,23 @@ export class Deliverer {
       const busy = this.perUrl.get(key) ?? 0
       if (busy >= perUrl) continue
       this.perUrl.set(key, busy + 1)
-      const job = this.deliver(row.id)
+      let held = true
+      // The URL's slot is freed once the exchange ended; the row stays in flight until stored.
+      const release = () => {
+        if (!held) return
+        held = false
+        const n = (this.perUrl.get(key) ?? 1) - 1
+        if (n <= 0) this.perUrl.delete(key)
+        else this.perUrl.set(key, n)
+        this.wake()
+      }
+      const job = this.deliver(row.id, release)
         .catch((err: unknown) => {
           this.app.logger.error('webhook delivery failed', { id: row.id, error: String(err) })
         })
         .finally(() => {
           this.inflight.delete(row.id)
-          const n = (this.perUrl.get(key) ?? 1) - 1
-          if (n <= 0) this.perUrl.delete(key)
-          else this.perUrl.set(key, n)
+          release()
           this.wake()
         })
       this.inflight.set(row.id, job)
@@ -194,14 +205,17 @@ export class Deliverer {
   }
 
   /** One attempt of one delivery, and its outcome stored. */
-  private async deliver(id: string): Promise<void> {
+  private async deliver(id: string, release: () => void): Promise<void> {
     const row = await this.app.db.get<FullRow>(
       sql`SELECT o.body AS body, o.attempts AS attempts, o.webhook AS webhook, w.url AS url, w.secret AS secret, w.enabled AS enabled FROM _webhook_outbox o LEFT JOIN _webhooks w ON w.id = o.webhook WHERE o.id = ${id}`,
     )
     if (!row) return
     // The webhook was deleted or disabled since: the delivery is dropped.
     if (row.url === null || !row.enabled) {
-      await this.app.db.run(sql`DELETE FROM _webhook_outbox WHERE id = ${id}`)
+      release()
+      const at = formatDate(new Date())
+      const drop = { id, webhook: '', done: true, next: at, at, status: '', error: '', attempt: 0 }
+      await this.store({ ...drop, gone: false, silent: true })
       return
     }
     const settings = this.app.settings.get().webhooks
@@ -232,6 +246,7 @@ export class Deliverer {
     } catch (err) {
       error = err instanceof Error ? err.message : String(err)
     }
+    release()
     const ok = error === ''
     const gone = status === 410
     const givenUp = !ok && (gone || attempt >= settings.maxAttempts)
@@ -253,7 +268,6 @@ export class Deliverer {
       attempt,
       gone,
     })
-    if (gone) this.onDisabled()
   }
 
   /**
@@ -275,9 +289,11 @@ export class Deliverer {
     this.outcomes = []
     this.flushing = undefined
     const latest = new Map<string, Outcome>()
-    for (const o of batch) latest.set(o.webhook, o)
+    for (const o of batch) if (!o.silent) latest.set(o.webhook, o)
     const done = batch.filter((o) => o.done).map((o) => param(o.id))
     await this.app.runInTransaction(async (tx) => {
+      // A webhook disabled by a 410 is forgotten by the matching as the change commits.
+      if (batch.some((o) => o.gone)) tx.onAfterCommit(() => this.onDisabled())
       if (done.length > 0)
         await tx.db.run(sql`DELETE FROM _webhook_outbox WHERE id IN (${join(done)})`)
       for (const o of batch.filter((b) => !b.done))
