@@ -117,6 +117,8 @@ export const PUBLIC_DEFAULTS = {
   trustedProxy: { headers: [], useLeftmostIP: false },
   logs: { maxDays: 5, minLevel: 0, logIP: true, logAuthId: false, maxDataSize: 0 },
   superuserIPs: [],
+  webhooks: { allowPrivateNetworks: false, timeout: 10, maxAttempts: 12 },
+  audit: { maxDays: 90 },
   llm: {
     enabled: false,
     provider: 'openai',
