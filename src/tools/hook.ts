@@ -86,6 +86,11 @@ export class Hook<E extends HookEvent> {
     return this.entries.length
   }
 
+  /** The ids of the bound handlers, in running order (built-in ones start with `__svc`). */
+  ids(): string[] {
+    return this.entries.map((en) => en.id)
+  }
+
   /**
    * Runs the handlers that match `tags` by priority, then `last` (the built-in action).
    * `event` is the payload without `next`; every handler sees the same object (through a view
