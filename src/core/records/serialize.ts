@@ -56,6 +56,11 @@ export function serializeRecord(
   return out
 }
 
+/** Fields of system collections that are written but never answered (secrets), by collection. */
+const WRITE_ONLY_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  _webhooks: ['secret'],
+}
+
 const COLLECTION_ID = Symbol('collectionId')
 const COLLECTION_NAME = Symbol('collectionName')
 const EXPAND = Symbol('expand')
@@ -85,6 +90,9 @@ function outputKeys(c: Collection): OutputKey[] {
     if (getFieldType(f.type)?.serialised === false) continue
     // NB: an auth record's tokenKey signs its tokens: never serialised, not even for superusers.
     if (c.type === 'auth' && f.name === 'tokenKey') continue
+    // NB: write-only secrets of system collections: never serialised either (lists, views,
+    // expands and realtime all pass here).
+    if (WRITE_ONLY_FIELDS[c.name]?.includes(f.name)) continue
     named.push([
       f.name,
       { name: f.name, hidden: f.hidden, email: c.type === 'auth' && f.name === 'email' },
