@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs'
-import { lstat, mkdir, mkdtemp, readdir, rename, rm, stat, statfs } from 'node:fs/promises'
+import { lstat, mkdir, mkdtemp, readdir, rename, rm, statfs } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { App } from '../../core/app.js'
@@ -16,6 +16,7 @@ import {
   writeArchive,
   type ArchiveLimits,
 } from './archive.js'
+import { swapDataDir } from './swap.js'
 import { AUTO_PREFIX, autoName, defaultName, isValidKey, isValidName } from './names.js'
 
 /** The id of the automatic backup job on `app.cron` (present while `backups.cron` is set). */
@@ -44,12 +45,6 @@ export interface BackupItem {
   key: string
   size: number
   modified: string
-}
-
-/** What the work between stop and start of a restart leaves to finish (see `server.ts`). */
-interface RestartPlan {
-  undo?(): Promise<void>
-  done?(): Promise<void>
 }
 
 /** What `GET /api/backups/storage-info` answers. */
@@ -335,7 +330,9 @@ export class BackupsService {
       const dir = work
       return async () => {
         try {
-          await restarter.restart(() => this.swap(extracted, dir))
+          await restarter.restart(() =>
+            swapDataDir(this.dataDir, extracted, dir, [BACKUPS_DIR, TMP_DIR]),
+          )
         } catch (err) {
           this.app.logger.error('restore failed; the data in place before it serves again', {
             key,
@@ -349,39 +346,6 @@ export class BackupsService {
       await cleanUp()
       throw err
     }
-  }
-
-  /**
-   * Swaps the data directory's content (the app is stopped): everything but `backups/` and
-   * `.svc_tmp/` moves aside into `work/old/`, the extracted databases and `storage/` move in.
-   * `undo` puts the old content back; `done` removes it.
-   */
-  private async swap(extracted: string, work: string): Promise<RestartPlan> {
-    const dataDir = this.dataDir
-    const old = join(work, 'old')
-    const failed = join(work, 'failed')
-    await mkdir(old)
-    await mkdir(failed)
-    const kept = (name: string) => name === BACKUPS_DIR || name === TMP_DIR
-    const moveAll = async (from: string, to: string, skip: (n: string) => boolean) => {
-      for (const name of await readdir(from)) {
-        if (!skip(name)) await rename(join(from, name), join(to, name))
-      }
-    }
-    const undo = async () => {
-      await moveAll(dataDir, failed, kept)
-      await moveAll(old, dataDir, () => false)
-    }
-    try {
-      await moveAll(dataDir, old, kept)
-      await moveAll(join(extracted, 'db'), dataDir, () => false)
-      const storage = join(extracted, 'storage')
-      if (await stat(storage).catch(() => null)) await rename(storage, join(dataDir, 'storage'))
-    } catch (err) {
-      await undo()
-      throw err
-    }
-    return { undo, done: () => rm(work, { recursive: true, force: true }) }
   }
 
   /** Adds, changes or removes the automatic job to follow `settings.backups.cron`. */

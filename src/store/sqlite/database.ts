@@ -1,140 +1,24 @@
-import Database from 'better-sqlite3'
+import { DbError, type BackgroundWriter, type Db, type QueryColumn, type Row } from '../db.js'
 import {
-  DbError,
-  UniqueViolation,
-  type BackgroundWriter,
-  type Db,
-  type QueryColumn,
-  type Row,
-} from '../db.js'
-import { registerAppendOnlyFunction } from './append-only.js'
+  CachedConnection,
+  describe,
+  exec,
+  openConnection,
+  translateSqliteError,
+  type SqliteOptions,
+} from './connection.js'
 import { SqliteBackgroundWriter } from './background-writer.js'
 import type { Sql } from '../sql.js'
 import { snapshotSqlite } from './snapshot.js'
 import { sqliteDialect } from './sqlite-dialect.js'
 import { WriterLock } from './writer-lock.js'
 
-type Connection = Database.Database
-type Statement = Database.Statement
-
-const STATEMENT_CACHE_SIZE = 500
+export { translateSqliteError, type SqliteOptions } from './connection.js'
 
 /** At most this many transactions share one commit. */
 const MAX_GROUP_SIZE = 32
 /** A commit group takes no newcomers once it has been open this long (milliseconds). */
 const MAX_GROUP_AGE_MS = 4
-
-/** Options of an SQLite database file. */
-export interface SqliteOptions {
-  /** Milliseconds a connection waits for a lock before failing. */
-  busyTimeout?: number
-  /** Called with the text of every statement run on this file's connections (`serve --dev`). */
-  verbose?: (sql: string) => void
-}
-
-/** Opens one connection with the pragmas svcbase relies on. */
-function openConnection(
-  file: string,
-  busyTimeout: number,
-  readonly: boolean,
-  verbose?: (sql: string) => void,
-): Connection {
-  const conn = new Database(file, verbose ? { verbose: (sql) => verbose(String(sql)) } : {})
-  conn.pragma(`busy_timeout = ${busyTimeout}`)
-  conn.pragma('journal_mode = WAL')
-  conn.pragma('synchronous = NORMAL')
-  conn.pragma('foreign_keys = ON')
-  conn.pragma('temp_store = MEMORY')
-  conn.pragma('cache_size = -16000')
-  if (readonly) conn.pragma('query_only = ON')
-  registerAppendOnlyFunction(conn)
-  return conn
-}
-
-/** A connection with its own prepared-statement cache (insertion-ordered, so LRU-ish). */
-class CachedConnection {
-  private cache = new Map<string, Statement>()
-
-  constructor(readonly conn: Connection) {}
-
-  prepare(text: string): Statement {
-    let stmt = this.cache.get(text)
-    if (stmt) {
-      this.cache.delete(text)
-      this.cache.set(text, stmt)
-      return stmt
-    }
-    stmt = this.conn.prepare(text)
-    this.cache.set(text, stmt)
-    if (this.cache.size > STATEMENT_CACHE_SIZE) {
-      const oldest = this.cache.keys().next().value
-      if (oldest !== undefined) this.cache.delete(oldest)
-    }
-    return stmt
-  }
-
-  reset(): void {
-    this.cache.clear()
-  }
-}
-
-/** Translates a driver error into the store's error types. */
-export function translateSqliteError(err: unknown): Error {
-  if (err instanceof Database.SqliteError) {
-    if (err.code === 'SQLITE_CONSTRAINT_UNIQUE' || err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-      // "UNIQUE constraint failed: posts.title, posts.slug"
-      const list = err.message.split(':')[1] ?? ''
-      const cols = list.split(',').map((c) => c.trim())
-      const table = cols[0]?.split('.')[0] ?? ''
-      return new UniqueViolation(
-        table,
-        cols.map((c) => c.split('.').slice(1).join('.')),
-        err,
-      )
-    }
-    return new DbError(err.message, err)
-  }
-  return err instanceof Error ? err : new Error(String(err))
-}
-
-/** Runs a compiled statement on one connection. */
-function exec(conn: CachedConnection, query: Sql, mode: 'all' | 'get' | 'run'): unknown {
-  const { sql, params } = sqliteDialect.compile(query)
-  try {
-    const stmt = conn.prepare(sql)
-    if (mode === 'run') {
-      if (stmt.reader) {
-        stmt.all(...params)
-        return { changes: 0 }
-      }
-      return { changes: stmt.run(...params).changes }
-    }
-    if (!stmt.reader) {
-      stmt.run(...params)
-      return mode === 'all' ? [] : undefined
-    }
-    return mode === 'all' ? stmt.all(...params) : stmt.get(...params)
-  } catch (err) {
-    throw translateSqliteError(err)
-  }
-}
-
-/** Prepares a statement and describes its columns; fails unless it is one read-only statement. */
-function describe(conn: CachedConnection, query: Sql): QueryColumn[] {
-  const { sql } = sqliteDialect.compile(query)
-  try {
-    const stmt = conn.conn.prepare(sql)
-    if (!stmt.reader) throw new DbError('the statement does not return rows', null)
-    return stmt.columns().map((c) => ({
-      name: c.name,
-      table: c.table,
-      column: c.column,
-      declaredType: c.type,
-    }))
-  } catch (err) {
-    throw translateSqliteError(err)
-  }
-}
 
 /**
  * Consecutive transactions that share one SQLite transaction and one `COMMIT`. Each member but
