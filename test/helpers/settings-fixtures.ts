@@ -124,6 +124,7 @@ export const PUBLIC_DEFAULTS = {
     provider: 'openai',
     baseUrl: 'https://api.openai.com/v1',
     model: 'gpt-4o-mini',
+    timeout: 60,
   },
   sms: { enabled: false, accountSid: '', fromNumber: '', apiUrl: 'https://api.twilio.com' },
   push: {

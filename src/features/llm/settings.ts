@@ -1,4 +1,8 @@
+import { maxThreshold } from '../../core/fields/generic-errors.js'
 import { isUrl, notUrl, objectGroup } from '../../core/settings/index.js'
+
+/** The longest `timeout` (seconds) a provider call may be given. */
+export const MAX_LLM_TIMEOUT = 600
 
 /** `llm`: the chat-completions provider; while disabled a network-free echo provider answers. */
 export type LlmSettings = {
@@ -8,6 +12,8 @@ export type LlmSettings = {
   /** Write-only. */
   apiKey: string
   model: string
+  /** Seconds one provider call (chat or embeddings) may take before it is aborted. */
+  timeout: number
 }
 
 declare module '../../core/settings/registry.js' {
@@ -16,7 +22,7 @@ declare module '../../core/settings/registry.js' {
   }
 }
 
-/** The `llm` group: base URL and model required while enabled; `apiKey` is write-only. */
+/** The `llm` group: base URL and model required while enabled, 60 s per provider call; `apiKey` is write-only. */
 export const llmSettings = objectGroup<LlmSettings>({
   key: 'llm',
   secrets: ['apiKey'],
@@ -26,6 +32,7 @@ export const llmSettings = objectGroup<LlmSettings>({
     baseUrl: 'https://api.openai.com/v1',
     apiKey: '',
     model: 'gpt-4o-mini',
+    timeout: 60,
   }),
   check(g) {
     const on = g.boolean('enabled')
@@ -34,5 +41,9 @@ export const llmSettings = objectGroup<LlmSettings>({
     if (url !== undefined && !isUrl(url)) g.fail('baseUrl', notUrl())
     g.string('apiKey')
     g.requiredString('model', on)
+    g.count('timeout', 1, true)
+    const timeout = g.integer('timeout')
+    if (timeout !== undefined && timeout > MAX_LLM_TIMEOUT)
+      g.fail('timeout', maxThreshold(MAX_LLM_TIMEOUT))
   },
 })
