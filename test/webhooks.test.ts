@@ -184,6 +184,54 @@ describe('outgoing webhooks: delivery, signatures, filters', () => {
     expect((await webhookRow(t, onUsers.id)).lastStatus).toBe('200')
   })
 
+  it('sends deliveries waiting behind busy ones to the URL of the moment, and none once disabled', async () => {
+    // Two deliveries per URL at a time: the receiver holds the first two, three wait their turn.
+    const slow = await startReceiver(SECRET, (n) => (n <= 2 ? 'hang' : 200))
+    const moved = await startReceiver(SECRET)
+    try {
+      const hook = await addWebhook(t, { url: slow.url, collection: 'posts', events: 'create' })
+      for (let i = 0; i < 5; i++)
+        await t.api('POST', '/api/collections/posts/records', { body: { title: `w${i}` } })
+      await waitFor(() => slow.received.length === 2)
+      const patched = await t.api('PATCH', `/api/collections/_webhooks/records/${hook.id}`, {
+        token: t.suToken,
+        body: { url: moved.url },
+      })
+      expect(patched.status).toBe(200)
+      slow.finish(200)
+      await waitFor(() => moved.acknowledged().length === 3)
+      expect(slow.received).toHaveLength(2)
+      expect(moved.received.map((r) => r.body.record.title).sort()).toEqual(['w2', 'w3', 'w4'])
+      await waitFor(async () => (await outboxCount(t)) === 0)
+
+      // Disabled while deliveries wait: they are dropped, not sent.
+      const held = await startReceiver(SECRET, (n) => (n <= 2 ? 'hang' : 200))
+      try {
+        const res = await t.api('PATCH', `/api/collections/_webhooks/records/${hook.id}`, {
+          token: t.suToken,
+          body: { url: held.url },
+        })
+        expect(res.status).toBe(200)
+        for (let i = 0; i < 5; i++)
+          await t.api('POST', '/api/collections/posts/records', { body: { title: `d${i}` } })
+        await waitFor(() => held.received.length === 2)
+        const off = await t.api('PATCH', `/api/collections/_webhooks/records/${hook.id}`, {
+          token: t.suToken,
+          body: { enabled: false },
+        })
+        expect(off.status).toBe(200)
+        held.finish(200)
+        await waitFor(async () => (await outboxCount(t)) === 0)
+        expect(held.received).toHaveLength(2)
+      } finally {
+        await held.close()
+      }
+    } finally {
+      await slow.close()
+      await moved.close()
+    }
+  })
+
   it('queues nothing for a change that rolls back (the outbox row is in its transaction)', async () => {
     const before = receiver.received.length
     // Wraps the built-in handlers: fails after they (and the outbox insert) ran.

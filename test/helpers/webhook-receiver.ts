@@ -33,7 +33,7 @@ export async function startReceiver(
   host = '127.0.0.1',
 ) {
   const received: Received[] = []
-  const hanging: http.ServerResponse[] = []
+  const hanging: { res: http.ServerResponse; r: Received }[] = []
   const verifier = new Webhook(secret)
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = []
@@ -71,7 +71,7 @@ export async function startReceiver(
       received.push(r)
       const a = answer(received.length, r)
       if (a === 'hang') {
-        hanging.push(res)
+        hanging.push({ res, r })
         return
       }
       const { status, headers } = typeof a === 'number' ? { status: a, headers: {} } : a
@@ -87,8 +87,15 @@ export async function startReceiver(
     received,
     /** Deliveries answered 2xx. */
     acknowledged: () => received.filter((r) => r.status >= 200 && r.status < 300),
+    /** Answers the requests held open so far with `status`. */
+    finish(status = 200) {
+      for (const { res, r } of hanging.splice(0)) {
+        r.status = status
+        res.writeHead(status).end('ok')
+      }
+    },
     async close() {
-      for (const res of hanging) res.destroy()
+      for (const { res } of hanging) res.destroy()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },

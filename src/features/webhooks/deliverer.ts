@@ -6,6 +6,7 @@
  * the request that made the change.
  */
 import type http from 'node:http'
+import { performance } from 'node:perf_hooks'
 import type { App } from '../../core/app.js'
 import { join, param, sql } from '../../store/sql.js'
 import { formatDate } from '../../tools/dates.js'
@@ -32,12 +33,9 @@ const IDLE_MS = 60_000
 /** Rows read per pass. */
 const PASS_ROWS = 500
 
+/** A due outbox row with its webhook (`url` null: the webhook is gone). */
 interface DueRow {
   id: string
-  url: string | null
-}
-
-interface FullRow {
   body: string
   attempts: number
   url: string | null
@@ -62,6 +60,16 @@ interface Outcome {
   silent?: boolean
 }
 
+/**
+ * Pacing while writes are queueing deliveries (one did in the last `WRITES_WINDOW_MS`): a pass
+ * starts at most `PACED_STARTS` deliveries and passes come at most every `PACED_PAUSE_MS`, so at
+ * most 400 deliveries a second take CPU from the requests making the changes; the rest wait in
+ * the outbox and go at full speed once the writes ease.
+ */
+const WRITES_WINDOW_MS = 100
+const PACED_STARTS = 8
+const PACED_PAUSE_MS = 20
+
 /** How long outcomes gather before they are stored together, in ms. */
 const FLUSH_MS = 5
 
@@ -82,10 +90,18 @@ export class Deliverer {
   private passing = false
   private again = false
   private timer: NodeJS.Timeout | undefined
-  private immediate: NodeJS.Immediate | undefined
+  /** The pass asked for and not begun yet (an immediate, or a timer while paced). */
+  private scheduled: (() => void) | undefined
+  /** When a commit last queued deliveries, and when the last pass began (performance.now()). */
+  private lastWriteAt = -Infinity
+  private lastPassAt = -Infinity
   private readonly inflight = new Map<string, Promise<void>>()
   private readonly perUrl = new Map<string, number>()
   private readonly agents = new Map<string, http.Agent>()
+  /** Due rows read, not started yet (oldest first). */
+  private queue: DueRow[] = []
+  /** Whether the outbox may hold due rows not in `queue`. */
+  private reread = true
   private pass: Promise<void> | undefined
   private outcomes: Outcome[] = []
   private flushing: Promise<void> | undefined
@@ -102,36 +118,70 @@ export class Deliverer {
   /** Starts delivering (at `onServe`): rows left from before a stop or crash go out first. */
   start(): void {
     this.running = true
-    this.wake()
+    this.wake(true)
   }
 
   /** Stops: no new attempt starts; those in flight end (each bounded by the timeout). */
   async stop(): Promise<void> {
     this.running = false
     clearTimeout(this.timer)
-    if (this.immediate) clearImmediate(this.immediate)
+    this.scheduled?.()
     this.timer = undefined
-    this.immediate = undefined
+    this.scheduled = undefined
+    this.queue = []
     await this.pass
     await Promise.allSettled([...this.inflight.values()])
     for (const agent of this.agents.values()) agent.destroy()
     this.agents.clear()
   }
 
-  /** Asks for a pass soon (after a commit that queued deliveries, or a delivery's end). */
-  wake(): void {
+  /**
+   * Asks for a pass soon. `reread`: the outbox may hold due rows not read yet (a commit queued
+   * deliveries, a retry fell due, the worker started); a delivery's end only starts the rows
+   * already read.
+   */
+  wake(reread = false): void {
+    if (reread) this.reread = true
     if (!this.running) return
     if (this.passing) {
       this.again = true
       return
     }
-    if (this.immediate) return
-    this.immediate = setImmediate(() => {
-      this.immediate = undefined
+    if (this.scheduled) return
+    const wait = this.paced() ? this.lastPassAt + PACED_PAUSE_MS - performance.now() : 0
+    const go = () => {
+      this.scheduled = undefined
       this.pass = this.run().catch((err: unknown) => {
         this.app.logger.error('webhook delivery pass failed', { error: String(err) })
       })
-    })
+    }
+    if (wait > 0) {
+      const timer = setTimeout(go, wait)
+      timer.unref()
+      this.scheduled = () => clearTimeout(timer)
+    } else {
+      const immediate = setImmediate(go)
+      this.scheduled = () => clearImmediate(immediate)
+    }
+  }
+
+  /** A commit queued deliveries: read them soon, paced while such writes keep coming. */
+  queued(): void {
+    this.lastWriteAt = performance.now()
+    this.wake(true)
+  }
+
+  private paced(): boolean {
+    return performance.now() - this.lastWriteAt < WRITES_WINDOW_MS
+  }
+
+  /**
+   * The `_webhooks` rows changed: the rows read but not started are read again, so none goes out
+   * with an old URL or secret, or for a webhook disabled since.
+   */
+  forget(): void {
+    this.queue = []
+    this.wake(true)
   }
 
   private async run(): Promise<void> {
@@ -143,26 +193,52 @@ export class Deliverer {
         this.again = false
         await this.startDue()
         if (!this.again) await this.arm()
-      } while (this.again && this.running)
+      } while (this.again && this.running && !this.paced())
     } finally {
       this.passing = false
     }
+    // Paced: the next pass waits its turn on a timer.
+    if (this.again && this.running) {
+      this.again = false
+      this.wake()
+    }
   }
 
+  /**
+   * Reads due rows (with their bodies and webhooks) when the rows read are running low and the
+   * outbox may hold more, then starts as many as the bounds allow. Reading only at the low-water
+   * mark keeps a backlog of thousands from being read again at every delivery's end.
+   */
   private async startDue(): Promise<void> {
-    const now = formatDate(new Date())
-    const rows = await this.app.db.all<DueRow>(
-      sql`SELECT o.id AS id, w.url AS url FROM _webhook_outbox o LEFT JOIN _webhooks w ON w.id = o.webhook WHERE o.nextAttemptAt <= ${now} ORDER BY o.nextAttemptAt LIMIT ${PASS_ROWS}`,
-    )
     const max = this.options.concurrency ?? 32
+    if (this.reread && this.queue.length < max) {
+      this.reread = false
+      const now = formatDate(new Date())
+      const rows = await this.app.db.all<DueRow>(
+        sql`SELECT o.id AS id, o.body AS body, o.attempts AS attempts, o.webhook AS webhook, w.url AS url, w.secret AS secret, w.enabled AS enabled FROM _webhook_outbox o LEFT JOIN _webhooks w ON w.id = o.webhook WHERE o.nextAttemptAt <= ${now} ORDER BY o.nextAttemptAt LIMIT ${PASS_ROWS}`,
+      )
+      const known = new Set([...this.inflight.keys(), ...this.queue.map((r) => r.id)])
+      for (const row of rows) if (!known.has(row.id)) this.queue.push(row)
+      // A full page: more may be due behind it, read once these run low.
+      if (rows.length === PASS_ROWS) this.reread = true
+    }
     const perUrl = this.options.perUrl ?? 2
-    for (const row of rows) {
-      if (!this.running || this.inflight.size >= max) break
-      if (this.inflight.has(row.id)) continue
+    this.lastPassAt = performance.now()
+    let starts = this.paced() ? PACED_STARTS : Infinity
+    const waiting: DueRow[] = []
+    for (const row of this.queue) {
+      if (!this.running || this.inflight.size >= max || starts <= 0 || this.inflight.has(row.id)) {
+        if (!this.inflight.has(row.id)) waiting.push(row)
+        continue
+      }
       const key = row.url ?? ''
       const busy = this.perUrl.get(key) ?? 0
-      if (busy >= perUrl) continue
+      if (busy >= perUrl && row.url !== null) {
+        waiting.push(row)
+        continue
+      }
       this.perUrl.set(key, busy + 1)
+      starts--
       let held = true
       // The URL's slot is freed once the exchange ended; the row stays in flight until stored.
       const release = () => {
@@ -173,7 +249,7 @@ export class Deliverer {
         else this.perUrl.set(key, n)
         this.wake()
       }
-      const job = this.deliver(row.id, release)
+      const job = this.deliver(row, release)
         .catch((err: unknown) => {
           this.app.logger.error('webhook delivery failed', { id: row.id, error: String(err) })
         })
@@ -184,6 +260,9 @@ export class Deliverer {
         })
       this.inflight.set(row.id, job)
     }
+    this.queue = waiting
+    // Paced: the rows left wait for the next pass, not for a delivery's end.
+    if (starts <= 0 && waiting.length > 0) this.again = true
   }
 
   /** Sleeps until the next row is due (at most a minute). */
@@ -199,17 +278,14 @@ export class Deliverer {
     if (!this.running) return
     this.timer = setTimeout(() => {
       this.timer = undefined
-      this.wake()
+      this.wake(true)
     }, wait)
     this.timer.unref()
   }
 
   /** One attempt of one delivery, and its outcome stored. */
-  private async deliver(id: string, release: () => void): Promise<void> {
-    const row = await this.app.db.get<FullRow>(
-      sql`SELECT o.body AS body, o.attempts AS attempts, o.webhook AS webhook, w.url AS url, w.secret AS secret, w.enabled AS enabled FROM _webhook_outbox o LEFT JOIN _webhooks w ON w.id = o.webhook WHERE o.id = ${id}`,
-    )
-    if (!row) return
+  private async deliver(row: DueRow, release: () => void): Promise<void> {
+    const id = row.id
     // The webhook was deleted or disabled since: the delivery is dropped.
     if (row.url === null || !row.enabled) {
       release()

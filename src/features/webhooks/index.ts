@@ -46,10 +46,14 @@ export function webhooksFeature(options: DelivererOptions = {}): Feature {
       app.registerSettingsGroup(webhooksSettings)
       const targets = new WebhookTargets()
       const deliverer = new Deliverer(app, () => targets.invalidate(), options)
-      bindWebhookRows(app, targets)
+      // A change of the `_webhooks` rows: matching and the rows read for delivery start afresh.
+      bindWebhookRows(app, () => {
+        targets.invalidate()
+        deliverer.forget()
+      })
       bindOutbox(app, targets, deliverer)
       bindReadOnlyOutbox(app)
-      app.services.set('webhooks', { wake: () => deliverer.wake() })
+      app.services.set('webhooks', { wake: () => deliverer.wake(true) })
       app.hooks.onBootstrap.bind({
         id: '__svcWebhooksUpgrade__',
         func: async (e) => {
@@ -92,11 +96,11 @@ async function addMissingFields(app: App): Promise<void> {
 }
 
 /** The `_webhooks` rows: checked before the write, `secret` blanked in what is answered. */
-function bindWebhookRows(app: App, targets: WebhookTargets): void {
+function bindWebhookRows(app: App, changed: () => void): void {
   const write = (isNew: boolean) => async (e: RecordHookEvent) => {
     checkWebhookRow(e.app, e.record, isNew)
     await e.next()
-    e.app.onAfterCommit(() => targets.invalidate())
+    e.app.onAfterCommit(changed)
     // Stored: the copy the answer, the event bus and the after-success hooks see has none.
     e.record.secret = ''
   }
@@ -107,7 +111,7 @@ function bindWebhookRows(app: App, targets: WebhookTargets): void {
       id: '__svcWebhooksRowDelete__',
       func: async (e) => {
         await e.next()
-        e.app.onAfterCommit(() => targets.invalidate())
+        e.app.onAfterCommit(changed)
         e.record.secret = ''
       },
     },
@@ -152,7 +156,7 @@ function bindOutbox(app: App, targets: WebhookTargets, deliverer: Deliverer): vo
       found.map((t) => t.id),
       body,
     )
-    e.app.onAfterCommit(() => deliverer.wake())
+    e.app.onAfterCommit(() => deliverer.queued())
   }
   app.hooks.onRecordCreate.bind({ id: '__svcWebhooksCreate__', func: queue('create') })
   app.hooks.onRecordUpdate.bind({ id: '__svcWebhooksUpdate__', func: queue('update') })

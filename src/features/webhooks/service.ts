@@ -18,7 +18,7 @@ import type { RecordData } from '../../core/request-info.js'
 import { recordFromRow, serializeRecord } from '../../core/records/serialize.js'
 import { join, param, sql } from '../../store/sql.js'
 import { formatDate, nowDate } from '../../tools/dates.js'
-import { newId } from '../../tools/ids.js'
+import { sortableId } from '../../tools/ids.js'
 import { parseTargetUrl, SsrfError } from '../../tools/ssrf.js'
 
 export const WEBHOOKS = '_webhooks'
@@ -155,10 +155,12 @@ export function deliveryBody(
  * transactional app): the change and its deliveries commit or roll back together.
  */
 export async function enqueue(app: App, webhookIds: string[], body: string): Promise<void> {
-  const now = formatDate(new Date())
+  const at = new Date()
+  const now = formatDate(at)
+  // Ids that sort by time: the outbox's id index is appended to, not split at random places.
   const rows = webhookIds.map(
     (w) =>
-      sql`(${param(newId())}, ${param(w)}, ${param(body)}, 0, ${param(now)}, ${param(now)}, ${param(now)})`,
+      sql`(${param(sortableId(at.getTime()))}, ${param(w)}, ${param(body)}, 0, ${param(now)}, ${param(now)}, ${param(now)})`,
   )
   await app.db.run(
     sql`INSERT INTO _webhook_outbox (id, webhook, body, attempts, nextAttemptAt, created, updated) VALUES ${join(rows)}`,
