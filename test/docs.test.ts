@@ -104,6 +104,7 @@ describe('README and docs', () => {
       '_audit_log',
       '_payment_events',
       '_webhooks',
+      '_llm_usage',
     ])
     const fromTour = created(read('README.md'))
     expect([...fromTour]).toEqual(['posts'])
@@ -145,9 +146,7 @@ describe('README and docs', () => {
     const readme = read('README.md')
     const section = readme.slice(readme.indexOf('## Not built yet'))
     for (const feature of [
-      'LLM',
       'Vector search',
-      'MCP',
       'Avatars',
       'OAuth2',
       'Admin dashboard',

@@ -1,6 +1,7 @@
 /**
  * What other features may ask of realtime without importing it: push a named event to one
- * connected SSE client (the LLM gateway's `llm_chunk` / `llm_done` / `llm_error`, SPEC §6).
+ * connected SSE client (the LLM gateway's `llm_chunk` / `llm_done` / `llm_error`, SPEC §6), and
+ * learn who owns a client.
  * The realtime feature's `register` returns an implementation; the composition root hands it on.
  */
 export interface ClientMessenger {
@@ -10,4 +11,16 @@ export interface ClientMessenger {
    * when `event` holds a line break.
    */
   sendToClient(clientId: string, event: string, data: unknown): boolean
+  /**
+   * Who owns the client `clientId`: the auth record bound by its last authorised subscription
+   * request, `null` for a guest client, undefined when no such client is connected to this
+   * instance (so a feature can refuse to push to another caller's connection).
+   */
+  clientOwner(clientId: string): ClientOwner | null | undefined
+}
+
+/** The auth record bound to a realtime client. */
+export interface ClientOwner {
+  collectionId: string
+  recordId: string
 }

@@ -289,14 +289,16 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
     seen.status = 200
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
     const eol = b.crlf ? '\r\n' : '\n'
+    // Each write resolves once flushed, so a socket destroyed after N chunks has sent them.
+    const flushed = (text: string) =>
+      new Promise<void>((resolve) => {
+        res.write(text, () => resolve())
+      })
     const write = async (data: string) => {
       const text = `data: ${data}${eol}${eol}`
-      if (!b.fragmented) {
-        res.write(text)
-        return
-      }
+      if (!b.fragmented) return flushed(text)
       for (let i = 0; i < text.length; i += 7) {
-        res.write(text.slice(i, i + 7))
+        await flushed(text.slice(i, i + 7))
         await sleep(1)
       }
     }
@@ -313,6 +315,7 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
     for (const [i, delta] of deltas.entries()) {
       if (b.failAfterChunks !== undefined && i >= b.failAfterChunks) {
         seen.finished = true
+        await sleep(20)
         res.socket?.destroy()
         return
       }

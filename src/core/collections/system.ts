@@ -299,6 +299,29 @@ const specs: SystemSpec[] = [
     type: 'base',
     fields: [text('eventId', { required: true, unique: true }), text('type'), json('payload')],
   },
+  {
+    // One row per LLM gateway call (features/llm): who asked, which model, the tokens counted.
+    id: 'svc_llm_usage',
+    name: '_llm_usage',
+    type: 'base',
+    fields: [
+      text('authCollection'),
+      text('authId'),
+      text('provider'),
+      text('model'),
+      { name: 'promptTokens', type: 'number' },
+      { name: 'completionTokens', type: 'number' },
+      { name: 'durationMs', type: 'number' },
+      bool('ok'),
+      text('error'),
+    ],
+    // Operators sum and prune (superusers may delete) by date and caller; expendable like logs.
+    indexes: [
+      'CREATE INDEX idx_llm_usage_created ON _llm_usage (created)',
+      'CREATE INDEX idx_llm_usage_auth ON _llm_usage (authId)',
+    ],
+    database: 'auxiliary',
+  },
 ]
 
 /**

@@ -10,6 +10,8 @@ import { authMessages } from './messages-auth.js'
 import { backupsMessages } from './messages-backups.js'
 import { cronsSqlMessages } from './messages-crons-sql.js'
 import { httpMessages } from './messages-http.js'
+import { llmCodes, llmMessages } from './messages-llm.js'
+import { mcpMessages } from './messages-mcp.js'
 import { paymentsMessages } from './messages-payments.js'
 import { pbScriptMessages } from './messages-pb-scripts.js'
 import { pushMessages } from './messages-push.js'
@@ -43,6 +45,7 @@ export const validationMessages = {
   ...collectionCodes,
   ...authCodes,
   ...smsCodes,
+  ...llmCodes,
 } as const
 
 /** A key of {@link validationMessages}: a code, or `code:variant` for its other messages. */
@@ -70,6 +73,8 @@ export const messages = {
   ...teamsMessages,
   ...paymentsMessages,
   ...webhooksMessages,
+  ...llmMessages,
+  ...mcpMessages,
 } as const
 
 /** A key of {@link messages}. */

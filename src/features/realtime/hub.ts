@@ -4,7 +4,7 @@
  * connected to; events reach them through the app's event bus (ARCHITECTURE, scaling out).
  */
 import type { Logger } from '../../core/logger.js'
-import type { ClientMessenger } from '../../core/realtime.js'
+import type { ClientMessenger, ClientOwner } from '../../core/realtime.js'
 import type { AuthInfo } from '../../core/request-info.js'
 import { randomString } from '../../tools/ids.js'
 import { formatSseComment, formatSseMessage } from '../../tools/sse.js'
@@ -204,6 +204,14 @@ export class RealtimeHub implements ClientMessenger {
   /** Sends a named event to one client of this instance (see {@link ClientMessenger}). */
   sendToClient(clientId: string, event: string, data: unknown): boolean {
     return this.clients.get(clientId)?.send(event, data) ?? false
+  }
+
+  /** The auth record bound to an open client (see {@link ClientMessenger.clientOwner}). */
+  clientOwner(clientId: string): ClientOwner | null | undefined {
+    const client = this.clients.get(clientId)
+    if (!client || client.closed) return undefined
+    if (!client.auth) return null
+    return { collectionId: client.auth.collection.id, recordId: String(client.auth.record.id) }
   }
 
   /** Ends every stream and stops the keep-alive timer; clients may connect again afterwards. */

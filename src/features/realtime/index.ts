@@ -50,6 +50,7 @@ export function registerRealtime(
   const realtime: Realtime = {
     hub,
     sendToClient: (clientId, event, data) => hub.sendToClient(clientId, event, data),
+    clientOwner: (clientId) => hub.clientOwner(clientId),
   }
   app.services.set('messenger', realtime)
   return realtime

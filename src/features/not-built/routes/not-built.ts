@@ -12,9 +12,6 @@ interface Missing {
  * so the table shrinks to nothing.
  */
 export const NOT_BUILT: readonly Missing[] = [
-  { feature: 'LLM gateway', paths: ['/api/llm/*'] },
-  { feature: 'MCP and tool schemas', paths: ['/api/mcp'] },
-  { feature: 'MCP and tool schemas', paths: ['/api/collections/:collection/tool-schema'] },
   { feature: 'Avatars and QR codes', paths: ['/api/utils/*'] },
   {
     feature: 'OAuth2 sign-in',
