@@ -18,6 +18,7 @@ import { hooksFeature } from './hooks/index.js'
 import { llmFeature } from './llm/index.js'
 import { logsFeature } from './logs/index.js'
 import { mailFeature } from './mail/index.js'
+import { mcpFeature } from './mcp/index.js'
 import { metricsFeature } from './metrics/index.js'
 import { notBuiltFeature } from './not-built/index.js'
 import { paymentsFeature } from './payments/index.js'
@@ -55,6 +56,7 @@ export function builtInFeatures(): Feature[] {
     settingsFeature(),
     webhooksFeature(),
     llmFeature(),
+    mcpFeature(),
     smsFeature(),
     teamsFeature(),
     pushFeature(),
