@@ -15,6 +15,8 @@ import {
   type Measurement,
   type RequestSpec,
 } from './load.js'
+import { llmSteps } from './llm.js'
+import { mcpSteps } from './mcp.js'
 import { pushSteps } from './push.js'
 import { realtimeSteps } from './realtime.js'
 import { row, type ScenarioRow } from './report.js'
@@ -440,5 +442,7 @@ export function allSteps(): Step[] {
     ...backupSteps(),
     ...webhookSteps(),
     ...pushSteps(),
+    ...llmSteps(),
+    ...mcpSteps(),
   ]
 }
