@@ -4,6 +4,8 @@
  * (test/helpers/openai-double.ts) that streams, reports usage, fails, breaks mid-stream and
  * stalls.
  */
+import Database from 'better-sqlite3'
+import { join } from 'node:path'
 import { EventSource } from 'eventsource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startOpenAiDouble, type OpenAiDouble } from './helpers/openai-double.js'
@@ -349,6 +351,20 @@ describe('LLM gateway', () => {
         ok: true,
         error: '',
       })
+      // Kept with the request logs in auxiliary.db, not in the data file.
+      const aux = new Database(join(t.dir, 'auxiliary.db'), { readonly: true })
+      const main = new Database(join(t.dir, 'data.db'), { readonly: true })
+      try {
+        const count = aux.prepare('SELECT count(*) AS n FROM _llm_usage').get() as { n: number }
+        expect(count.n).toBeGreaterThanOrEqual(rows.length)
+        const inMain = main
+          .prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name = '_llm_usage'")
+          .get() as { n: number }
+        expect(inMain.n).toBe(0)
+      } finally {
+        aux.close()
+        main.close()
+      }
       const asUser = await t.api('GET', '/api/collections/_llm_usage/records', {
         token: users.bob!.token,
       })
@@ -435,6 +451,23 @@ describe('LLM gateway', () => {
       const res = await chat({ messages: [msg('go')] })
       expect(res.status).toBe(200)
       expect(res.body).toMatchObject({ reply: text, promptTokens: 0, completionTokens: 0 })
+    })
+
+    it('accepts a server that answers one JSON completion instead of a stream', async () => {
+      const a = await Conn.open(t, users.alice!.token)
+      double.next({
+        json: true,
+        reply: 'All at once.',
+        usage: { prompt_tokens: 3, completion_tokens: 3 },
+      })
+      const res = await chat({ messages: [msg('go')], clientId: a.clientId })
+      expect(res.body).toMatchObject({
+        reply: 'All at once.',
+        promptTokens: 3,
+        completionTokens: 3,
+      })
+      await a.until((r) => r.some((e) => e.name === 'llm_done'))
+      expect(a.received.map((e) => e.name)).toEqual(['llm_chunk', 'llm_done'])
     })
 
     it('answers 502 with the provider’s message when it refuses, and pushes llm_error', async () => {

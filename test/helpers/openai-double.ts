@@ -60,6 +60,8 @@ export interface Behaviour {
   crlf?: boolean
   /** Send a `: keep-alive` comment line before each chunk. */
   comments?: boolean
+  /** Answer one JSON `chat.completion` even when a stream was asked (servers that ignore it). */
+  json?: boolean
 }
 
 /** One request the double saw. */
@@ -274,7 +276,7 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
     const usageJson = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens }
     const id = `chatcmpl-${requests.length}`
     const created = Math.floor(Date.now() / 1000)
-    if (body.stream !== true) {
+    if (body.stream !== true || b.json) {
       return sendJson(seen, res, 200, {
         id,
         object: 'chat.completion',
