@@ -246,6 +246,8 @@ describe('MCP through the official SDK client (Streamable HTTP)', () => {
       expect(view.structuredContent!.items).toEqual([
         expect.objectContaining({ title: 'alice public' }),
       ])
+      const one = await call(s, 'get_public_notes', { id: pub.structuredContent!.id })
+      expect(one).toMatchObject({ isError: false, structuredContent: { title: 'alice public' } })
     } finally {
       await s.close()
     }

@@ -120,13 +120,14 @@ describe('tool schema', () => {
       maxItems: 2,
     })
     expect(p.author).toMatchObject({ type: 'string' })
-    expect(p.author.description).toContain(usersId)
+    expect(p.author.description).toBe('Record id of collection users.')
     expect(p.readers).toMatchObject({
       type: 'array',
       items: { type: 'string' },
       uniqueItems: true,
       minItems: 1,
       maxItems: 5,
+      description: 'Record ids of collection users.',
     })
     expect(p.meta.type).toEqual(
       expect.arrayContaining(['object', 'array', 'string', 'number', 'boolean', 'null']),
@@ -220,7 +221,7 @@ describe('tool schema', () => {
             count: 3,
             tags: ['a', 'c'],
             place: { lon: 13.4, lat: 52.5 },
-            embedding: [0.1, 0.2, 0.3],
+            embedding: [0.5, 0.25, -1],
             meta: { any: ['json'] },
             due: '2025-05-01 10:00:00.000Z',
           },
@@ -234,7 +235,7 @@ describe('tool schema', () => {
       count: 3,
       tags: ['a', 'c'],
       place: { lon: 13.4, lat: 52.5 },
-      embedding: [0.1, 0.2, 0.3],
+      embedding: [0.5, 0.25, -1],
     })
     expect(res.body.result.structuredContent.slug).toMatch(/^[a-z]{8}$/)
   })

@@ -21,6 +21,7 @@ import {
   recordSchema,
   toolName,
   toolSchema,
+  type CollectionNames,
   type JsonSchema,
   type ObjectSchema,
 } from './tool-schema.js'
@@ -63,7 +64,7 @@ const exposed = (c: Collection): boolean => !c.name.startsWith('_')
 /** The verbs a collection has tools for: views are read-only. */
 const verbsOf = (c: Collection): readonly Verb[] => (c.type === 'view' ? ['list', 'get'] : VERBS)
 
-function describe(verb: Verb, c: Collection): Tool {
+function describe(verb: Verb, c: Collection, names: CollectionNames): Tool {
   const name = toolName(verb, c)
   const n = c.name
   switch (verb) {
@@ -105,11 +106,11 @@ function describe(verb: Verb, c: Collection): Tool {
         },
       }
     case 'create': {
-      const schema = toolSchema(c)
+      const schema = toolSchema(c, names)
       return { name, description: schema.description, inputSchema: schema.parameters }
     }
     case 'update': {
-      const { properties } = recordSchema(c)
+      const { properties } = recordSchema(c, names)
       const extra: Record<string, JsonSchema> =
         c.type === 'auth'
           ? {
@@ -145,13 +146,14 @@ function describe(verb: Verb, c: Collection): Tool {
  */
 export function listTools(app: App, info: RequestInfo): Tool[] {
   const su = isSuperuser(info)
+  const names: CollectionNames = (id) => app.collections.find(id)?.name
   return app.collections
     .all()
     .filter(exposed)
     .flatMap((c) =>
       verbsOf(c)
         .filter((v) => su || c[RULE[v]] !== null)
-        .map((v) => describe(v, c)),
+        .map((v) => describe(v, c, names)),
     )
 }
 

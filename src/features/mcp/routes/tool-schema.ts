@@ -14,7 +14,8 @@ export function registerToolSchema(app: App, http: FastifyInstance): void {
     '/api/collections/:collection/tool-schema',
     async (req) => {
       requireSuperuser(requestInfo(req))
-      return toolSchema(app.collections.get(req.params.collection))
+      const c = app.collections.get(req.params.collection)
+      return toolSchema(c, (id) => app.collections.find(id)?.name)
     },
   )
 }
