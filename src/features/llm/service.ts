@@ -150,13 +150,8 @@ export interface ChatContext {
 }
 
 /** The error a failed call answers with: time limit, caller gone, or the provider's own. */
-function failure(
-  err: unknown,
-  timeout: AbortSignal,
-  seconds: number,
-  caller: AbortSignal,
-): ApiError {
-  if (timeout.aborted) return new ApiError(504, messages.llmProviderTimeout({ seconds }))
+function failure(err: unknown, timedOut: boolean, seconds: number, caller: AbortSignal): ApiError {
+  if (timedOut) return new ApiError(504, messages.llmProviderTimeout({ seconds }))
   if (caller.aborted) return new ApiError(499, messages.llmCancelled)
   if (err instanceof ApiError) return err
   return new ApiError(502, messages.llmStreamInvalid({ reason: String(err) }), {}, err)
@@ -177,8 +172,17 @@ export async function chat(ctx: ChatContext, request: ChatRequest): Promise<Chat
   const push = (event: string, data: unknown) => {
     if (messenger && request.clientId) messenger.sendToClient(request.clientId, event, data)
   }
-  const timeout = AbortSignal.timeout(settings.timeout * 1000)
-  const signal = AbortSignal.any([timeout, ctx.signal])
+  // One controller for the time limit and the caller's abort; the timer is cleared at the end,
+  // so finished calls hold no pending timer (AbortSignal.timeout would, until it fires).
+  const controller = new AbortController()
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    controller.abort()
+  }, settings.timeout * 1000)
+  const onCaller = () => controller.abort()
+  if (ctx.signal.aborted) controller.abort()
+  else ctx.signal.addEventListener('abort', onCaller, { once: true })
   const started = performance.now()
   const account = (usage: ChatUsage | null, error: string) =>
     ctx.usage.add({
@@ -197,14 +201,17 @@ export async function chat(ctx: ChatContext, request: ChatRequest): Promise<Chat
   try {
     ;({ text, usage } = await provider.chat({
       messages: request.messages,
-      signal,
+      signal: controller.signal,
       onDelta: (delta) => push('llm_chunk', { requestId, delta }),
     }))
   } catch (err) {
-    const error = failure(err, timeout, settings.timeout, ctx.signal)
+    const error = failure(err, timedOut, settings.timeout, ctx.signal)
     push('llm_error', { requestId, message: error.message })
     account(null, error.message)
     throw error
+  } finally {
+    clearTimeout(timer)
+    ctx.signal.removeEventListener('abort', onCaller)
   }
   push('llm_done', { requestId, text })
   account(usage, '')
