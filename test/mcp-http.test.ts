@@ -4,6 +4,7 @@
  * 202 without a body, every standard error code, version negotiation, the Streamable HTTP
  * headers, batches and the request limits.
  */
+import { request } from 'node:http'
 import { EventSource } from 'eventsource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { builtInFeatures } from '../src/features/index.js'
@@ -265,9 +266,9 @@ describe('MCP over HTTP: the SPEC transport and JSON-RPC', () => {
           -32700,
           'nested deeper than 128 levels',
         ],
-        ['not JSON-RPC 2.0', { id: 1, method: 'ping' }, 400, -32600, 'Invalid request'],
-        ['null id', { jsonrpc: '2.0', id: null, method: 'ping' }, 400, -32600, 'Invalid request'],
-        ['a scalar', 42, 400, -32600, 'Invalid request'],
+        ['not JSON-RPC 2.0', { id: 1, method: 'ping' }, 200, -32600, 'Invalid request'],
+        ['null id', { jsonrpc: '2.0', id: null, method: 'ping' }, 200, -32600, 'Invalid request'],
+        ['a scalar', 42, 200, -32600, 'Invalid request'],
         ['unknown method', rpc('resources/list'), 200, -32601, 'Method not found: resources/list.'],
         ['params not an object', rpc('tools/list', [1]), 200, -32602, '"params" must be an object'],
         [
@@ -327,7 +328,7 @@ describe('MCP over HTTP: the SPEC transport and JSON-RPC', () => {
         expect(res.body.jsonrpc, what).toBe('2.0')
         expect(res.body.error.code, what).toBe(code)
         expect(res.body.error.message, what).toContain(message)
-        expect(res.body.id, what).toBe(status === 400 ? null : 1)
+        expect(res.body.id, what).toBe(code === -32700 || code === -32600 ? null : 1)
       }
     })
 
@@ -360,6 +361,24 @@ describe('MCP over HTTP: the SPEC transport and JSON-RPC', () => {
       expect((await post(t, rpc('ping'), { 'mcp-protocol-version': '2024-11-05' })).status).toBe(
         200,
       )
+      // A bare string body from fetch (text/plain) or with no type at all is read as JSON.
+      const plain = await fetch(`${t.url}/api/mcp`, {
+        method: 'POST',
+        body: JSON.stringify(rpc('ping')),
+      })
+      expect(plain.status).toBe(200)
+      expect(await plain.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} })
+      const untyped = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(`${t.url}/api/mcp`, { method: 'POST' }, (res) => {
+          let text = ''
+          res.on('data', (c: Buffer) => (text += c.toString()))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
+        })
+        req.on('error', reject)
+        req.end(JSON.stringify(rpc('ping')))
+      })
+      expect(untyped.status).toBe(200)
+      expect(JSON.parse(untyped.text)).toEqual({ jsonrpc: '2.0', id: 1, result: {} })
       const form = await post(t, 'a=b', { 'content-type': 'application/x-www-form-urlencoded' })
       expect(form.status).toBe(415)
       expect(form.body.error.code).toBe(-32600)
@@ -392,7 +411,7 @@ describe('MCP over HTTP: the SPEC transport and JSON-RPC', () => {
       expect(onlyNotes.status).toBe(202)
       expect(onlyNotes.text).toBe('')
       const empty = await post(t, [])
-      expect(empty.status).toBe(400)
+      expect(empty.status).toBe(200)
       expect(empty.body.error).toEqual({
         code: -32600,
         message: 'Invalid request: the batch is empty.',
@@ -403,7 +422,7 @@ describe('MCP over HTTP: the SPEC transport and JSON-RPC', () => {
       )
       expect(tooMany.body.error.message).toBe('Invalid request: a batch holds at most 50 messages.')
       const newer = await post(t, [rpc('ping')], { 'mcp-protocol-version': '2025-06-18' })
-      expect(newer.status).toBe(400)
+      expect(newer.status).toBe(200)
       expect(newer.body.error.message).toBe(
         'Invalid request: JSON-RPC batches are not part of MCP protocol version 2025-06-18.',
       )

@@ -25,7 +25,7 @@ import { callTool, listTools } from './tools.js'
 export const MAX_BATCH = 50
 
 /** What the route sends: a JSON body with its status, or 202 without a body. */
-export type Outcome = { status: 200 | 400; body: RpcResponse | RpcResponse[] } | { status: 202 }
+export type Outcome = { status: 200; body: RpcResponse | RpcResponse[] } | { status: 202 }
 
 /** What one POST carries besides its body. */
 export interface DispatchContext {
@@ -104,19 +104,20 @@ async function one(message: Incoming, ctx: DispatchContext): Promise<RpcResponse
 }
 
 /**
- * Dispatches a parsed POST body: a single message answers its response (200), an invalid one
- * a -32600 (400), a notification or client response 202 without a body. A batch (where the
- * version allows one) answers the array of its responses, or 202 when it held no request.
+ * Dispatches a parsed POST body: a request answers its response, an invalid message a -32600
+ * (JSON-RPC errors travel in a 200 answer; only unreadable JSON is a 400, in the route), a
+ * notification or a client response 202 without a body. A batch (where the version allows one)
+ * answers the array of its responses, or 202 when it held no request.
  */
 export async function dispatch(body: unknown, ctx: DispatchContext): Promise<Outcome> {
   if (!Array.isArray(body)) {
     const message = classify(body, invalid())
     const res = await one(message, ctx)
     if (!res) return { status: 202 }
-    return { status: message.kind === 'invalid' ? 400 : 200, body: res }
+    return { status: 200, body: res }
   }
   const reject = (message: string): Outcome => ({
-    status: 400,
+    status: 200,
     body: failure(null, { code: ErrorCode.InvalidRequest, message }),
   })
   if (!batchesAllowed(ctx.version))

@@ -35,9 +35,19 @@ const header = (req: FastifyRequest, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v
 }
 
-/** True for `application/json` with or without parameters. */
-const isJson = (type: string | undefined): boolean =>
-  (type ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json'
+/**
+ * True for a body that may hold JSON: `application/json` (or `…+json`) with or without
+ * parameters, and also `text/plain` or none, which `fetch` and curl send for a bare string body.
+ */
+function isJson(type: string | undefined): boolean {
+  const essence = (type ?? '').split(';')[0]!.trim().toLowerCase()
+  return (
+    essence === '' ||
+    essence === 'text/plain' ||
+    essence === 'application/json' ||
+    essence.endsWith('+json')
+  )
+}
 
 /**
  * `/api/mcp` (SPEC §4.12, DECISIONS "MCP transports"): SPEC's HTTP+SSE handshake on GET and the
