@@ -249,6 +249,38 @@ describe('MCP over HTTP: the SPEC transport and JSON-RPC', () => {
       expect(su.body.result.tools.map((x: { name: string }) => x.name)).toContain('update_posts')
     })
 
+    it('runs the same record path as the HTTP route: realtime subscribers see the change', async () => {
+      const es = new EventSource(`${t.url}/api/realtime`)
+      try {
+        const events: { action: string; record: { title: string } }[] = []
+        const clientId = await new Promise<string>((resolve) =>
+          es.addEventListener('SVC_CONNECT', (e) => resolve(JSON.parse(e.data).clientId)),
+        )
+        es.addEventListener('posts', (e) => events.push(JSON.parse(e.data)))
+        const sub = await t.api('POST', '/api/realtime', {
+          body: { clientId, subscriptions: ['posts'] },
+        })
+        expect(sub.status).toBe(204)
+        const created = await post(
+          t,
+          rpc('tools/call', { name: 'create_posts', arguments: { title: 'seen live' } }),
+        )
+        expect(created.body.result.isError).toBe(false)
+        const deadline = Date.now() + 5000
+        while (events.length === 0 && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 20))
+        }
+        expect(events).toEqual([
+          expect.objectContaining({
+            action: 'create',
+            record: expect.objectContaining({ title: 'seen live' }),
+          }),
+        ])
+      } finally {
+        es.close()
+      }
+    })
+
     it('answers each malformed request with its JSON-RPC error code', async () => {
       const cases: [string, unknown, number, number, string][] = [
         [
