@@ -104,7 +104,8 @@ describe('records API', () => {
       tag: tag.body.id,
       tagList: [tag.body.id],
       where: { lon: 23.3, lat: 42.7 },
-      embedding: [0.1, 0.2, 0.3],
+      // vectors are stored as float32, so they come back rounded to it
+      embedding: [0.1, 0.2, 0.3].map(Math.fround),
       attachment: '',
     })
     expect(r.secret).toBeUndefined()

@@ -232,6 +232,7 @@ describe('PATCH /api/settings merging and secrets', () => {
       baseUrl: 'http://127.0.0.1:11434/v1',
       model: 'llama3',
       timeout: 60,
+      embeddingModel: 'text-embedding-3-small',
     })
     for (const cron of ['@daily', '*/15 * * * *', '0 0 * * 1-5', '5 4 1 JAN *'])
       expect((await patch({ backups: { cron } })).status, cron).toBe(200)

@@ -32,6 +32,7 @@ import { setupFeature } from './setup/index.js'
 import { smsFeature } from './sms/index.js'
 import { sqlFeature } from './sql/index.js'
 import { storageFeature } from './storage/index.js'
+import { vectorsFeature } from './vectors/index.js'
 import { webhooksFeature } from './webhooks/index.js'
 import { teamsFeature } from './teams/index.js'
 
@@ -56,6 +57,7 @@ export function builtInFeatures(): Feature[] {
     settingsFeature(),
     webhooksFeature(),
     llmFeature(),
+    vectorsFeature(),
     mcpFeature(),
     smsFeature(),
     teamsFeature(),

@@ -1,8 +1,11 @@
 import type { Db } from './db.js'
 import type { CompiledQuery, Sql } from './sql.js'
 
-/** The storage classes a field type can ask for; each dialect maps them to a column type. */
-export type ColumnKind = 'text' | 'number' | 'bool' | 'json'
+/**
+ * The storage classes a field type can ask for; each dialect maps them to a column type. `blob`
+ * holds raw bytes (vectors as little-endian float32).
+ */
+export type ColumnKind = 'text' | 'number' | 'bool' | 'json' | 'blob'
 
 /**
  * Everything that differs between SQL engines, behind one contract. Code outside `store/` asks

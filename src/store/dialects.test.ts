@@ -101,18 +101,20 @@ describe('dialects', () => {
   })
 
   it('defines columns per storage class', () => {
-    const kinds = ['text', 'number', 'bool', 'json'] as const
+    const kinds = ['text', 'number', 'bool', 'json', 'blob'] as const
     expect(kinds.map((k) => sqliteDialect.columnDefinition(k))).toEqual([
       "TEXT DEFAULT '' NOT NULL",
       'NUMERIC DEFAULT 0 NOT NULL',
       'BOOLEAN DEFAULT FALSE NOT NULL',
       'JSON DEFAULT NULL',
+      'BLOB DEFAULT NULL',
     ])
     expect(kinds.map((k) => postgresDialect.columnDefinition(k))).toEqual([
       "TEXT DEFAULT '' NOT NULL",
       'DOUBLE PRECISION DEFAULT 0 NOT NULL',
       'BOOLEAN DEFAULT FALSE NOT NULL',
       'JSONB DEFAULT NULL',
+      'BYTEA DEFAULT NULL',
     ])
   })
 

@@ -125,6 +125,7 @@ export const PUBLIC_DEFAULTS = {
     baseUrl: 'https://api.openai.com/v1',
     model: 'gpt-4o-mini',
     timeout: 60,
+    embeddingModel: 'text-embedding-3-small',
   },
   sms: { enabled: false, accountSid: '', fromNumber: '', apiUrl: 'https://api.twilio.com' },
   push: {

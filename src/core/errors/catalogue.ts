@@ -19,6 +19,7 @@ import { recordMessages } from './messages-records.js'
 import { schemaMessages } from './messages-schema.js'
 import { smsCodes, smsMessages } from './messages-sms.js'
 import { teamsMessages } from './messages-teams.js'
+import { vectorsMessages } from './messages-vectors.js'
 import { webhooksMessages } from './messages-webhooks.js'
 import { authCodes } from './validation-auth.js'
 import { collectionCodes } from './validation-collections.js'
@@ -75,6 +76,7 @@ export const messages = {
   ...webhooksMessages,
   ...llmMessages,
   ...mcpMessages,
+  ...vectorsMessages,
 } as const
 
 /** A key of {@link messages}. */

@@ -33,13 +33,14 @@ const valueCases: ValueCase[] = [
   { name: 'geo junk', type: 'geoPoint', raw: 'here', code: 'validation_unsupported_value_type', message: 'Must be a point {"lon": number, "lat": number}, not the text "here".' },
   { name: 'geo junk coord', type: 'geoPoint', raw: { lon: 'x', lat: 1 }, code: 'validation_unsupported_value_type' },
   // vector
-  { name: 'vector ok', type: 'vector', options: { dimensions: 3 }, raw: [0.1, -2, 3], value: [0.1, -2, 3], code: null },
+  { name: 'vector ok', type: 'vector', options: { dimensions: 3 }, raw: [0.1, -2, 3], value: [Math.fround(0.1), -2, 3], code: null },
   { name: 'vector json string', type: 'vector', options: { dimensions: 2 }, raw: '[1, 2]', value: [1, 2], code: null },
   { name: 'vector numeric strings', type: 'vector', options: { dimensions: 2 }, raw: ['1', '2.5'], value: [1, 2.5], code: null },
   { name: 'vector empty → null', type: 'vector', options: { dimensions: 2 }, raw: [], value: null, code: null },
   { name: 'vector required', type: 'vector', required: true, options: { dimensions: 2 }, raw: '', code: 'validation_required' },
   { name: 'vector wrong length', type: 'vector', options: { dimensions: 3 }, raw: [1, 2], code: 'validation_vector_dimensions', message: 'Must have exactly 3 numbers.' },
   { name: 'vector junk item', type: 'vector', options: { dimensions: 2 }, raw: [1, 'x'], code: 'validation_vector_invalid', message: 'Must be an array of finite numbers.' },
+  { name: 'vector beyond float32', type: 'vector', options: { dimensions: 2 }, raw: [1e39, 0], code: 'validation_vector_invalid' },
   { name: 'vector object', type: 'vector', options: { dimensions: 2 }, raw: { a: 1 }, code: 'validation_vector_invalid' },
 ]
 

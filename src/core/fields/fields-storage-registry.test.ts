@@ -31,8 +31,8 @@ const storageCases: StorageCase[] = [
   { name: 'json string', type: 'json', value: 'hi', column: 'json', db: '"hi"' },
   { name: 'json null', type: 'json', value: null, column: 'json', db: null },
   { name: 'geoPoint', type: 'geoPoint', value: { lon: 1.5, lat: -2 }, column: 'json', db: '{"lon":1.5,"lat":-2}' },
-  { name: 'vector', type: 'vector', options: { dimensions: 2 }, value: [0.5, 1], column: 'json', db: '[0.5,1]' },
-  { name: 'vector unset', type: 'vector', options: { dimensions: 2 }, value: null, column: 'json', db: null },
+  { name: 'vector', type: 'vector', options: { dimensions: 2 }, value: [0.5, 1], column: 'blob', db: Buffer.from([0, 0, 0, 0x3f, 0, 0, 0x80, 0x3f]) },
+  { name: 'vector unset', type: 'vector', options: { dimensions: 2 }, value: null, column: 'blob', db: null },
   { name: 'select single', type: 'select', options: { values: ['a'] }, value: 'a', column: 'text', db: 'a' },
   { name: 'select multi', type: 'select', options: { values: ['a', 'b'], maxSelect: 2 }, value: ['a', 'b'], column: 'json', db: '["a","b"]' },
   { name: 'select multi empty', type: 'select', options: { values: ['a', 'b'], maxSelect: 2 }, value: [], column: 'json', db: '[]' },
@@ -70,6 +70,8 @@ describe('field storage: column, toDb, fromDb', () => {
     { name: 'plain single', type: 'relation', options: { maxSelect: 1 }, raw: 'u1', value: 'u1' },
     { name: 'null geoPoint', type: 'geoPoint', raw: null, value: { lon: 0, lat: 0 } },
     { name: 'null date', type: 'date', raw: null, value: '' },
+    { name: 'vector stored as JSON text (older rows)', type: 'vector', options: { dimensions: 2 }, raw: '[0.5,1]', value: [0.5, 1] },
+    { name: 'vector float32 rounding', type: 'vector', options: { dimensions: 1 }, raw: Buffer.from(new Float32Array([0.1]).buffer), value: [Math.fround(0.1)] },
   ]
   it.each(readCases)('reads $name', (c) => {
     expect(typeOf(c.type).fromDb(c.raw, makeField(c.type, c.options))).toEqual(c.value)

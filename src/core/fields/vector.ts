@@ -1,7 +1,8 @@
 /**
  * The `vector` field (ours, not PocketBase's): an embedding of exactly `dimensions` finite
- * numbers, stored as JSON text; `null` when unset. With `sourceField` set (and an LLM provider
- * configured) the vectors feature fills it from that field.
+ * numbers, stored as a BLOB of little-endian float32 values (4 bytes a dimension), so values come
+ * back rounded to float32; `null` when unset. Rows written before as JSON text still read back.
+ * With `sourceField` set the vectors feature fills it from that field.
  */
 
 import type { Field } from '../collections/model.js'
@@ -10,6 +11,9 @@ import type { FieldType } from './field-type.js'
 import { required } from './generic-errors.js'
 import { parseJson } from './cast.js'
 import { checkInt, checkString, collectErrors, numberOption, stringOption } from './options.js'
+
+/** The largest finite float32: a larger magnitude cannot be stored. */
+export const FLOAT32_MAX = 3.4028234663852886e38
 
 /** The largest accepted `dimensions`. */
 export const MAX_VECTOR_DIMENSIONS = 4096
@@ -49,7 +53,10 @@ function checkSourceField(field: Field): FieldError | null {
 
 function validateVector(value: unknown, field: Field): FieldError | null {
   if (value === null) return field.required ? required() : null
-  if (!Array.isArray(value) || !value.every((n) => typeof n === 'number' && Number.isFinite(n))) {
+  if (
+    !Array.isArray(value) ||
+    !value.every((n) => typeof n === 'number' && Number.isFinite(n) && Math.abs(n) <= FLOAT32_MAX)
+  ) {
     return validationError('validation_vector_invalid')
   }
   const dimensions = vectorDimensions(field)
@@ -60,10 +67,30 @@ function validateVector(value: unknown, field: Field): FieldError | null {
       })
 }
 
+/** A vector as its stored bytes: little-endian float32 values. */
+export function vectorToBlob(v: readonly number[]): Buffer {
+  const buf = Buffer.allocUnsafe(v.length * 4)
+  for (let i = 0; i < v.length; i++) buf.writeFloatLE(v[i]!, i * 4)
+  return buf
+}
+
+/** The numbers of a stored vector: a float32 BLOB, or the JSON text of older rows. */
+export function vectorFromDb(raw: unknown): number[] | null {
+  if (raw instanceof Uint8Array) {
+    if (raw.length === 0 || raw.length % 4 !== 0) return null
+    const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength)
+    const out = new Array<number>(raw.length / 4)
+    for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true)
+    return out
+  }
+  const v = toVector(raw)
+  return Array.isArray(v) ? (v as number[]) : null
+}
+
 /** The `vector` field type. */
 export const vectorField: FieldType = {
   type: 'vector',
-  column: () => 'json',
+  column: () => 'blob',
   defaultOptions: () => ({ dimensions: 0, sourceField: '' }),
   validateOptions: (field) =>
     collectErrors({
@@ -76,14 +103,16 @@ export const vectorField: FieldType = {
     }),
   isMulti: () => false,
   zero: () => null,
-  normalize: (raw) => toVector(raw),
+  // Rounded to float32 at once, so a written record reads back exactly as it is stored.
+  normalize: (raw) => {
+    const v = toVector(raw)
+    return Array.isArray(v) && v.every((n) => typeof n === 'number') ? v.map(Math.fround) : v
+  },
   validate: (value, field) => Promise.resolve(validateVector(value, field)),
   toDb(value) {
+    if (value instanceof Uint8Array) return value
     const v = toVector(value)
-    return Array.isArray(v) ? JSON.stringify(v) : null
+    return Array.isArray(v) && v.every((n) => typeof n === 'number') ? vectorToBlob(v) : null
   },
-  fromDb: (raw) => {
-    const v = toVector(raw)
-    return Array.isArray(v) ? v : null
-  },
+  fromDb: (raw) => vectorFromDb(raw),
 }

@@ -10,6 +10,7 @@ import { isSuperuser, type RecordData, type RequestInfo } from '../request-info.
 import type { UploadedFile } from './api.js'
 import { checkAuthCreate, checkCreatorManages } from './auth-rules.js'
 import { ErrorSet } from './error-set.js'
+import { planEmbeddings } from './embeddings.js'
 import { checkExpand } from './expand.js'
 import { assignUploads, prepareUploads } from './files.js'
 import { applyBody } from './input.js'
@@ -48,6 +49,9 @@ export async function createRecord(
   errors.merge(prepared.errors)
   errors.merge(assignUploads(collection, record, prepared.uploads, body, undefined))
   errors.throwIf(messages.recordCreateFailed)
+  // Embeddings before the transaction: the writer is not held while a provider answers.
+  const plan = await planEmbeddings(app, collection, record, undefined, body)
+  for (const [name, planned] of plan) record[name] = planned.vector
   const request = { ...info, body: applied.resolvedBody }
   return saveRecord(app, {
     action: 'create',

@@ -2,7 +2,7 @@
 import { join, sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
-import { notFound } from '../errors.js'
+import { badRequest, messages, notFound } from '../errors.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
 import type { RecordListOptions, RecordListResult } from './api.js'
 import { byId, clientFilterAndSort, parseListParams, ruleCondition, selectFrom } from './query.js'
@@ -16,6 +16,12 @@ export async function listRecords(
   info: RequestInfo,
   opts: RecordListOptions = {},
 ): Promise<RecordListResult> {
+  if (query.nearestTo !== undefined || query.nearestLimit !== undefined) {
+    // Vector search (SPEC §4.2) is the vectors feature's, through the `vectors` service.
+    const vectors = app.services.find('vectors')
+    if (!vectors) throw badRequest(messages.nearestUnavailable)
+    return vectors.search(app, collection, query, info)
+  }
   const hasCreated = collection.fields.some((f) => f.name === 'created')
   // NB: records created in the same millisecond tie on `created`; the row id keeps "newest
   // first" exact for tables (views have no row id).

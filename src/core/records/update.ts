@@ -10,6 +10,14 @@ import { isSuperuser, type RecordData, type RequestInfo } from '../request-info.
 import type { LoadedForUpdate, UploadedFile } from './api.js'
 import { checkAuthUpdate } from './auth-rules.js'
 import { ErrorSet } from './error-set.js'
+import {
+  applyEmbeddings,
+  autoVectorFields,
+  planEmbeddings,
+  sourceKeptChanging,
+  StaleEmbedding,
+  type EmbeddingPlan,
+} from './embeddings.js'
 import { checkExpand } from './expand.js'
 import { assignUploads, prepareUploads } from './files.js'
 import { applyBody } from './input.js'
@@ -45,32 +53,51 @@ export async function updateRecord(
   errors.merge(prepared.errors).throwIf(messages.recordUpdateFailed)
   // Files are stored before the transaction (never under the writer lock); a record the
   // caller may not update is refused first, so nothing is written for it.
-  if (prepared.uploads.length > 0) await app.records.loadForUpdate(collection, id, body, info)
-  return saveRecord(app, {
-    action: 'update',
-    collection,
-    id,
-    info,
-    uploads: prepared.uploads,
-    build: async (tx, found) => {
-      const { original, record, applied } = await tx.records.loadForUpdate(
-        collection,
-        id,
-        body,
-        info,
-      )
-      found.merge(assignUploads(collection, record, prepared.uploads, body, original))
-      for (const [name, value] of hashed) record[name] = value
-      if (record.id !== original.id) found.add('id', validationError('validation_pk_change'))
-      const update = { original, record, body, passwords: applied.passwords, info }
-      await checkAuthUpdate(tx, collection, update, su, found)
-      const now = nowDate()
-      for (const f of collection.fields)
-        if (f.type === 'autodate') record[f.name] = autodateValue(f, false, now) ?? record[f.name]
-      return { record, original, request: { ...info, body: applied.resolvedBody } }
-    },
-    write: (tx, e, built) => updateRow(tx, collection, e.record, built.original!),
-  })
+  const embedding = autoVectorFields(collection).length > 0 && !!app.services.find('vectors')
+  if (prepared.uploads.length > 0 && !embedding)
+    await app.records.loadForUpdate(collection, id, body, info)
+  if (!embedding) return save(new Map())
+  // Embeddings before the transaction: the writer is not held while a provider answers. A source
+  // changed by another write in between (rare) makes the plan stale: plan and save again.
+  for (let attempt = 1; ; attempt++) {
+    const pre = await app.records.loadForUpdate(collection, id, body, info)
+    const plan = await planEmbeddings(app, collection, pre.record, pre.original, body)
+    try {
+      return await save(plan)
+    } catch (err) {
+      if (!(err instanceof StaleEmbedding)) throw err
+      if (attempt >= 3) throw sourceKeptChanging()
+    }
+  }
+
+  function save(plan: EmbeddingPlan): Promise<Record<string, unknown>> {
+    return saveRecord(app, {
+      action: 'update',
+      collection,
+      id,
+      info,
+      uploads: prepared.uploads,
+      build: async (tx, found) => {
+        const { original, record, applied } = await tx.records.loadForUpdate(
+          collection,
+          id,
+          body,
+          info,
+        )
+        found.merge(assignUploads(collection, record, prepared.uploads, body, original))
+        for (const [name, value] of hashed) record[name] = value
+        applyEmbeddings(collection, record, original, body, plan, embedding)
+        if (record.id !== original.id) found.add('id', validationError('validation_pk_change'))
+        const update = { original, record, body, passwords: applied.passwords, info }
+        await checkAuthUpdate(tx, collection, update, su, found)
+        const now = nowDate()
+        for (const f of collection.fields)
+          if (f.type === 'autodate') record[f.name] = autodateValue(f, false, now) ?? record[f.name]
+        return { record, original, request: { ...info, body: applied.resolvedBody } }
+      },
+      write: (tx, e, built) => updateRow(tx, collection, e.record, built.original!),
+    })
+  }
 }
 
 /**
@@ -105,11 +132,17 @@ async function updateRow(
     if (f.name === 'id') continue
     const ft = getFieldType(f.type)!
     const value = ft.toDb(record[f.name], f)
-    if (value === ft.toDb(original[f.name], f)) continue
+    const before = ft.toDb(original[f.name], f)
+    if (value === before || (value instanceof Uint8Array && sameBytes(value, before))) continue
     sets.push(sql`${ident(f.name)} = ${value}`)
   }
   if (sets.length === 0) return
   await app
     .dbFor(collection)
     .run(sql`UPDATE ${ident(collection.name)} SET ${join(sets)} WHERE id = ${String(original.id)}`)
+}
+
+/** True when `b` holds the same bytes as `a` (stored BLOBs, such as vectors). */
+function sameBytes(a: Uint8Array, b: unknown): boolean {
+  return b instanceof Uint8Array && Buffer.compare(a, b) === 0
 }

@@ -14,6 +14,8 @@ export type LlmSettings = {
   model: string
   /** Seconds one provider call (chat or embeddings) may take before it is aborted. */
   timeout: number
+  /** The `/embeddings` model of auto-embedding (docs/vectors.md); `''` keeps echo embeddings. */
+  embeddingModel: string
 }
 
 declare module '../../core/settings/registry.js' {
@@ -33,6 +35,7 @@ export const llmSettings = objectGroup<LlmSettings>({
     apiKey: '',
     model: 'gpt-4o-mini',
     timeout: 60,
+    embeddingModel: 'text-embedding-3-small',
   }),
   check(g) {
     const on = g.boolean('enabled')
@@ -41,6 +44,7 @@ export const llmSettings = objectGroup<LlmSettings>({
     if (url !== undefined && !isUrl(url)) g.fail('baseUrl', notUrl())
     g.string('apiKey')
     g.requiredString('model', on)
+    g.string('embeddingModel')
     g.count('timeout', 1, true)
     const timeout = g.integer('timeout')
     if (timeout !== undefined && timeout > MAX_LLM_TIMEOUT)

@@ -10,6 +10,7 @@ const columnTypes: Readonly<Record<ColumnKind, string>> = {
   number: 'DOUBLE PRECISION DEFAULT 0 NOT NULL',
   bool: 'BOOLEAN DEFAULT FALSE NOT NULL',
   json: 'JSONB DEFAULT NULL',
+  blob: 'BYTEA DEFAULT NULL',
 }
 
 /** `expr` when it holds a JSON array, else an empty one (jsonb array functions reject others). */

@@ -11,6 +11,7 @@ const columnTypes: Readonly<Record<ColumnKind, string>> = {
   number: 'NUMERIC DEFAULT 0 NOT NULL',
   bool: 'BOOLEAN DEFAULT FALSE NOT NULL',
   json: 'JSON DEFAULT NULL',
+  blob: 'BLOB DEFAULT NULL',
 }
 
 /**

@@ -1,0 +1,328 @@
+/**
+ * Vector search (`nearestTo`, SPEC §4.2; docs/vectors.md): the query parameters checked, the
+ * in-memory index of the field found or built, the candidates the listRule and `filter` leave
+ * (one SQL query, skipped when neither restricts), an exact cosine top-k, and the k records loaded
+ * and presented through the record service. Indexes are built lazily from the table, kept in step
+ * by the record hooks after each commit and dropped on schema changes of their collection.
+ */
+import type { App } from '../../core/app.js'
+import type { Collection, Field } from '../../core/collections/model.js'
+import { badRequest, messages } from '../../core/errors.js'
+import { FLOAT32_MAX, vectorDimensions, vectorFromDb } from '../../core/fields/vector.js'
+import type { RecordListResult } from '../../core/records/api.js'
+import {
+  clientFilterAndSort,
+  intQueryParam,
+  MAIN,
+  MAX_PAGE,
+  ruleCondition,
+  selectFrom,
+} from '../../core/records/query.js'
+import { recordFromRow } from '../../core/records/serialize.js'
+import type { RecordData, RequestInfo } from '../../core/request-info.js'
+import { column, join, param, sql } from '../../store/sql.js'
+import { normalised, topK, topKOf, VectorIndex, type Hit } from './rank.js'
+
+/** `nearestLimit` when absent, and its largest value (DECISIONS). */
+export const DEFAULT_NEAREST_LIMIT = 10
+export const MAX_NEAREST_LIMIT = 100
+/** The most records one search ranks (the candidate ceiling); more answer 400. */
+export const MAX_CANDIDATES = 200_000
+/** The most memory one field's index may take, in MiB; a larger field answers 400. */
+export const MAX_INDEX_MIB = 512
+/** The memory all indexes together may keep, in MiB; the least recently used go first. */
+export const TOTAL_INDEX_MIB = 1024
+/** Rows read per query while an index is built. */
+const BUILD_CHUNK = 2000
+
+interface Entry {
+  key: string
+  collectionId: string
+  field: string
+  dims: number
+  index: VectorIndex | null
+  /** Changes seen while the index was being built, applied once it is. */
+  pending: { id: string; vector: number[] | null }[] | null
+  building: Promise<VectorIndex> | null
+  used: number
+}
+
+/** The parsed `nearestTo` reference: a vector, or a record whose vector is ranked against. */
+type Target = { kind: 'vector'; text: string } | { kind: 'record'; id: string }
+
+/** The per-app vector indexes and the search over them. */
+export class VectorSearch {
+  private readonly entries = new Map<string, Entry>()
+  private clock = 0
+
+  constructor(private readonly app: App) {}
+
+  /** The number of indexes held and their bytes (for tests and metrics). */
+  stats(): { indexes: number; bytes: number } {
+    let bytes = 0
+    let indexes = 0
+    for (const e of this.entries.values()) {
+      if (!e.index) continue
+      indexes++
+      bytes += e.index.bytes
+    }
+    return { indexes, bytes }
+  }
+
+  /** Applies a committed record change to the indexes of its collection. */
+  recordChanged(collection: Collection, record: RecordData, deleted: boolean): void {
+    for (const e of this.entries.values()) {
+      if (e.collectionId !== collection.id) continue
+      const id = String(record.id)
+      const raw = deleted ? null : record[e.field]
+      const vector = Array.isArray(raw) ? (raw as number[]) : null
+      if (e.pending) e.pending.push({ id, vector })
+      else e.index?.set(id, vector)
+    }
+  }
+
+  /** Forgets the indexes of a collection (its schema changed, or it is gone). */
+  dropCollection(collectionId: string): void {
+    for (const [key, e] of this.entries)
+      if (e.collectionId === collectionId) this.entries.delete(key)
+  }
+
+  /** Forgets every index. */
+  clear(): void {
+    this.entries.clear()
+  }
+
+  /** A `nearestTo` list (see docs/vectors.md for every rule it follows). */
+  async search(
+    app: App,
+    collection: Collection,
+    query: Record<string, unknown>,
+    info: RequestInfo,
+  ): Promise<RecordListResult> {
+    const nearestTo = typeof query.nearestTo === 'string' ? query.nearestTo : ''
+    if (query.nearestTo === undefined) throw badRequest(messages.nearestLimitAlone)
+    const { field, target } = parseNearestTo(collection, nearestTo)
+    const limit =
+      intQueryParam(query.nearestLimit, 'nearestLimit', Infinity) ?? DEFAULT_NEAREST_LIMIT
+    if (limit < 1 || limit > MAX_NEAREST_LIMIT)
+      throw badRequest(messages.nearestLimitRange({ max: MAX_NEAREST_LIMIT }))
+    if (typeof query.sort === 'string' && query.sort.trim() !== '')
+      throw badRequest(messages.nearestSortRefused)
+    if ((intQueryParam(query.page, 'page', MAX_PAGE) ?? 1) > 1)
+      throw badRequest(messages.nearestPageRefused)
+    const dims = vectorDimensions(field)
+    // The rule and the filter compile first: a bad filter answers 400 before anything is built.
+    const rule = ruleCondition(app, collection, 'listRule', info)
+    const filter = typeof query.filter === 'string' ? query.filter : ''
+    const { where } = clientFilterAndSort(
+      app,
+      collection,
+      { page: 1, perPage: limit, skipTotal: true, filter, sort: '' },
+      info,
+    )
+    let q: Float64Array | null
+    let excludeId: string | null = null
+    if (target.kind === 'vector') {
+      const v = parseVector(target.text)
+      if (v.length !== dims)
+        throw badRequest(
+          messages.nearestToDimensions({ field: field.name, dimensions: dims, got: v.length }),
+        )
+      q = normalised(v.map((x) => Math.fround(x)))
+      if (!q) throw badRequest(messages.nearestToZero)
+    } else {
+      const record = await app.records.load(collection, target.id, 'viewRule', info)
+      const v = vectorFromDb(record[field.name])
+      q = v && v.length === dims ? normalised(v) : null
+      if (!q) throw badRequest(messages.nearestToRecordNoVector({ field: field.name }))
+      excludeId = target.id
+    }
+    const index = await this.indexFor(app, collection, field)
+    const exclude = excludeId === null ? -1 : (index.slotOf(excludeId) ?? -1)
+    let hits: Hit[]
+    if (rule === null && where === null) {
+      if (index.count > MAX_CANDIDATES)
+        throw badRequest(messages.nearestTooManyCandidates({ max: MAX_CANDIDATES }))
+      hits = topK(index.data, index.invNorm, index.dims, index.count, q, limit, exclude)
+    } else {
+      const notNull = sql`${column(MAIN, field.name)} IS NOT NULL`
+      const rows = await app
+        .dbFor(collection)
+        .all<{ id: string }>(
+          sql`${selectFrom(collection, [rule, where, notNull], sql`${column(MAIN, 'id')} AS id`)} LIMIT ${param(MAX_CANDIDATES + 1)}`,
+        )
+      if (rows.length > MAX_CANDIDATES)
+        throw badRequest(messages.nearestTooManyCandidates({ max: MAX_CANDIDATES }))
+      const slots: number[] = []
+      for (const r of rows) {
+        const s = index.slotOf(String(r.id))
+        if (s !== undefined) slots.push(s)
+      }
+      hits = topKOf(index, q, slots, limit, exclude)
+    }
+    const ids = hits.map((h) => index.ids[h.slot]!)
+    const records = await loadByIds(app, collection, ids)
+    const items = await app.records.present(collection, records, info)
+    return {
+      page: 1,
+      perPage: limit,
+      totalItems: items.length,
+      totalPages: items.length > 0 ? 1 : 0,
+      items,
+    }
+  }
+
+  /** The index of `field`, built from the table on first use (views: built for each search). */
+  private async indexFor(app: App, collection: Collection, field: Field): Promise<VectorIndex> {
+    const dims = vectorDimensions(field)
+    if (collection.type === 'view')
+      return (await buildIndex(app, collection, field, dims, null)).index
+    const key = `${collection.id}\u0000${field.name}\u0000${dims}`
+    let e = this.entries.get(key)
+    if (!e) {
+      e = {
+        key,
+        collectionId: collection.id,
+        field: field.name,
+        dims,
+        index: null,
+        pending: null,
+        building: null,
+        used: 0,
+      }
+      this.entries.set(key, e)
+    }
+    e.used = ++this.clock
+    if (e.index) return e.index
+    if (e.building) return e.building
+    const entry = e
+    entry.pending = []
+    const building = buildIndex(app, collection, field, dims, (bytes) =>
+      this.makeRoom(bytes, entry),
+    )
+      .then(({ index }) => {
+        for (const change of entry.pending ?? []) index.set(change.id, change.vector)
+        entry.pending = null
+        entry.index = index
+        return index
+      })
+      .catch((err: unknown) => {
+        this.entries.delete(entry.key)
+        throw err
+      })
+      .finally(() => {
+        entry.building = null
+      })
+    entry.building = building
+    return building
+  }
+
+  /** Drops the least recently used indexes until `bytes` more fit in the total budget. */
+  private makeRoom(bytes: number, keep: Entry): void {
+    const budget = TOTAL_INDEX_MIB * 1024 * 1024
+    let used = bytes
+    for (const e of this.entries.values()) if (e.index && e !== keep) used += e.index.bytes
+    const lru = [...this.entries.values()]
+      .filter((e) => e.index && e !== keep)
+      .sort((a, b) => a.used - b.used)
+    for (const e of lru) {
+      if (used <= budget) break
+      used -= e.index!.bytes
+      this.entries.delete(e.key)
+    }
+  }
+}
+
+/** Splits `<field>:<vector | record id>` and finds the vector field. */
+function parseNearestTo(collection: Collection, value: string): { field: Field; target: Target } {
+  const at = value.indexOf(':')
+  if (at <= 0) throw badRequest(messages.nearestToMalformed)
+  const name = value.slice(0, at).trim()
+  const rest = value.slice(at + 1).trim()
+  if (!/^\w+$/.test(name) || rest === '') throw badRequest(messages.nearestToMalformed)
+  const field = collection.fields.find((f) => f.name === name)
+  if (!field) throw badRequest(messages.nearestToUnknownField({ field: name }))
+  if (field.type !== 'vector') throw badRequest(messages.nearestToNotVector({ field: name }))
+  if (rest.startsWith('[')) return { field, target: { kind: 'vector', text: rest } }
+  if (!/^[\w-]+$/.test(rest)) throw badRequest(messages.nearestToMalformed)
+  return { field, target: { kind: 'record', id: rest } }
+}
+
+/** The numbers of a JSON vector; 400 for bad JSON, non-numbers or non-float32 magnitudes. */
+function parseVector(text: string): number[] {
+  let v: unknown
+  try {
+    v = JSON.parse(text)
+  } catch (err) {
+    throw badRequest(
+      messages.nearestToBadJson({ reason: err instanceof Error ? err.message : String(err) }),
+    )
+  }
+  if (
+    !Array.isArray(v) ||
+    v.length === 0 ||
+    !v.every((x) => typeof x === 'number' && Number.isFinite(x) && Math.abs(x) <= FLOAT32_MAX)
+  )
+    throw badRequest(messages.nearestToNotNumbers)
+  return v as number[]
+}
+
+/**
+ * Reads every stored vector of `field` in chunks (keyset on `id`), into a new index. `reserve`
+ * hears the bytes the index is about to take (so others can be dropped); a field over
+ * {@link MAX_INDEX_MIB} or {@link MAX_CANDIDATES} rows is refused.
+ */
+async function buildIndex(
+  app: App,
+  collection: Collection,
+  field: Field,
+  dims: number,
+  reserve: ((bytes: number) => void) | null,
+): Promise<{ index: VectorIndex }> {
+  const db = app.dbFor(collection)
+  const col = column(MAIN, field.name)
+  const count = await db.get<{ n: number }>(
+    selectFrom(collection, [sql`${col} IS NOT NULL`], sql`COUNT(*) AS n`),
+  )
+  const n = Number(count?.n ?? 0)
+  const bytes = n * (dims * 4 + 8)
+  if (bytes > MAX_INDEX_MIB * 1024 * 1024)
+    throw badRequest(messages.nearestIndexTooLarge({ max: MAX_INDEX_MIB }))
+  if (n > MAX_CANDIDATES)
+    throw badRequest(messages.nearestTooManyCandidates({ max: MAX_CANDIDATES }))
+  reserve?.(bytes)
+  const index = new VectorIndex(dims, n + 64)
+  let after = ''
+  for (;;) {
+    const rows = await db.all<{ id: string; v: unknown }>(
+      sql`${selectFrom(
+        collection,
+        [sql`${col} IS NOT NULL`, sql`${column(MAIN, 'id')} > ${param(after)}`],
+        sql`${column(MAIN, 'id')} AS id, ${col} AS v`,
+      )} ORDER BY ${column(MAIN, 'id')} LIMIT ${param(BUILD_CHUNK)}`,
+    )
+    for (const r of rows) index.set(String(r.id), vectorFromDb(r.v))
+    if (rows.length < BUILD_CHUNK) break
+    after = String(rows[rows.length - 1]!.id)
+    if (index.count > MAX_CANDIDATES)
+      throw badRequest(messages.nearestTooManyCandidates({ max: MAX_CANDIDATES }))
+  }
+  return { index }
+}
+
+/** The records of `ids`, in that order (ids gone since are skipped). */
+async function loadByIds(app: App, collection: Collection, ids: string[]): Promise<RecordData[]> {
+  if (ids.length === 0) return []
+  const rows = await app
+    .dbFor(collection)
+    .all(
+      selectFrom(collection, [sql`${column(MAIN, 'id')} IN (${join(ids.map((id) => param(id)))})`]),
+    )
+  const byId = new Map(rows.map((r) => [String(r.id), r]))
+  const out: RecordData[] = []
+  for (const id of ids) {
+    const row = byId.get(id)
+    if (row) out.push(recordFromRow(collection, row))
+  }
+  return out
+}
