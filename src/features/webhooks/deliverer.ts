@@ -102,6 +102,11 @@ export class Deliverer {
   private queue: DueRow[] = []
   /** Whether the outbox may hold due rows not in `queue`. */
   private reread = true
+  /**
+   * The time of the last read: rows due by then were read (or were in flight). A row due later
+   * (a retry) is found by `arm`, which wakes a pass that reads again when its time has come.
+   */
+  private readUpTo = ''
   private pass: Promise<void> | undefined
   private outcomes: Outcome[] = []
   private flushing: Promise<void> | undefined
@@ -214,6 +219,7 @@ export class Deliverer {
     if (this.reread && this.queue.length < max) {
       this.reread = false
       const now = formatDate(new Date())
+      this.readUpTo = now
       const rows = await this.app.db.all<DueRow>(
         sql`SELECT o.id AS id, o.body AS body, o.attempts AS attempts, o.webhook AS webhook, w.url AS url, w.secret AS secret, w.enabled AS enabled FROM _webhook_outbox o LEFT JOIN _webhooks w ON w.id = o.webhook WHERE o.nextAttemptAt <= ${now} ORDER BY o.nextAttemptAt LIMIT ${PASS_ROWS}`,
       )
@@ -265,13 +271,12 @@ export class Deliverer {
     if (starts <= 0 && waiting.length > 0) this.again = true
   }
 
-  /** Sleeps until the next row is due (at most a minute). */
+  /** Sleeps until the next row not read yet is due (at most a minute). */
   private async arm(): Promise<void> {
     if (!this.running) return
     clearTimeout(this.timer)
-    const now = formatDate(new Date())
     const next = await this.app.db.get<{ next: string | null }>(
-      sql`SELECT MIN(nextAttemptAt) AS next FROM _webhook_outbox WHERE nextAttemptAt > ${now}`,
+      sql`SELECT MIN(nextAttemptAt) AS next FROM _webhook_outbox WHERE nextAttemptAt > ${this.readUpTo}`,
     )
     const at = next?.next ? Date.parse(next.next.replace(' ', 'T')) : NaN
     const wait = Number.isNaN(at) ? IDLE_MS : Math.min(IDLE_MS, Math.max(5, at - Date.now()))
