@@ -306,6 +306,8 @@ describe('teams on a database made before the default rules', () => {
       `UPDATE _collections SET listRule = NULL, viewRule = NULL, createRule = NULL,
        updateRule = NULL, deleteRule = NULL, indexes = '[]' WHERE name IN ('_teams', '_team_members')`,
     ).run()
+    // An older svcbase recorded no versions of the system definitions.
+    db.exec(`DELETE FROM _params WHERE id = 'svc_system_versions'`)
     db.close()
     const server = await createServer({ dataDir: dir, logger: silentLogger })
     try {

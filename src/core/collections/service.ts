@@ -20,6 +20,7 @@ import { normalizeIndexes } from './indexes.js'
 import { blankCollection, crc32 } from './defaults.js'
 import type { AuthOptions, Collection, CollectionType } from './model.js'
 import { dropSchema, syncSchema } from './schema-sync.js'
+import { upgradeSystemCollections } from './system-upgrade.js'
 import { systemCollections, systemDatabase } from './system.js'
 import { deleteFiles, deletePrefixLater, fileNames } from '../records/files.js'
 import { recordFromRow } from '../records/serialize.js'
@@ -83,13 +84,18 @@ export class CollectionService {
     for (const r of rows) this.app.registry.put(fromRow(r))
   }
 
-  /** Creates the system collections missing from the database. */
+  /**
+   * Creates the system collections missing from the database and brings the others up to their
+   * definitions (`system-upgrade.ts`).
+   */
   async ensureSystemCollections(): Promise<void> {
     const missing = systemCollections().filter((c) => !this.app.registry.find(c.id))
-    if (missing.length === 0) return
-    await this.app.runInTransaction(async (tx) => {
-      for (const c of missing) await tx.collections.save(c, undefined)
-    })
+    if (missing.length > 0) {
+      await this.app.runInTransaction(async (tx) => {
+        for (const c of missing) await tx.collections.save(c, undefined)
+      })
+    }
+    await upgradeSystemCollections(this.app, new Set(missing.map((c) => c.id)))
   }
 
   /** A collection by id or name, or undefined. */

@@ -49,7 +49,28 @@ interface SystemSpec {
   system?: boolean
   /** The store's database of its table, when not `main`. */
   database?: DatabaseName
+  /**
+   * The rules this definition changed since older databases were made, each with the
+   * definition version that changed them: a stored rule still equal to one of the `former`
+   * values is set to the current default once (`system-upgrade.ts`).
+   */
+  ruleChanges?: RuleChange[]
 }
+
+/** A change of default rules (see `SystemSpec.ruleChanges`). */
+export interface RuleChange {
+  version: number
+  former: Partial<Record<RuleKey, (string | null)[]>>
+}
+
+/** Every rule a collection has (for "all its rules were…" changes). */
+const allRules = (value: string | null): Partial<Record<RuleKey, (string | null)[]>> => ({
+  listRule: [value],
+  viewRule: [value],
+  createRule: [value],
+  updateRule: [value],
+  deleteRule: [value],
+})
 
 /** The users collection PocketBase creates at first start (not a system collection). */
 export const USERS_ID = '_pb_users_auth_'
@@ -194,6 +215,8 @@ const specs: SystemSpec[] = [
       updateRule: `${teamMember('id')} && @collection._team_members.role ?!= "member" && @request.body.ownerRef:isset = false && @request.body.ownerCollection:isset = false`,
       deleteRule: `${teamMember('id')} && @collection._team_members.role ?= "owner"`,
     },
+    // Databases made before teams had rules: every rule superuser-only.
+    ruleChanges: [{ version: 1, former: allRules(null) }],
   },
   {
     id: 'svc_team_members',
@@ -212,6 +235,7 @@ const specs: SystemSpec[] = [
       updateRule: teamManager,
       deleteRule: `(${owner}) || (${teamManager})`,
     },
+    ruleChanges: [{ version: 1, former: allRules(null) }],
     indexes: [
       'CREATE UNIQUE INDEX `idx_team_members_member` ON `_team_members` (team, collectionRef, recordRef)',
       'CREATE INDEX `idx_team_members_record` ON `_team_members` (recordRef)',
@@ -253,6 +277,8 @@ const specs: SystemSpec[] = [
         'recordRef = @request.auth.id && (@request.body.recordRef:isset = false || @request.body.recordRef = @request.auth.id)',
       deleteRule: 'recordRef = @request.auth.id',
     },
+    // The first update rule let a row be handed to another record.
+    ruleChanges: [{ version: 1, former: { updateRule: ['recordRef = @request.auth.id'] } }],
     // Targeted sends and triggers read the enabled rows of one recordRef.
     indexes: ['CREATE INDEX idx_push_subscriptions_recordRef ON _push_subscriptions (recordRef)'],
   },
@@ -350,6 +376,11 @@ export function defaultSystemRules(
  */
 export function systemDatabase(id: string): DatabaseName | undefined {
   return specs.find((s) => s.id === id)?.database
+}
+
+/** The rule changes of a system collection's definition, by id (oldest first). */
+export function systemRuleChanges(id: string): RuleChange[] {
+  return specs.find((s) => s.id === id)?.ruleChanges ?? []
 }
 
 /** The collections to create at first start, in dependency order. */

@@ -1,5 +1,5 @@
 import type { Feature } from '../../http/feature.js'
-import { bindTeamsHooks, upgradeTeamCollections } from './service.js'
+import { bindTeamsHooks } from './service.js'
 
 /**
  * The teams feature: the built-in hooks of the `_teams` and `_team_members` system collections
@@ -9,15 +9,6 @@ import { bindTeamsHooks, upgradeTeamCollections } from './service.js'
 export function teamsFeature(): Feature {
   return {
     name: 'teams',
-    register: ({ app }) => {
-      bindTeamsHooks(app)
-      app.hooks.onBootstrap.bind({
-        id: '__svcTeamsUpgrade',
-        func: async (e) => {
-          await e.next()
-          await upgradeTeamCollections(app)
-        },
-      })
-    },
+    register: ({ app }) => bindTeamsHooks(app),
   }
 }

@@ -13,7 +13,6 @@
  */
 import type { App } from '../../core/app.js'
 import { BEFORE_USER_HOOKS } from '../../core/auth/cascade.js'
-import { systemCollections } from '../../core/collections/system.js'
 import { systemRequest } from '../../core/auth/superusers.js'
 import { badRequest, forbidden, messages } from '../../core/errors.js'
 import { isSuperuser, type RecordData, type RequestInfo } from '../../core/request-info.js'
@@ -187,32 +186,4 @@ export function bindTeamsHooks(app: App): void {
       }
     },
   })
-}
-
-/**
- * A database made before teams had rules (every rule of `_teams` and `_team_members` empty, no
- * index on `_team_members`) gets the default rules and indexes of `systemCollections()`; one
- * whose rows block the unique index (duplicate memberships) is left as it is, with a warning in
- * the log.
- */
-export async function upgradeTeamCollections(app: App): Promise<void> {
-  const rules = ['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule'] as const
-  const stored = [app.collections.find(TEAMS), app.collections.find(MEMBERS)]
-  if (stored.some((c) => !c || rules.some((r) => c[r] !== null) || c.indexes.length > 0)) return
-  const want = systemCollections()
-  await app
-    .runInTransaction(async (tx) => {
-      for (const old of stored) {
-        const def = want.find((c) => c.id === old!.id)!
-        const next = { ...old!, indexes: def.indexes }
-        for (const r of rules) next[r] = def[r]
-        await tx.collections.save(next, old)
-      }
-    })
-    .catch((err: unknown) => {
-      // Duplicate memberships block the unique index: the app starts, the old state stays.
-      app.logger.warn('teams: the default rules could not be applied to an older database', {
-        error: String(err),
-      })
-    })
 }

@@ -1,5 +1,4 @@
 import type { App } from '../../core/app.js'
-import { systemCollections } from '../../core/collections/system.js'
 import { forbidden, messages } from '../../core/errors.js'
 import type { RecordHookEvent } from '../../core/hooks.js'
 import type { Feature } from '../../http/feature.js'
@@ -54,13 +53,6 @@ export function webhooksFeature(options: DelivererOptions = {}): Feature {
       bindOutbox(app, targets, deliverer)
       bindReadOnlyOutbox(app)
       app.services.set('webhooks', { wake: () => deliverer.wake(true) })
-      app.hooks.onBootstrap.bind({
-        id: '__svcWebhooksUpgrade__',
-        func: async (e) => {
-          await e.next()
-          await addMissingFields(app)
-        },
-      })
       app.hooks.onServe.bind({
         id: '__svcWebhooksServe__',
         func: async (e) => {
@@ -78,21 +70,6 @@ export function webhooksFeature(options: DelivererOptions = {}): Feature {
       })
     },
   }
-}
-
-/**
- * A database made before the delivery outcome fields existed gets them (`lastAttemptAt`,
- * `attempts`) added to `_webhooks`; its older fields are kept.
- */
-async function addMissingFields(app: App): Promise<void> {
-  const old = app.collections.find(WEBHOOKS)
-  const want = systemCollections().find((c) => c.name === WEBHOOKS)
-  if (!old || !want) return
-  const missing = want.fields.filter((f) => !old.fields.some((o) => o.name === f.name))
-  if (missing.length === 0) return
-  await app.runInTransaction(async (tx) => {
-    await tx.collections.save({ ...old, fields: [...old.fields, ...missing] }, old)
-  })
 }
 
 /** The `_webhooks` rows: checked before the write, `secret` blanked in what is answered. */

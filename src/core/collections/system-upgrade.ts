@@ -1,0 +1,110 @@
+/**
+ * Brings the system collections of a database made by an older svcbase up to their definitions
+ * (`system.ts`), at every start after the missing ones were created:
+ *
+ * - fields of the definition missing from the stored collection (by name) are added;
+ * - indexes of the definition missing from it (by index name) are added;
+ * - rules the definition changed since (its `formerRules`) are set to the current default once,
+ *   and only where the stored rule still is one of those former defaults: a rule an operator
+ *   changed is kept. The versions applied are kept in `_params` (`svc_system_versions`), so a
+ *   rule set back to a former default by hand later stays.
+ *
+ * Each collection is upgraded in its own transaction; one that fails (a unique index that rows
+ * of the old database break) is left as it was with a warning in the log, and tried again at the
+ * next start.
+ */
+import { sql } from '../../store/sql.js'
+import type { App } from '../app.js'
+import { nowDate } from '../../tools/dates.js'
+import { parseIndex } from './indexes.js'
+import type { Collection, RuleKey } from './model.js'
+import { systemCollections, systemRuleChanges } from './system.js'
+
+const VERSIONS = 'svc_system_versions'
+
+type Versions = Record<string, number>
+
+async function readVersions(app: App): Promise<Versions> {
+  const row = await app.db.get<{ value: string | null }>(
+    sql`SELECT value FROM _params WHERE id = ${VERSIONS}`,
+  )
+  if (!row?.value) return {}
+  try {
+    const v = JSON.parse(row.value) as unknown
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Versions) : {}
+  } catch {
+    return {}
+  }
+}
+
+async function writeVersions(app: App, versions: Versions): Promise<void> {
+  const now = nowDate()
+  await app.db.run(
+    sql`INSERT INTO _params (id, value, created, updated) VALUES (${VERSIONS}, ${JSON.stringify(versions)}, ${now}, ${now})
+        ON CONFLICT (id) DO UPDATE SET value = excluded.value, updated = excluded.updated`,
+  )
+}
+
+function indexName(text: string, c: Collection): string | undefined {
+  const spec = parseIndex(text, c)
+  return typeof spec === 'string' ? undefined : spec.name.toLowerCase()
+}
+
+/** What the stored collection lacks of its definition, or undefined when nothing. */
+function upgraded(
+  stored: Collection,
+  def: Collection,
+  fromVersion: number,
+): Collection | undefined {
+  const fields = def.fields.filter((f) => !stored.fields.some((s) => s.name === f.name))
+  const have = new Set(stored.indexes.map((i) => indexName(i, stored)))
+  const indexes = def.indexes.filter((i) => !have.has(indexName(i, def)))
+  const rules: Partial<Record<RuleKey, string | null>> = {}
+  for (const change of systemRuleChanges(def.id)) {
+    if (change.version <= fromVersion) continue
+    for (const [key, former] of Object.entries(change.former) as [RuleKey, (string | null)[]][])
+      if (former.includes(stored[key])) rules[key] = def[key]
+  }
+  if (fields.length === 0 && indexes.length === 0 && Object.keys(rules).length === 0) return
+  // Added fields go before the autodate stamps, as in a fresh database.
+  const stamps = stored.fields.filter((f) => f.type === 'autodate')
+  const rest = stored.fields.filter((f) => f.type !== 'autodate')
+  return {
+    ...stored,
+    ...rules,
+    fields: [...rest, ...fields, ...stamps],
+    indexes: [...stored.indexes, ...indexes],
+  }
+}
+
+/** Upgrades every stored system collection to its definition (see the module comment). */
+export async function upgradeSystemCollections(
+  app: App,
+  fresh: ReadonlySet<string>,
+): Promise<void> {
+  const versions = await readVersions(app)
+  let changed = false
+  for (const def of systemCollections()) {
+    const latest = Math.max(0, ...systemRuleChanges(def.id).map((c) => c.version))
+    const from = fresh.has(def.id) ? latest : (versions[def.id] ?? 0)
+    const stored = app.collections.find(def.id)
+    if (!stored) continue
+    const next = upgraded(stored, def, from)
+    try {
+      if (next) {
+        await app.runInTransaction(async (tx) => {
+          await tx.collections.save(next, stored)
+        })
+      }
+      if ((versions[def.id] ?? 0) !== latest) {
+        versions[def.id] = latest
+        changed = true
+      }
+    } catch (err) {
+      app.logger.warn(`system collection ${def.name} could not be brought up to date`, {
+        error: String(err),
+      })
+    }
+  }
+  if (changed) await writeVersions(app, versions)
+}
