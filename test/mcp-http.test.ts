@@ -483,6 +483,29 @@ describe('MCP over HTTP: the SPEC transport and JSON-RPC', () => {
     expect(rest).toBe('')
   })
 
+  it('answers a rate limit as every route does (429 in the API shape)', async () => {
+    const limited = await startServer()
+    try {
+      const set = await limited.api('PATCH', '/api/settings', {
+        token: limited.suToken,
+        body: {
+          rateLimits: {
+            enabled: true,
+            rules: [{ label: '/api/mcp', audience: '', duration: 60, maxRequests: 2 }],
+          },
+        },
+      })
+      expect(set.status, JSON.stringify(set.body)).toBe(200)
+      expect((await post(limited, rpc('ping'))).status).toBe(200)
+      expect((await post(limited, rpc('ping'))).status).toBe(200)
+      const third = await post(limited, rpc('ping'))
+      expect(third.status).toBe(429)
+      expect(third.body).toEqual({ code: 429, message: 'Too Many Requests.', data: {} })
+    } finally {
+      await limited.close()
+    }
+  })
+
   it('is gone with the feature switched off', async () => {
     const off = await startServer({ disable: ['mcp'] })
     try {

@@ -3,6 +3,7 @@ import type { OutgoingHttpHeaders } from 'node:http'
 import type { App } from '../../../core/app.js'
 import { messages } from '../../../core/errors.js'
 import { MAX_BODY_JSON_DEPTH } from '../../../http/body.js'
+import { errorHandler } from '../../../http/errors.js'
 import { requestInfo } from '../../../http/request-info.js'
 import { jsonTextDepth } from '../../../tools/json-depth.js'
 import {
@@ -98,6 +99,7 @@ export function registerMcp(
 
   // The POST lives in its own scope: its body arrives as text, so that invalid JSON is a
   // JSON-RPC parse error rather than the API's `{code, message, data}`.
+  const apiErrors = errorHandler(app.logger)
   void http.register(async (scope) => {
     scope.removeAllContentTypeParsers()
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
@@ -108,20 +110,16 @@ export function registerMcp(
       {
         bodyLimit: MCP_BODY_LIMIT,
         errorHandler: (err: FastifyError, req, reply) => {
-          // Fastify's own body errors (size, reading); the handler answers everything else.
-          const status = err.statusCode ?? 500
-          if (status === 413) {
+          // Reading the body failed (too large, cut short): a JSON-RPC error. Anything else
+          // (a rate limit, the superuser IP guard, an unknown fault) answers as on every route.
+          if (err.statusCode === 413) {
             const message = messages.mcpTooLarge({ max: MCP_BODY_LIMIT })
             void sendError(reply, 413, ErrorCode.InvalidRequest, message)
-          } else if (status >= 400 && status < 500) {
+          } else if (err.code?.startsWith('FST_ERR_CTP_')) {
             const message = messages.mcpParseError({ reason: err.message })
             void sendError(reply, 400, ErrorCode.ParseError, message)
           } else {
-            app.logger.error('mcp request failed', {
-              url: req.url,
-              error: err.stack ?? err.message,
-            })
-            void sendError(reply, 500, ErrorCode.InternalError, messages.mcpInternalError)
+            apiErrors(err, req, reply)
           }
         },
       },
