@@ -24,6 +24,7 @@ export const llmMessages = {
   llmReplyTooLong: ({ max }: Args<'max'>) =>
     `${provider}'s reply is longer than ${max} characters; it was cut off.` as const,
   llmCancelled: 'The chat request was cancelled: the client closed it.',
+  llmShuttingDown: 'The server is shutting down: the chat request was cancelled.',
   llmUsageReadOnly:
     'The _llm_usage records are written only by the LLM gateway: they cannot be created or changed through the records API.',
 } as const satisfies Record<string, Entry>

@@ -145,13 +145,18 @@ export interface ChatContext {
   usage: UsageLog
   /** The caller's request (its auth is required). */
   info: RequestInfo & { auth: AuthInfo }
-  /** Aborted when the caller goes away. */
+  /** Aborted when the caller goes away, or with {@link SHUTDOWN} when the server closes. */
   signal: AbortSignal
 }
+
+/** The abort reason of calls cut short because the server closes. */
+export const SHUTDOWN = Symbol('llm shutdown')
 
 /** The error a failed call answers with: time limit, caller gone, or the provider's own. */
 function failure(err: unknown, timedOut: boolean, seconds: number, caller: AbortSignal): ApiError {
   if (timedOut) return new ApiError(504, messages.llmProviderTimeout({ seconds }))
+  if (caller.aborted && caller.reason === SHUTDOWN)
+    return new ApiError(503, messages.llmShuttingDown)
   if (caller.aborted) return new ApiError(499, messages.llmCancelled)
   if (err instanceof ApiError) return err
   return new ApiError(502, messages.llmStreamInvalid({ reason: String(err) }), {}, err)
