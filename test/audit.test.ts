@@ -226,6 +226,20 @@ describe('audit log', () => {
     }
     expect(autoRows).toHaveLength(1)
     expect(autoRows[0]).toMatchObject({ actorCollection: '', actorId: '', ip: '' })
+    // Two more runs with cronMaxKeep 2: the first archive is rotated out, and that is a row too.
+    for (let run = 0; run < 2; run++)
+      expect(
+        (await t.api('POST', '/api/crons/__svcAutoBackup__', { token: t.suToken })).status,
+      ).toBe(204)
+    let rotated: Record<string, string>[] = []
+    for (let i = 0; i < 50 && rotated.length === 0; i++) {
+      rotated = await rows(`action = 'backup.delete' && recordId = '${auto.key}'`)
+      if (rotated.length === 0) await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(rotated).toHaveLength(1)
+    expect(rotated[0]).toMatchObject({ actorCollection: '', actorId: '', ip: '' })
+    const left = await t.api('GET', '/api/backups', { token: t.suToken })
+    expect(left.body.some((b: { key: string }) => b.key === auto.key)).toBe(false)
     await t.api('PATCH', '/api/settings', { token: t.suToken, body: { backups: { cron: '' } } })
   })
 

@@ -185,26 +185,26 @@ export function auditFeature(): Feature {
         done()
       })
 
-      // The automatic backup job: a row for the archive it made (the newest automatic one).
+      // The automatic backup job: a row for the archive it made and one per archive it rotated
+      // out (written even when the rotation failed part way: what was done is recorded).
       app.cron.observe({
-        ran: (id, result) => {
-          if (id !== AUTO_BACKUP_JOB || result.error !== null) return
-          const backups = app.services.find('backups')
-          if (!backups) return
-          void backups
-            .list()
-            .then((items) => {
-              const auto = items
-                .filter((b) => b.key.startsWith('@auto_'))
-                .sort((a, b) => b.modified.localeCompare(a.modified))[0]
-              return audit.write(app, {
-                action: 'backup.create',
+        ran: (id) => {
+          if (id !== AUTO_BACKUP_JOB) return
+          const run = app.services.find('backups')?.lastAutoRun()
+          if (!run) return
+          const rows = [
+            { action: 'backup.create', key: run.created },
+            ...run.removed.map((key) => ({ action: 'backup.delete', key })),
+          ]
+          void (async () => {
+            for (const r of rows)
+              await audit.write(app, {
+                action: r.action,
                 collection: '',
-                recordId: auto?.key ?? '',
+                recordId: r.key,
                 actor: SYSTEM_ACTOR,
               })
-            })
-            .catch((err: unknown) => app.logger.error('audit: backup row not written', { err }))
+          })().catch((err: unknown) => app.logger.error('audit: backup row not written', { err }))
         },
       })
 
