@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import { api } from './api.js'
-import { cycle, measure, percentile, type RequestSpec } from './load.js'
+import { cycle, measurePair, percentile, type RequestSpec } from './load.js'
 import { SseClient } from './realtime.js'
 import { round, row, type ScenarioRow } from './report.js'
 import type { Context, Step } from './scenarios.js'
@@ -36,28 +36,29 @@ function authed(ctx: Context, path: string, body: string): () => RequestSpec {
 }
 
 async function throughput(ctx: Context): Promise<ScenarioRow> {
-  const chat = await measure(
-    ctx.svc.url,
+  // Interleaved slices of both loads on the same server, so machine drift falls on both.
+  const { a: chat, b: token } = await measurePair(
     {
-      next: authed(ctx, '/api/llm/chat', CHAT),
-      connections: ctx.connections,
-      verify: (b: { reply?: unknown; completionTokens?: unknown }) =>
-        typeof b?.reply === 'string' && b.completionTokens === 25
-          ? undefined
-          : 'not an echo reply of 25 tokens',
+      url: ctx.svc.url,
+      spec: {
+        next: authed(ctx, '/api/llm/chat', CHAT),
+        connections: ctx.connections,
+        verify: (b: { reply?: unknown; completionTokens?: unknown }) =>
+          typeof b?.reply === 'string' && b.completionTokens === 25
+            ? undefined
+            : 'not an echo reply of 25 tokens',
+      },
     },
-    ctx.durationS,
-    ctx.warmupS,
-  )
-  const token = await measure(
-    ctx.svc.url,
-    { next: authed(ctx, '/api/files/token', '{}'), connections: ctx.connections },
+    {
+      url: ctx.svc.url,
+      spec: { next: authed(ctx, '/api/files/token', '{}'), connections: ctx.connections },
+    },
     ctx.durationS,
     ctx.warmupS,
   )
   return row('LLM chat, echo provider (baseline: POST /api/files/token)', chat, {
     baseline: token,
-    note: `25 llm chunks per reply, none pushed (no clientId); baseline = svcbase's files/token in the same run`,
+    note: `25 llm chunks per reply, none pushed (no clientId); baseline = svcbase's files/token, interleaved in the same run`,
   })
 }
 
