@@ -2,6 +2,14 @@ import type { DatabaseName } from '../../store/store.js'
 import { getFieldType } from '../fields/registry.js'
 import { blankCollection, defaultAuthOptions, makeField } from './defaults.js'
 import type { Collection, Field, RuleKey } from './model.js'
+import {
+  allRules,
+  owner,
+  pbOwner,
+  teamManager,
+  teamMember,
+  type RuleChange,
+} from './system-rules.js'
 
 type Spec = Partial<Field> & Pick<Field, 'name' | 'type'>
 
@@ -21,19 +29,6 @@ const relation = (name: string, collectionId: string, cascadeDelete = true): Spe
   options: { collectionId, cascadeDelete, minSelect: 0, maxSelect: 1 },
 })
 
-const owner = 'recordRef = @request.auth.id && collectionRef = @request.auth.collectionId'
-/** PocketBase's own owner rule on `_mfas`, `_otps`, `_externalAuths` and `_authOrigins`. */
-const pbOwner = `@request.auth.id != '' && ${owner}`
-/**
- * "The requester has a membership of the team in `field`" (`_teams`: `id`; `_team_members`:
- * `team`, through the alias `me`, since the rows are of the same collection).
- */
-const teamMember = (field: string, alias = ''): string => {
-  const m = `@collection._team_members${alias ? `:${alias}` : ''}`
-  return `@request.auth.id != "" && ${m}.team ?= ${field} && ${m}.recordRef ?= @request.auth.id && ${m}.collectionRef ?= @request.auth.collectionId`
-}
-/** The requester is an owner or admin of the membership's team. */
-const teamManager = `${teamMember('team', 'me')} && @collection._team_members:me.role ?!= "member"`
 /** A required system text field, as PocketBase defines its own collections' fields. */
 const ref = (name: string): Spec => text(name, { required: true, system: true })
 
@@ -56,21 +51,6 @@ interface SystemSpec {
    */
   ruleChanges?: RuleChange[]
 }
-
-/** A change of default rules (see `SystemSpec.ruleChanges`). */
-export interface RuleChange {
-  version: number
-  former: Partial<Record<RuleKey, (string | null)[]>>
-}
-
-/** Every rule a collection has (for "all its rules were…" changes). */
-const allRules = (value: string | null): Partial<Record<RuleKey, (string | null)[]>> => ({
-  listRule: [value],
-  viewRule: [value],
-  createRule: [value],
-  updateRule: [value],
-  deleteRule: [value],
-})
 
 /** The users collection PocketBase creates at first start (not a system collection). */
 export const USERS_ID = '_pb_users_auth_'

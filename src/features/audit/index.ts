@@ -190,7 +190,7 @@ export function auditFeature(): Feature {
       app.cron.observe({
         ran: (id) => {
           if (id !== AUTO_BACKUP_JOB) return
-          const run = app.services.find('backups')?.lastAutoRun()
+          const run = app.services.find('backups')?.lastAutoRun
           if (!run) return
           const rows = [
             { action: 'backup.create', key: run.created },

@@ -59,8 +59,8 @@ export interface StorageInfo {
  * on S3 per `settings.backups.s3`, one backup or restore at a time, the automatic job.
  */
 export class BackupsService {
-  /** The automatic job's last run: the archive made, the archives rotated out. */
-  private lastAuto: { created: string; removed: string[] } | undefined
+  /** The automatic job's last run: the archive made, those rotated out (for the audit log). */
+  lastAutoRun: { created: string; removed: string[] } | undefined
   /** The backups store: local folder or S3, following `settings.backups.s3` live. */
   readonly fs: StorageSwitch
   private running: 'backup' | 'restore' | null = null
@@ -371,21 +371,13 @@ export class BackupsService {
    * deleted by it).
    */
   async autoBackup(): Promise<void> {
-    this.lastAuto = undefined
+    this.lastAutoRun = undefined
     const created = await this.create(undefined, true)
-    this.lastAuto = { created, removed: [] }
-    await this.rotate(this.lastAuto.removed)
+    this.lastAutoRun = { created, removed: [] }
+    await this.rotate(this.lastAutoRun.removed)
   }
 
-  /** What the automatic job's last run made and deleted (for the audit log), if it ran. */
-  lastAutoRun(): { created: string; removed: string[] } | undefined {
-    return this.lastAuto
-  }
-
-  /**
-   * Deletes the automatic archives beyond the newest `cronMaxKeep`; returns their keys, and adds
-   * each to `removed` as soon as it is gone (a failure part way still tells what went).
-   */
+  /** Deletes the automatic archives beyond the newest `cronMaxKeep`, adding each to `removed`. */
   async rotate(removed: string[] = []): Promise<string[]> {
     const keep = Math.max(1, this.app.settings.get().backups.cronMaxKeep)
     const autos = (await this.list()).filter((b) => b.key.startsWith(AUTO_PREFIX))
