@@ -21,6 +21,7 @@ import { pushSteps } from './push.js'
 import { realtimeSteps } from './realtime.js'
 import { row, type ScenarioRow } from './report.js'
 import { USER_PASSWORD, type SeedData } from './seed.js'
+import { vectorSteps } from './vectors.js'
 import { webhookSteps } from './webhooks.js'
 import type { ServerProcess } from './servers.js'
 import { thumbnailScenarios } from './thumbs.js'
@@ -444,5 +445,6 @@ export function allSteps(): Step[] {
     ...pushSteps(),
     ...llmSteps(),
     ...mcpSteps(),
+    ...vectorSteps(),
   ]
 }

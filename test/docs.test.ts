@@ -146,7 +146,6 @@ describe('README and docs', () => {
     const readme = read('README.md')
     const section = readme.slice(readme.indexOf('## Not built yet'))
     for (const feature of [
-      'Vector search',
       'Avatars',
       'OAuth2',
       'Admin dashboard',

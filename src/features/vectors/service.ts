@@ -5,6 +5,7 @@
  * and presented through the record service. Indexes are built lazily from the table, kept in step
  * by the record hooks after each commit and dropped on schema changes of their collection.
  */
+import { endianness } from 'node:os'
 import type { App } from '../../core/app.js'
 import type { Collection, Field } from '../../core/collections/model.js'
 import { badRequest, messages } from '../../core/errors.js'
@@ -301,13 +302,25 @@ async function buildIndex(
         sql`${column(MAIN, 'id')} AS id, ${col} AS v`,
       )} ORDER BY ${column(MAIN, 'id')} LIMIT ${param(BUILD_CHUNK)}`,
     )
-    for (const r of rows) index.set(String(r.id), vectorFromDb(r.v))
+    for (const r of rows) index.set(String(r.id), storedVector(r.v, dims))
     if (rows.length < BUILD_CHUNK) break
     after = String(rows[rows.length - 1]!.id)
     if (index.count > MAX_CANDIDATES)
       throw badRequest(messages.nearestTooManyCandidates({ max: MAX_CANDIDATES }))
   }
   return { index }
+}
+
+const littleEndian = endianness() === 'LE'
+
+/** A stored vector as numbers: a float32 BLOB read in place (no copy into a JS array). */
+function storedVector(raw: unknown, dims: number): ArrayLike<number> | null {
+  if (littleEndian && raw instanceof Uint8Array && raw.length === dims * 4) {
+    return raw.byteOffset % 4 === 0
+      ? new Float32Array(raw.buffer, raw.byteOffset, dims)
+      : new Float32Array(Uint8Array.from(raw).buffer)
+  }
+  return vectorFromDb(raw)
 }
 
 /** The records of `ids`, in that order (ids gone since are skipped). */
