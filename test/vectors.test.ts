@@ -200,6 +200,14 @@ describe('vector search', () => {
     )
   })
 
+  it('filters test vectors for null only (they are BLOBs, not JSON)', async () => {
+    const empty = await list(`filter=${encodeURIComponent('emb = null')}&perPage=1`)
+    expect(empty.body.totalItems).toBe([...docs.values()].filter((d) => d.emb === null).length)
+    const path = await list(`filter=${encodeURIComponent('emb.0 > 0')}`)
+    expect(path.status).toBe(400)
+    expect(path.body.message).toBe('Invalid filter: unknown field "emb.0".')
+  })
+
   it('ranks against a record by id, leaving the record itself out', async () => {
     const ref = [...docs.values()].find((d) => d.emb !== null && d.public)!
     const res = await list(`nearestTo=emb:${ref.id}&nearestLimit=20`)

@@ -103,9 +103,12 @@ export function isMultiField(field: { type: string; options: Record<string, unkn
   return Number(field.options.maxSelect ?? 0) > 1
 }
 
-/** Whether a field stores a JSON document whose sub-paths can be read (`data.a.b`). */
+/**
+ * Whether a field stores a JSON document whose sub-paths can be read (`data.a.b`). Vectors are
+ * float32 BLOBs, not JSON: a filter can test them for `null` only.
+ */
 export function isJsonField(field: { type: string }): boolean {
-  return field.type === 'json' || field.type === 'geoPoint' || field.type === 'vector'
+  return field.type === 'json' || field.type === 'geoPoint'
 }
 
 /** The value class of a field's column. */
