@@ -341,6 +341,77 @@ describe('vector search', () => {
   })
 })
 
+describe('an index built while records change', () => {
+  let t: TestServer
+  afterAll(() => t.close())
+
+  it('ends equal to a brute-force ranking of the final rows; a schema change rebuilds it', async () => {
+    t = await startServer()
+    const coll = await t.api('POST', '/api/collections', {
+      token: t.suToken,
+      body: {
+        name: 'live',
+        type: 'base',
+        fields: [{ name: 'emb', type: 'vector', options: { dimensions: DIMS } }],
+      },
+    })
+    expect(coll.status).toBe(200)
+    const rows = new Map<string, Doc>()
+    const create = async () => {
+      const r = await t.api('POST', '/api/collections/live/records', {
+        token: t.suToken,
+        body: { emb: randomVector() },
+      })
+      expect(r.status).toBe(200)
+      rows.set(r.body.id, { id: r.body.id, grp: 0, public: true, owner: '', emb: r.body.emb })
+    }
+    for (let i = 0; i < 10; i++) await Promise.all(Array.from({ length: 20 }, create))
+    const q = randomVector()
+    const search = () =>
+      t.api(
+        'GET',
+        `/api/collections/live/records?nearestTo=${encodeURIComponent(`emb:${JSON.stringify(q)}`)}&nearestLimit=30`,
+        { token: t.suToken },
+      )
+    const ids = [...rows.keys()]
+    // The first search builds the index while creates, updates and deletes commit.
+    const writes: Promise<unknown>[] = [search()]
+    for (let i = 0; i < 30; i++) writes.push(create())
+    for (const id of ids.slice(0, 20)) {
+      writes.push(
+        t
+          .api('PATCH', `/api/collections/live/records/${id}`, {
+            token: t.suToken,
+            body: { emb: randomVector() },
+          })
+          .then((r) => {
+            rows.get(id)!.emb = r.body.emb
+          }),
+      )
+    }
+    for (const id of ids.slice(20, 40)) {
+      writes.push(
+        t.api('DELETE', `/api/collections/live/records/${id}`, { token: t.suToken }).then(() => {
+          rows.delete(id)
+        }),
+      )
+    }
+    await Promise.all(writes)
+    const res = await search()
+    expect(res.status).toBe(200)
+    expect(res.body.items.map((r: Doc) => r.id)).toEqual(bruteForce(rows.values(), q, 30))
+    // After a schema change (the index is dropped and built again) the ranking is unchanged.
+    const current = await t.api('GET', '/api/collections/live', { token: t.suToken })
+    const changed = await t.api('PATCH', '/api/collections/live', {
+      token: t.suToken,
+      body: { fields: [...current.body.fields, { name: 'label', type: 'text' }] },
+    })
+    expect(changed.status).toBe(200)
+    const again = await search()
+    expect(again.body.items.map((r: Doc) => r.id)).toEqual(bruteForce(rows.values(), q, 30))
+  })
+})
+
 describe('vectors stored before as JSON text', () => {
   let t: TestServer
   afterAll(() => t.close())
