@@ -21,7 +21,7 @@ import {
 } from '../../core/records/query.js'
 import { recordFromRow } from '../../core/records/serialize.js'
 import type { RecordData, RequestInfo } from '../../core/request-info.js'
-import { column, join, param, sql } from '../../store/sql.js'
+import { column, join, param, sql, type Sql } from '../../store/sql.js'
 import { normalised, topK, topKOf, VectorIndex, type Hit } from './rank.js'
 
 /** `nearestLimit` when absent, and its largest value (DECISIONS). */
@@ -162,7 +162,9 @@ export class VectorSearch {
       hits = topKOf(index, q, slots, limit, exclude)
     }
     const ids = hits.map((h) => index.ids[h.slot]!)
-    const records = await loadByIds(app, collection, ids)
+    // The rule and filter apply again to the k rows read: a stale index can never show a record
+    // the caller may not list (it can only miss one).
+    const records = await loadByIds(app, collection, ids, [rule, where])
     const items = await app.records.present(collection, records, info)
     return {
       page: 1,
@@ -323,14 +325,16 @@ function storedVector(raw: unknown, dims: number): ArrayLike<number> | null {
   return vectorFromDb(raw)
 }
 
-/** The records of `ids`, in that order (ids gone since are skipped). */
-async function loadByIds(app: App, collection: Collection, ids: string[]): Promise<RecordData[]> {
+/** The records of `ids` that pass `conditions`, in that order (others are skipped). */
+async function loadByIds(
+  app: App,
+  collection: Collection,
+  ids: string[],
+  conditions: (Sql | null)[],
+): Promise<RecordData[]> {
   if (ids.length === 0) return []
-  const rows = await app
-    .dbFor(collection)
-    .all(
-      selectFrom(collection, [sql`${column(MAIN, 'id')} IN (${join(ids.map((id) => param(id)))})`]),
-    )
+  const byIds = sql`${column(MAIN, 'id')} IN (${join(ids.map((id) => param(id)))})`
+  const rows = await app.dbFor(collection).all(selectFrom(collection, [byIds, ...conditions]))
   const byId = new Map(rows.map((r) => [String(r.id), r]))
   const out: RecordData[] = []
   for (const id of ids) {
