@@ -9,6 +9,7 @@ import { setImmediate as tick } from 'node:timers/promises'
 import { ApiError, messages } from '../../core/errors.js'
 import type { LlmSettings } from './settings.js'
 import { SseLineTooLong, sseEvents } from './sse.js'
+import { isOpenAiCompatible } from '../../tools/openai-compatible.js'
 
 /** One chat message as the gateway accepts it. */
 export interface ChatMessage {
@@ -45,24 +46,6 @@ export interface ChatProvider {
   chat(call: ChatCall): Promise<ChatResult>
 }
 
-/**
- * The `provider` values that name an OpenAI-compatible chat-completions API (case-insensitive).
- * Any other value, and `enabled: false`, selects the echo provider (SPEC §2.7).
- */
-export const OPENAI_COMPATIBLE = [
-  'openai',
-  'openai-compatible',
-  'ollama',
-  'lmstudio',
-  'vllm',
-  'llamacpp',
-  'localai',
-  'openrouter',
-  'groq',
-  'together',
-  'mistral',
-  'deepseek',
-] as const
 
 /** The longest reply accepted from a provider, in characters. */
 export const MAX_REPLY_CHARS = 1_000_000
@@ -74,7 +57,7 @@ const MAX_DETAIL = 500
 /** The provider `settings` select. */
 export function resolveProvider(settings: LlmSettings): ChatProvider {
   const name = settings.provider.trim().toLowerCase()
-  if (settings.enabled && (OPENAI_COMPATIBLE as readonly string[]).includes(name)) {
+  if (settings.enabled && isOpenAiCompatible(name)) {
     return openAiProvider(settings, name)
   }
   return echoProvider

@@ -9,25 +9,7 @@ import type { App } from '../../core/app.js'
 import type { Field } from '../../core/collections/model.js'
 import { ApiError, messages } from '../../core/errors.js'
 import { vectorDimensions } from '../../core/fields/vector.js'
-
-/**
- * The `llm.provider` values that name an OpenAI-compatible API (the LLM gateway's list, case-
- * insensitive). Any other value selects echo embeddings, as it selects the echo chat provider.
- */
-const OPENAI_COMPATIBLE = new Set([
-  'openai',
-  'openai-compatible',
-  'ollama',
-  'lmstudio',
-  'vllm',
-  'llamacpp',
-  'localai',
-  'openrouter',
-  'groq',
-  'together',
-  'mistral',
-  'deepseek',
-])
+import { isOpenAiCompatible } from '../../tools/openai-compatible.js'
 
 /** The most bytes of a provider's answer read (an error body, or the embeddings). */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024
@@ -84,7 +66,7 @@ export function echoEmbedding(text: string, dims: number): number[] {
 function providerSettings(app: App): EmbeddingSettings | null {
   const llm = (app.settings.get() as { llm?: EmbeddingSettings }).llm
   if (!llm || !llm.enabled || !llm.embeddingModel) return null
-  return OPENAI_COMPATIBLE.has(llm.provider.trim().toLowerCase()) ? llm : null
+  return isOpenAiCompatible(llm.provider) ? llm : null
 }
 
 /** Embeddings of `texts` for `field`: the provider's when one is configured, else echo ones. */
