@@ -46,7 +46,6 @@ export interface ChatProvider {
   chat(call: ChatCall): Promise<ChatResult>
 }
 
-
 /** The longest reply accepted from a provider, in characters. */
 export const MAX_REPLY_CHARS = 1_000_000
 /** The most bytes of a provider's error body read for its message. */
