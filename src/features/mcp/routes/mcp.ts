@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { OutgoingHttpHeaders } from 'node:http'
+import { openEventStream } from '../../../http/event-stream.js'
 import type { App } from '../../../core/app.js'
 import { messages } from '../../../core/errors.js'
 import { MAX_BODY_JSON_DEPTH } from '../../../http/body.js'
@@ -74,22 +74,8 @@ export function registerMcp(
       void sendError(reply, 405, ErrorCode.InvalidRequest, messages.mcpNoServerStream)
       return
     }
-    reply.hijack()
-    const res = reply.raw
-    const headers: OutgoingHttpHeaders = {
-      ...(reply.getHeaders() as OutgoingHttpHeaders),
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-store',
-      'x-accel-buffering': 'no',
-      connection: 'keep-alive',
-    }
-    res.writeHead(200, headers)
-    if (req.method === 'HEAD') {
-      res.end()
-      return
-    }
-    req.raw.socket.setNoDelay(true)
-    streams.add(res)
+    const res = openEventStream(req, reply)
+    if (res) streams.add(res)
   })
 
   http.delete(ENDPOINT, (_req, reply) => {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { OutgoingHttpHeaders } from 'node:http'
+import { openEventStream } from '../../../http/event-stream.js'
 import type { RealtimeHub } from '../hub.js'
 
 /** The name of the first event on every stream (DECISIONS: `SVC_CONNECT`, not `PB_CONNECT`). */
@@ -19,21 +19,8 @@ export const SDK_CONNECT_EVENT = 'PB_CONNECT'
  */
 export function registerConnect(http: FastifyInstance, hub: RealtimeHub): void {
   http.get('/api/realtime', (req, reply) => {
-    reply.hijack()
-    const res = reply.raw
-    const headers: OutgoingHttpHeaders = {
-      ...(reply.getHeaders() as OutgoingHttpHeaders),
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-store',
-      'x-accel-buffering': 'no',
-      connection: 'keep-alive',
-    }
-    res.writeHead(200, headers)
-    if (req.method === 'HEAD') {
-      res.end()
-      return
-    }
-    req.raw.socket.setNoDelay(true)
+    const res = openEventStream(req, reply)
+    if (!res) return
     const client = hub.connect(res, req.svcIp || req.ip)
     res.on('close', () => hub.disconnect(client))
     client.send(CONNECT_EVENT, { clientId: client.id })
