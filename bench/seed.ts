@@ -144,7 +144,7 @@ export async function defineCollections(url: string, token: string): Promise<voi
 }
 
 /** A small seeded PRNG (mulberry32), so every run writes the same-looking data. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0

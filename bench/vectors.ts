@@ -16,7 +16,7 @@ import { api } from './api.js'
 import { percentile } from './load.js'
 import { round, type ScenarioRow } from './report.js'
 import type { Context, Step } from './scenarios.js'
-import { formatDate } from './seed.js'
+import { formatDate, prng } from './seed.js'
 import { createSuperuser, startSvcbase } from './servers.js'
 
 const ROWS = Number(process.env.BENCH_VECTOR_ROWS ?? 100_000)
@@ -27,17 +27,6 @@ const QUERIES = Number(process.env.BENCH_VECTOR_QUERIES ?? 100)
 const WARMUP = 5
 const SU = { email: 'vector-bench@example.com', password: 'vector-bench-password' }
 const COLLECTION = 'vec100k'
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /**
  * The floor: one pass of a dot-product loop (unrolled by four, float64 accumulators: the fastest

@@ -8,23 +8,13 @@
 import PocketBase from 'pocketbase'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type TestServer } from './helpers/server.js'
+import { prng } from './helpers/fuzz.js'
 
 const DIMS = 16
 const N = 300
 
-/** A seeded PRNG (mulberry32), so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-const rand = rng(15)
+// A seeded PRNG, so a failure reproduces.
+const rand = prng(15).next
 const randomVector = (): number[] => Array.from({ length: DIMS }, () => rand() * 2 - 1)
 
 function cosine(a: number[], b: number[]): number {
