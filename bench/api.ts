@@ -42,3 +42,17 @@ export async function mapLimit<I, O>(
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
   return out
 }
+
+/** Signs a superuser in on `url`; returns the token. */
+export async function superuserToken(
+  url: string,
+  su: { email: string; password: string },
+): Promise<string> {
+  const res = await api<{ token: string }>(
+    url,
+    'POST',
+    '/api/collections/_superusers/auth-with-password',
+    { identity: su.email, password: su.password },
+  )
+  return res.token
+}

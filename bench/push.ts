@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import webpush from 'web-push'
 import { startWebPushDouble } from '../test/helpers/web-push-double.js'
-import { api, mapLimit } from './api.js'
+import { api, mapLimit, superuserToken } from './api.js'
 import { round, type ScenarioRow } from './report.js'
 import type { Context, Step } from './scenarios.js'
 import { createSuperuser, startSvcbase } from './servers.js'
@@ -33,12 +33,7 @@ async function fanOut(ctx: Context): Promise<ScenarioRow[]> {
     else process.env.NODE_EXTRA_CA_CERTS = previous
   })
   try {
-    const { token } = await api<{ token: string }>(
-      svc.url,
-      'POST',
-      '/api/collections/_superusers/auth-with-password',
-      { identity: SU.email, password: SU.password },
-    )
+    const token = await superuserToken(svc.url, SU)
     await api(
       svc.url,
       'PATCH',

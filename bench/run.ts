@@ -15,7 +15,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { api } from './api.js'
+import { superuserToken } from './api.js'
 import {
   BENCH_USAGE,
   BenchUsageError,
@@ -46,16 +46,6 @@ const SIZES: SeedSizes = {
 /** Users signed in for the scenarios that need a token. */
 const SIGNED_IN = 50
 
-async function superuserToken(url: string): Promise<string> {
-  const res = await api<{ token: string }>(
-    url,
-    'POST',
-    '/api/collections/_superusers/auth-with-password',
-    { identity: SUPERUSER.email, password: SUPERUSER.password },
-  )
-  return res.token
-}
-
 /** Seeds a fresh data dir and returns the running servers with the context for the scenarios. */
 async function prepare(
   tmp: string,
@@ -63,7 +53,7 @@ async function prepare(
   const dir = join(tmp, 'data')
   createSuperuser(dir, SUPERUSER.email, SUPERUSER.password)
   let svc = await startSvcbase(dir)
-  await defineCollections(svc.url, await superuserToken(svc.url))
+  await defineCollections(svc.url, await superuserToken(svc.url, SUPERUSER))
   await svc.stop()
   log(`collections defined; seeding ${SIZES.users} users, ${SIZES.small} + ${SIZES.large} posts`)
   const data = seedRows(join(dir, 'data.db'), SIZES)
@@ -77,7 +67,7 @@ async function prepare(
     'creates_open',
     'creates_ruled',
   ])
-  const superToken = await superuserToken(svc.url)
+  const superToken = await superuserToken(svc.url, SUPERUSER)
   const users = await signIn(svc.url, data, SIGNED_IN)
   log(`svcbase at ${svc.url} (pid ${svc.pid}), baseline at ${baseline.url} (pid ${baseline.pid})`)
   return { svc, baseline, data, users, superToken }

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { api } from './api.js'
+import { api, superuserToken } from './api.js'
 import { percentile } from './load.js'
 import { round, type ScenarioRow } from './report.js'
 import type { Context, Step } from './scenarios.js'
@@ -105,12 +105,7 @@ async function vectorSearch(ctx: Context): Promise<ScenarioRow[]> {
   createSuperuser(dir, SU.email, SU.password)
   let svc = await startSvcbase(dir)
   try {
-    const { token } = await api<{ token: string }>(
-      svc.url,
-      'POST',
-      '/api/collections/_superusers/auth-with-password',
-      { identity: SU.email, password: SU.password },
-    )
+    const token = await superuserToken(svc.url, SU)
     await api(
       svc.url,
       'POST',
