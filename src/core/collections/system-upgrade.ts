@@ -13,9 +13,8 @@
  * of the old database break) is left as it was with a warning in the log, and tried again at the
  * next start.
  */
-import { sql } from '../../store/sql.js'
 import type { App } from '../app.js'
-import { nowDate } from '../../tools/dates.js'
+import { readParam, writeParam } from '../params.js'
 import { parseIndex } from './indexes.js'
 import type { Collection, RuleKey } from './model.js'
 import { systemCollections, systemRuleChanges } from './system.js'
@@ -25,24 +24,14 @@ const VERSIONS = 'svc_system_versions'
 type Versions = Record<string, number>
 
 async function readVersions(app: App): Promise<Versions> {
-  const row = await app.db.get<{ value: string | null }>(
-    sql`SELECT value FROM _params WHERE id = ${VERSIONS}`,
-  )
-  if (!row?.value) return {}
+  const value = await readParam(app.db, VERSIONS)
+  if (!value) return {}
   try {
-    const v = JSON.parse(row.value) as unknown
+    const v = JSON.parse(value) as unknown
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Versions) : {}
   } catch {
     return {}
   }
-}
-
-async function writeVersions(app: App, versions: Versions): Promise<void> {
-  const now = nowDate()
-  await app.db.run(
-    sql`INSERT INTO _params (id, value, created, updated) VALUES (${VERSIONS}, ${JSON.stringify(versions)}, ${now}, ${now})
-        ON CONFLICT (id) DO UPDATE SET value = excluded.value, updated = excluded.updated`,
-  )
 }
 
 function indexName(text: string, c: Collection): string | undefined {
@@ -106,5 +95,5 @@ export async function upgradeSystemCollections(
       })
     }
   }
-  if (changed) await writeVersions(app, versions)
+  if (changed) await writeParam(app.db, VERSIONS, JSON.stringify(versions))
 }

@@ -1,9 +1,8 @@
 import { Mutex } from 'async-mutex'
 import type { Db } from '../../store/db.js'
-import { sql } from '../../store/sql.js'
 import { decrypt, deriveKey, encrypt, isEncrypted } from '../../tools/crypto.js'
-import { nowDate } from '../../tools/dates.js'
 import type { ValidationErrors } from '../errors.js'
+import { readParam, writeParam } from '../params.js'
 import type { EventBus } from '../events.js'
 import type { SettingsGroup, SettingsValidationContext } from './group.js'
 import { deepMerge, overlayStored } from './merge.js'
@@ -45,6 +44,9 @@ export type SettingsSaveHandler = (tx: Db) => Promise<void>
  * the row holds the JSON encrypted (AES-256-GCM) as a JSON string; without one it holds the
  * JSON object. Every change publishes a `settings` event.
  */
+/** The `_params` row holding the stored settings. */
+const SETTINGS_PARAM = 'settings'
+
 export class SettingsService {
   private readonly registry: SettingsRegistry
   private current: Settings
@@ -104,10 +106,8 @@ export class SettingsService {
    * row is read as is with a key too; the next save encrypts it.
    */
   async load(): Promise<void> {
-    const row = await this.db.get<{ value: string | null }>(
-      sql`SELECT value FROM _params WHERE id = 'settings'`,
-    )
-    this.stored = row?.value ? this.decode(row.value) : {}
+    const value = await readParam(this.db, SETTINGS_PARAM)
+    this.stored = value ? this.decode(value) : {}
     this.current = this.registry.overlay(this.stored)
   }
 
@@ -176,12 +176,8 @@ export class SettingsService {
         if (!Object.hasOwn(row, k)) define(row, k, v)
       const json = JSON.stringify(row)
       const value = this.key ? JSON.stringify(encrypt(json, this.key)) : json
-      const now = nowDate()
       await this.db.transaction(async (tx) => {
-        await tx.run(
-          sql`INSERT INTO _params (id, value, created, updated) VALUES ('settings', ${value}, ${now}, ${now})
-              ON CONFLICT (id) DO UPDATE SET value = excluded.value, updated = excluded.updated`,
-        )
+        await writeParam(tx, SETTINGS_PARAM, value)
         for (const fn of this.saveHandlers) await fn(tx)
       })
       this.stored = row
