@@ -17,6 +17,12 @@ export interface ClientMessenger {
    * instance (so a feature can refuse to push to another caller's connection).
    */
   clientOwner(clientId: string): ClientOwner | null | undefined
+  /**
+   * When the client `clientId` is connected, subscribed to `topic` and (when `ip` is given)
+   * opened its stream from `ip`: drops that subscription and returns true (the OAuth2 redirect
+   * hands a code to the client waiting on `@oauth2` once). False otherwise.
+   */
+  takeSubscription(clientId: string, topic: string, ip?: string): boolean
 }
 
 /** The auth record bound to a realtime client. */

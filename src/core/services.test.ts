@@ -4,7 +4,11 @@ import type { ClientMessenger } from './realtime.js'
 import { createServices, type AppServices } from './services.js'
 
 const mailer: Mailer = { send: (_m: MailMessage) => Promise.resolve() }
-const messenger: ClientMessenger = { sendToClient: () => true, clientOwner: () => undefined }
+const messenger: ClientMessenger = {
+  sendToClient: () => true,
+  clientOwner: () => undefined,
+  takeSubscription: () => false,
+}
 
 describe('services registry', () => {
   it('gives back what was set, typed by its name', () => {

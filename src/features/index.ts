@@ -21,6 +21,7 @@ import { mailFeature } from './mail/index.js'
 import { mcpFeature } from './mcp/index.js'
 import { metricsFeature } from './metrics/index.js'
 import { notBuiltFeature } from './not-built/index.js'
+import { oauth2Feature } from './oauth2/index.js'
 import { paymentsFeature } from './payments/index.js'
 import { pushFeature } from './push/index.js'
 import { rateLimitFeature } from './rate-limit/index.js'
@@ -35,6 +36,7 @@ import { storageFeature } from './storage/index.js'
 import { vectorsFeature } from './vectors/index.js'
 import { webhooksFeature } from './webhooks/index.js'
 import { teamsFeature } from './teams/index.js'
+import { utilsFeature } from './utils/index.js'
 
 export {
   closeFeatures,
@@ -54,6 +56,7 @@ export function builtInFeatures(): Feature[] {
     recordsFeature(),
     filesFeature(),
     authFeature(),
+    oauth2Feature(),
     settingsFeature(),
     webhooksFeature(),
     llmFeature(),
@@ -78,6 +81,7 @@ export function builtInFeatures(): Feature[] {
     schemaFeature(),
     hooksFeature(),
     auditFeature(),
+    utilsFeature(),
     notBuiltFeature(),
   ]
 }

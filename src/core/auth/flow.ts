@@ -158,7 +158,7 @@ async function consumeMfa(
 /**
  * The common end of every sign-in (reference §1.2): authRule, then MFA (a first factor answers
  * 401 `{mfaId}`, a second one presents that id), then `onRecordAuthRequest` around the
- * new-location alert and the answer with the token.
+ * new-location alert and the answer with the token (and `meta`, OAuth2's).
  */
 export async function finishAuth(
   app: App,
@@ -167,6 +167,7 @@ export async function finishAuth(
   info: RequestInfo,
   method: AuthMethod,
   mfaId: string,
+  meta?: Record<string, unknown>,
 ): Promise<HookResponse> {
   checkExpand(app, c, info.query.expand) // a bad expand path fails before MFA rows or alerts
   const ctx: RequestInfo = { ...info, context: method }
@@ -183,6 +184,7 @@ export async function finishAuth(
     await consumeMfa(app, c, record, mfaId, method)
   }
   return recordAuthResponse(app, c, record, info, method, {
+    meta,
     beforeAnswer: (r) => authAlert(app, c, r, info),
   })
 }

@@ -48,7 +48,15 @@ export function publicAuthOptions(o: AuthOptions): Record<string, unknown> {
   for (const [k, v] of Object.entries(o)) {
     out[k] = tokenKeys.has(k) ? { duration: (v as { duration: number }).duration } : v
   }
+  out.oauth2 = { ...o.oauth2, providers: o.oauth2.providers.map(withoutClientSecret) }
   return out
+}
+
+/** An OAuth2 provider config without its write-only `clientSecret`. */
+function withoutClientSecret(p: unknown): unknown {
+  if (typeof p !== 'object' || p === null || Array.isArray(p)) return p
+  const { clientSecret: _secret, ...rest } = p as Record<string, unknown>
+  return rest
 }
 
 /**

@@ -12,6 +12,7 @@ import { cronsSqlMessages } from './messages-crons-sql.js'
 import { httpMessages } from './messages-http.js'
 import { llmCodes, llmMessages } from './messages-llm.js'
 import { mcpMessages } from './messages-mcp.js'
+import { oauth2Codes, oauth2Messages } from './messages-oauth2.js'
 import { paymentsMessages } from './messages-payments.js'
 import { pbScriptMessages } from './messages-pb-scripts.js'
 import { pushMessages } from './messages-push.js'
@@ -19,6 +20,7 @@ import { recordMessages } from './messages-records.js'
 import { schemaMessages } from './messages-schema.js'
 import { smsCodes, smsMessages } from './messages-sms.js'
 import { teamsMessages } from './messages-teams.js'
+import { utilsMessages } from './messages-utils.js'
 import { vectorsMessages } from './messages-vectors.js'
 import { webhooksMessages } from './messages-webhooks.js'
 import { authCodes } from './validation-auth.js'
@@ -47,6 +49,7 @@ export const validationMessages = {
   ...authCodes,
   ...smsCodes,
   ...llmCodes,
+  ...oauth2Codes,
 } as const
 
 /** A key of {@link validationMessages}: a code, or `code:variant` for its other messages. */
@@ -77,6 +80,8 @@ export const messages = {
   ...llmMessages,
   ...mcpMessages,
   ...vectorsMessages,
+  ...utilsMessages,
+  ...oauth2Messages,
 } as const
 
 /** A key of {@link messages}. */

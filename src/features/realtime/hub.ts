@@ -214,6 +214,16 @@ export class RealtimeHub implements ClientMessenger {
     return { collectionId: client.auth.collection.id, recordId: String(client.auth.record.id) }
   }
 
+  /** Drops a client's subscriptions to `topic` (see {@link ClientMessenger.takeSubscription}). */
+  takeSubscription(clientId: string, topic: string, ip?: string): boolean {
+    const client = this.clients.get(clientId)
+    if (!client || client.closed || (ip !== undefined && client.ip !== ip)) return false
+    const kept = [...client.subscriptions.values()].filter((s) => s.topic !== topic)
+    if (kept.length === client.subscriptions.size) return false
+    this.subscribe(client, kept)
+    return true
+  }
+
   /** Ends every stream and stops the keep-alive timer; clients may connect again afterwards. */
   close(): void {
     for (const client of [...this.clients.values()]) this.disconnect(client)

@@ -51,6 +51,7 @@ export function registerRealtime(
     hub,
     sendToClient: (clientId, event, data) => hub.sendToClient(clientId, event, data),
     clientOwner: (clientId) => hub.clientOwner(clientId),
+    takeSubscription: (clientId, topic, ip) => hub.takeSubscription(clientId, topic, ip),
   }
   app.services.set('messenger', realtime)
   return realtime

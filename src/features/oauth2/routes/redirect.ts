@@ -1,0 +1,46 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { App } from '../../../core/app.js'
+import { messages } from '../../../core/errors.js'
+
+/** The realtime topic the SDK's all-in-one flow subscribes to. */
+export const OAUTH2_TOPIC = '@oauth2'
+
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`)
+
+/** A short page (no dashboard is bundled): 200 after a forwarded code, 400 otherwise. */
+function page(reply: FastifyReply, ok: boolean): FastifyReply {
+  const text = ok ? messages.oauth2RedirectSuccess : messages.oauth2RedirectFailure
+  return reply
+    .code(ok ? 200 : 400)
+    .header('cache-control', 'no-store')
+    .type('text/html; charset=utf-8')
+    .send(`<!DOCTYPE html><html><body><p>${escapeHtml(text)}</p></body></html>`)
+}
+
+const text = (v: unknown): string =>
+  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : ''
+
+/**
+ * `GET` and `POST` (form_post) `/api/oauth2-redirect`: forwards `code`/`state`/`error` to the
+ * realtime client whose id is the state and which is subscribed to `@oauth2` (from the same
+ * IP), drops that subscription, and answers a short page.
+ */
+export function registerRedirect(http: FastifyInstance, app: App): void {
+  const handle = async (req: FastifyRequest, reply: FastifyReply, values: unknown) => {
+    const v = (typeof values === 'object' && values !== null ? values : {}) as Record<
+      string,
+      unknown
+    >
+    const state = text(v.state)
+    const code = text(v.code)
+    const error = text(v.error)
+    const messenger = app.services.find('messenger')
+    if (state === '' || !messenger) return page(reply, false)
+    const ip = req.svcIp || req.ip
+    if (!messenger.takeSubscription(state, OAUTH2_TOPIC, ip)) return page(reply, false)
+    messenger.sendToClient(state, OAUTH2_TOPIC, { state, code, ...(error ? { error } : {}) })
+    return page(reply, error === '' && code !== '')
+  }
+  http.get('/api/oauth2-redirect', (req, reply) => handle(req, reply, req.query))
+  http.post('/api/oauth2-redirect', (req, reply) => handle(req, reply, req.body))
+}
