@@ -1,0 +1,183 @@
+/**
+ * The SDK's all-in-one OAuth2 flow end to end (`pocketbase` + `eventsource` against a real
+ * `oidc-provider`): the urlCallback follows the authorize URL with a scripted browser that ends
+ * at our `/api/oauth2-redirect`; and the redirect endpoint's refusals (bad state, a client not
+ * subscribed to `@oauth2`, an `error`), GET and POST form_post.
+ */
+import { EventSource } from 'eventsource'
+import PocketBase from 'pocketbase'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { browse, startOidc, type TestOidc } from './helpers/oidc.js'
+import { startServer, type TestServer } from './helpers/server.js'
+
+let s: TestServer
+let oidc: TestOidc
+
+beforeAll(async () => {
+  ;(globalThis as { EventSource?: unknown }).EventSource = EventSource
+  s = await startServer()
+  oidc = await startOidc([
+    {
+      client_id: 'sdk-client',
+      client_secret: 'sdk-secret',
+      redirect_uris: [`${s.url}/api/oauth2-redirect`],
+    },
+  ])
+  const res = await s.api('PATCH', '/api/collections/users', {
+    token: s.suToken,
+    body: {
+      oauth2: {
+        enabled: true,
+        mappedFields: { name: 'name' },
+        providers: [
+          {
+            name: 'oidc',
+            displayName: 'Test SSO',
+            clientId: 'sdk-client',
+            clientSecret: 'sdk-secret',
+            extra: { issuer: oidc.issuer },
+          },
+        ],
+      },
+    },
+  })
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+})
+
+afterAll(async () => {
+  await s?.close()
+  await oidc?.close()
+})
+
+async function userCount(): Promise<number> {
+  const u = await s.api('GET', '/api/collections/users/records?perPage=1', { token: s.suToken })
+  return u.body.totalItems as number
+}
+
+describe('the SDK all-in-one flow', () => {
+  it('pb.collection("users").authWithOAuth2({provider, urlCallback}) signs in', async () => {
+    const pb = new PocketBase(s.url)
+    pb.autoCancellation(false)
+    let page: { status: number; body: string } | undefined
+    const auth = await pb.collection('users').authWithOAuth2({
+      provider: 'oidc',
+      createData: { name: 'From SDK' },
+      urlCallback: async (url) => {
+        const u = new URL(url)
+        // the SDK put its realtime client id as state and our redirect endpoint as redirect_uri
+        expect(u.searchParams.get('redirect_uri')).toBe(`${s.url}/api/oauth2-redirect`)
+        expect(u.searchParams.get('state')).toMatch(/^[A-Za-z0-9]{40}$/)
+        const done = await browse(url, 'sdk-user')
+        page = { status: done.response!.status, body: done.body ?? '' }
+        expect(done.url.pathname).toBe('/api/oauth2-redirect')
+      },
+    })
+    expect(page?.status).toBe(200)
+    expect(page?.body).toContain('Authentication completed.')
+    expect(auth.record).toMatchObject({ email: 'sdk-user@example.test', name: 'From SDK' })
+    expect(auth.meta).toMatchObject({ id: 'sdk-user', isNew: true })
+    expect(pb.authStore.isValid).toBe(true)
+    expect(pb.authStore.record?.id).toBe(auth.record.id)
+    // the token works for the user's own record
+    const me = await pb.collection('users').getOne(auth.record.id)
+    expect(me.email).toBe('sdk-user@example.test')
+    await pb.realtime.unsubscribe()
+  })
+})
+
+describe('/api/oauth2-redirect refusals', () => {
+  /** Opens a realtime client and subscribes it to `topics`; returns its id and its messages. */
+  async function realtimeClient(topics: string[]) {
+    const messages: { event: string; data: string }[] = []
+    const es = new EventSource(`${s.url}/api/realtime`)
+    const clientId = await new Promise<string>((resolve, reject) => {
+      es.addEventListener('PB_CONNECT', (e) => resolve(e.lastEventId))
+      es.onerror = () => reject(new Error('realtime failed'))
+    })
+    es.addEventListener('@oauth2', (e) => messages.push({ event: '@oauth2', data: e.data }))
+    const sub = await s.api('POST', '/api/realtime', { body: { clientId, subscriptions: topics } })
+    expect(sub.status).toBe(204)
+    return { clientId, messages, close: () => es.close() }
+  }
+
+  it('forwards the code once to the subscribed client (GET, then the same state again fails)', async () => {
+    const c = await realtimeClient(['@oauth2'])
+    try {
+      const ok = await fetch(`${s.url}/api/oauth2-redirect?state=${c.clientId}&code=abc`)
+      expect(ok.status).toBe(200)
+      expect(ok.headers.get('content-type')).toMatch(/^text\/html/)
+      await expect.poll(() => c.messages.length).toBe(1)
+      expect(JSON.parse(c.messages[0]!.data)).toEqual({ state: c.clientId, code: 'abc' })
+      // the subscription was dropped: a replay is refused and nothing more is sent
+      const again = await fetch(`${s.url}/api/oauth2-redirect?state=${c.clientId}&code=abc`)
+      expect(again.status).toBe(400)
+      expect(await again.text()).toContain('Authentication failed.')
+      expect(c.messages).toHaveLength(1)
+    } finally {
+      c.close()
+    }
+  })
+
+  it('POST form_post forwards code and error', async () => {
+    const c = await realtimeClient(['@oauth2'])
+    try {
+      const res = await fetch(`${s.url}/api/oauth2-redirect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ state: c.clientId, code: '', error: 'access_denied' }),
+      })
+      expect(res.status).toBe(400) // an error is a failure page, still forwarded to the client
+      await expect.poll(() => c.messages.length).toBe(1)
+      expect(JSON.parse(c.messages[0]!.data)).toEqual({
+        state: c.clientId,
+        code: '',
+        error: 'access_denied',
+      })
+    } finally {
+      c.close()
+    }
+  })
+
+  it('a bad state, a missing state, and a client not subscribed to @oauth2', async () => {
+    const c = await realtimeClient(['users/*'])
+    try {
+      for (const q of [
+        `state=${'x'.repeat(40)}&code=abc`,
+        'code=abc',
+        `state=${c.clientId}&code=abc`,
+      ]) {
+        const res = await fetch(`${s.url}/api/oauth2-redirect?${q}`)
+        expect(res.status, q).toBe(400)
+        expect(await res.text()).toContain('Authentication failed.')
+      }
+      expect(c.messages).toHaveLength(0)
+    } finally {
+      c.close()
+    }
+  })
+
+  it('a client subscribed from another IP is refused', async () => {
+    const c = await realtimeClient(['@oauth2'])
+    try {
+      const res = await s.from(
+        '10.1.2.3',
+        'GET',
+        `/api/oauth2-redirect?state=${c.clientId}&code=abc`,
+      )
+      expect(res.status).toBe(400)
+      expect(c.messages).toHaveLength(0)
+    } finally {
+      c.close()
+    }
+  })
+
+  it('the code the SDK flow forwarded is single-use: no extra user from a replayed sign-in', async () => {
+    const before = await userCount()
+    const res = await s.api('POST', '/api/collections/users/auth-with-oauth2', {
+      body: { provider: 'oidc', code: 'abc', codeVerifier: 'x'.repeat(43) },
+    })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toBe('Failed to fetch OAuth2 token.')
+    expect(await userCount()).toBe(before)
+  })
+})
