@@ -145,7 +145,7 @@ describe('README and docs', () => {
   it('say plainly what is not built yet, with what those endpoints answer', () => {
     const readme = read('README.md')
     const section = readme.slice(readme.indexOf('## Not built yet'))
-    for (const feature of ['Avatars', 'Admin dashboard', 'PostgreSQL', 'Several instances'])
+    for (const feature of ['Admin dashboard', 'PostgreSQL', 'Several instances'])
       expect(section, feature).toContain(feature)
     expect(section).toContain('not built yet in svcbase')
     // Every feature whose endpoints answer 501 is named in the list.
