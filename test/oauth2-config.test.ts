@@ -146,9 +146,10 @@ describe('the write-only client secret', () => {
       resolve('src/cli.ts'),
     ]
     const out = await new Promise<string>((done, fail) =>
-      execFile(process.execPath, [...cli, 'schema', 'export', `--dir=${s.dir}`], (err, stdout) =>
-        err ? fail(new Error(String(err))) : done(stdout),
-      ),
+      execFile(process.execPath, [...cli, 'schema', 'export', `--dir=${s.dir}`], (err, stdout) => {
+        if (err) fail(new Error(err.message))
+        else done(stdout)
+      }),
     )
     expect(out).toContain('"clientId": "cfg-client"')
     expect(out).not.toContain(SECRET)
