@@ -41,12 +41,22 @@ const providers = () => [
     userInfoURL: `${oidc.issuer}/me`,
     extra: { issuer: oidc.issuer, jwksURL: `${oidc.issuer}/jwks` },
   },
+  // the same, for a client whose codes and ID tokens live 1 s
+  {
+    name: 'oidc3',
+    clientId: 'client-short',
+    clientSecret: 'secret-short',
+    authURL: `${oidc.issuer}/auth`,
+    tokenURL: proxy.url,
+    userInfoURL: `${oidc.issuer}/me`,
+    extra: { issuer: oidc.issuer, jwksURL: `${oidc.issuer}/jwks` },
+  },
 ]
 
 beforeAll(async () => {
   s = await startServer()
   oidc = await startOidc(
-    ['client-a', 'client-b'].map((id) => ({
+    ['client-a', 'client-b', 'client-short'].map((id) => ({
       client_id: id,
       client_secret: id.replace('client', 'secret'),
       redirect_uris: [`${s.url}/api/oauth2-redirect`, APP_REDIRECT],
@@ -129,7 +139,7 @@ describe('auth-methods', () => {
     const a = await methods()
     const b = await methods()
     expect(a.oauth2.enabled).toBe(true)
-    expect(a.oauth2.providers.map((p: any) => p.name)).toEqual(['oidc', 'google', 'oidc2'])
+    expect(a.oauth2.providers.map((p: any) => p.name)).toEqual(['oidc', 'google', 'oidc2', 'oidc3'])
     const p = a.oauth2.providers[0]
     expect(p).toMatchObject({ displayName: 'OIDC', codeChallengeMethod: 'S256' })
     expect(p.state).toHaveLength(30)
@@ -144,7 +154,7 @@ describe('auth-methods', () => {
     expect(q.get('scope')).toBe('openid profile email')
     expect(b.oauth2.providers[0].state).not.toBe(p.state)
     expect(b.oauth2.providers[0].codeVerifier).not.toBe(p.codeVerifier)
-    expect(a.authProviders.map((x: any) => x.name)).toEqual(['oidc', 'google', 'oidc2'])
+    expect(a.authProviders.map((x: any) => x.name)).toEqual(['oidc', 'google', 'oidc2', 'oidc3'])
     expect(a.authProviders[0].authUrl).toBe(a.authProviders[0].authURL)
   })
 })
@@ -309,6 +319,33 @@ describe('refusals leave no record and no link behind', () => {
       400,
       'Failed to fetch OAuth2 token.',
     )
+  })
+
+  it('an expired code (the same client signs in when the code is used at once)', async () => {
+    const fresh = await signIn('oidc3', 'kate-fresh')
+    expect(fresh.status, JSON.stringify(fresh.body)).toBe(200)
+    const { code, codeVerifier } = await codeFor('oidc3', 'kate')
+    await new Promise((r) => setTimeout(r, 1500))
+    await refused(
+      { provider: 'oidc3', code, codeVerifier, redirectURL: APP_REDIRECT },
+      400,
+      'Failed to fetch OAuth2 token.',
+    )
+  })
+
+  it('an expired ID token', async () => {
+    const { code, codeVerifier } = await codeFor('oidc3', 'leo')
+    // the token answer reaches us after the 1 s ID token has expired
+    proxy.response = () => new Promise((r) => setTimeout(r, 1500))
+    try {
+      await refused(
+        { provider: 'oidc3', code, codeVerifier, redirectURL: APP_REDIRECT },
+        400,
+        'Failed to verify the OAuth2 ID token: it has expired.',
+      )
+    } finally {
+      proxy.response = null
+    }
   })
 
   it('a wrong PKCE verifier', async () => {

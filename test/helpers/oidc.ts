@@ -67,11 +67,12 @@ export async function startOidc(clients: TestClient[]): Promise<TestOidc> {
       }),
     }),
     cookies: { keys: ['test-cookie-key'] },
+    // Clients whose id ends in `-short` get codes and ID tokens that live 1 s (expiry tests).
     ttl: {
       AccessToken: 3600,
-      AuthorizationCode: 60,
+      AuthorizationCode: (_ctx, _token, client) => (client.clientId.endsWith('-short') ? 1 : 60),
       Grant: 3600,
-      IdToken: 3600,
+      IdToken: (_ctx, _token, client) => (client.clientId.endsWith('-short') ? 1 : 3600),
       Interaction: 3600,
       Session: 3600,
     },
@@ -197,13 +198,13 @@ export async function startHttp(
 export async function startTokenProxy(target: string): Promise<{
   url: string
   request: ((form: URLSearchParams) => void) | null
-  response: ((json: Record<string, unknown>) => void) | null
+  response: ((json: Record<string, unknown>) => void | Promise<void>) | null
   close(): Promise<void>
 }> {
   const proxy = {
     url: '',
     request: null as ((form: URLSearchParams) => void) | null,
-    response: null as ((json: Record<string, unknown>) => void) | null,
+    response: null as ((json: Record<string, unknown>) => void | Promise<void>) | null,
     close: async () => {},
   }
   const server = await startHttp(async (_req, body, res) => {
@@ -215,7 +216,7 @@ export async function startTokenProxy(target: string): Promise<{
       body: form.toString(),
     })
     const json = (await upstream.json()) as Record<string, unknown>
-    if (upstream.ok) proxy.response?.(json)
+    if (upstream.ok) await proxy.response?.(json)
     res.statusCode = upstream.status
     res.setHeader('content-type', 'application/json')
     res.end(JSON.stringify(json))
