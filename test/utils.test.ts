@@ -513,6 +513,42 @@ describe('refused parameters', () => {
   })
 })
 
+describe('rate limits', () => {
+  it('the routes carry the tag `utils`: a `*:utils` rule limits each of them and nothing else', async () => {
+    const limited = await startServer()
+    try {
+      const res = await limited.api('PATCH', '/api/settings', {
+        token: limited.suToken,
+        body: {
+          rateLimits: {
+            enabled: true,
+            excludedIPs: [],
+            rules: [
+              { label: '*:utils', audience: '', duration: 60, maxRequests: 2 },
+              { label: '/api/', audience: '', duration: 60, maxRequests: 100 },
+            ],
+          },
+        },
+      })
+      expect(res.status).toBe(200)
+      // Counted per route, as every tag rule is: the avatar's third request is refused, the QR
+      // code keeps its own count.
+      const statuses: number[] = []
+      for (const path of [
+        '/api/utils/avatar?seed=a',
+        '/api/utils/avatar?seed=b',
+        '/api/utils/avatar?seed=c',
+        '/api/utils/qr?data=a',
+      ])
+        statuses.push((await limited.api('GET', path)).status)
+      expect(statuses).toEqual([200, 200, 429, 200])
+      expect((await limited.api('GET', '/api/health')).status).toBe(200)
+    } finally {
+      await limited.close()
+    }
+  })
+})
+
 describe('switched off', () => {
   it("disable: ['utils'] removes both routes", async () => {
     const off = await startServer({ disable: ['utils'] })
