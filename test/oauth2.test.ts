@@ -73,6 +73,9 @@ beforeAll(async () => {
       avatarHits++
       res.setHeader('content-type', 'image/png')
       res.end(avatarPng)
+    } else if (req.url === '/avatar.txt') {
+      res.setHeader('content-type', 'text/plain')
+      res.end('not an image')
     } else {
       res.statusCode = 404
       res.end()
@@ -211,6 +214,44 @@ describe('the manual code flow with PKCE', () => {
     expect(await counts()).toEqual({ users: before.users + 1, links: before.links + 1 })
   })
 
+  it('signs in without the avatar when its download fails or the file field refuses it', async () => {
+    const keys = async () => (await s.storedKeys('')).length
+    const before = await keys()
+    for (const [login, picture] of [
+      ['no-avatar-404', `${files.url}/missing.png`],
+      ['no-avatar-type', `${files.url}/avatar.txt`],
+      ['no-avatar-dns', 'http://no-such-host.invalid/a.png'],
+    ] as const) {
+      oidc.accounts.set(login, { picture })
+      const res = await signIn('oidc', login)
+      expect(res.status, `${login}: ${JSON.stringify(res.body)}`).toBe(200)
+      expect(res.body.record.avatar).toBe('')
+      expect(res.body.meta.avatarURL).toBe(picture)
+    }
+    expect(await keys()).toBe(before)
+  })
+
+  it('downloads avatars through the SSRF guard: a loopback URL is refused by default', async () => {
+    const off = await s.api('PATCH', '/api/settings', {
+      token: s.suToken,
+      body: { oauth2: { allowPrivateNetworks: false } },
+    })
+    expect(off.status).toBe(200)
+    try {
+      const hits = avatarHits
+      oidc.accounts.set('guarded', { picture: `${files.url}/avatar.png` })
+      const res = await signIn('oidc', 'guarded')
+      expect(res.status).toBe(200)
+      expect(res.body.record.avatar).toBe('')
+      expect(avatarHits).toBe(hits)
+    } finally {
+      await s.api('PATCH', '/api/settings', {
+        token: s.suToken,
+        body: { oauth2: { allowPrivateNetworks: true } },
+      })
+    }
+  })
+
   it('signs in through a preset (google) with overridden URLs, mapping the name', async () => {
     oidc.accounts.set('gwen', { name: 'Gwen Stacy' })
     const res = await signIn('google', 'gwen')
@@ -243,6 +284,17 @@ describe('the manual code flow with PKCE', () => {
     expect(pw.status).toBe(400)
   })
 
+  it('a deleted user takes its links with it', async () => {
+    const res = await signIn('oidc', 'short-lived')
+    expect(res.status).toBe(200)
+    const before = await counts()
+    const del = await s.api('DELETE', `/api/collections/users/records/${res.body.record.id}`, {
+      token: s.suToken,
+    })
+    expect(del.status).toBe(204)
+    expect(await counts()).toEqual({ users: before.users - 1, links: before.links - 1 })
+  })
+
   it('links the provider to the signed-in user (account linking)', async () => {
     const created = await s.api('POST', '/api/collections/users/records', {
       body: {
@@ -262,6 +314,16 @@ describe('the manual code flow with PKCE', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     expect(res.body.record.id).toBe(created.body.id)
     expect(res.body.record.email).toBe('carol@elsewhere.test')
+    // a second account of the same provider cannot be linked to the same record
+    const before = await counts()
+    const other = await codeFor('oidc', 'carol-second')
+    const second = await s.api('POST', '/api/collections/users/auth-with-oauth2', {
+      token: login.body.token,
+      body: { provider: 'oidc', ...other, redirectURL: APP_REDIRECT },
+    })
+    expect(second.status).toBe(400)
+    expect(second.body.message).toBe('Failed to authenticate.')
+    expect(await counts()).toEqual(before)
     // the password still works: a signed-in user linking is no take-over
     const pw = await s.api('POST', '/api/collections/users/auth-with-password', {
       body: { identity: 'carol@elsewhere.test', password: 'carols-password' },
@@ -433,6 +495,10 @@ describe('refusals leave no record and no link behind', () => {
     })
     expect(rule.status).toBe(200)
     try {
+      oidc.accounts.set('judy', { picture: `${files.url}/avatar.png` })
+      const files0 = await s.storedKeys('')
+      expect(files0.some((k) => k.endsWith('.png'))).toBe(true) // earlier avatars are listed
+      const hits = avatarHits
       const { code, codeVerifier } = await codeFor('oidc', 'judy')
       const before = await counts()
       const res = await s.api('POST', '/api/collections/users/auth-with-oauth2', {
@@ -441,6 +507,9 @@ describe('refusals leave no record and no link behind', () => {
       expect(res.status).toBe(400)
       expect(res.body.message).toBe('Failed to create record.')
       expect(await counts()).toEqual(before)
+      // the avatar was downloaded, then discarded with the refused record: no stray file
+      expect(avatarHits).toBe(hits + 1)
+      expect(await s.storedKeys('')).toEqual(files0)
     } finally {
       await s.api('PATCH', '/api/collections/users', { token: s.suToken, body: { createRule: '' } })
     }

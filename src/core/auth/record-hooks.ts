@@ -27,7 +27,8 @@ export function bindAuthRecordHooks<A extends App>(app: A): A {
   bindOtpCascade(app)
   bindApiKeyCascade(app)
   bindSignInCascades(app)
-  // NB: `_externalAuths` has no module yet (OAuth2 is not built); its cascade moves there then.
+  // NB: the OAuth2 links stay bound here, so they go with their record even when the oauth2
+  // feature is disabled.
   bindAuthCascade(app, '_externalAuths')
   return app
 }

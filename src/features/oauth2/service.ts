@@ -124,6 +124,29 @@ async function providerJson(url: string, init: RequestInit): Promise<Record<stri
   return parsed
 }
 
+/**
+ * Adds the `_externalAuths` link of a record; a failure (the record already linked to another
+ * account of this provider) is PocketBase's 400 `Failed to authenticate.`.
+ */
+async function createLink(
+  tx: App,
+  links: Collection,
+  c: Collection,
+  recordId: string,
+  provider: string,
+  providerId: string,
+): Promise<void> {
+  try {
+    await tx.records.create(
+      links,
+      { collectionRef: c.id, recordRef: recordId, provider, providerId },
+      systemRequest(tx),
+    )
+  } catch (err) {
+    throw badRequest(messages.authFailed, {}, err)
+  }
+}
+
 /** The OAuth2 sign-in service of one app (the `oauth2` service). */
 export class OAuth2Service {
   private readonly discoveries = new Map<string, { at: number; doc: Promise<Discovery> }>()
@@ -435,13 +458,7 @@ export class OAuth2Service {
               sql`DELETE FROM _externalAuths WHERE collectionRef = ${c.id} AND recordRef = ${String(found.id)}`,
             )
         }
-        if (!link || takeOver) {
-          await tx.records.create(
-            links,
-            { collectionRef: c.id, recordRef: found.id, provider: p.name, providerId: user.id },
-            su,
-          )
-        }
+        if (!link || takeOver) await createLink(tx, links, c, String(found.id), p.name, user.id)
       })
       return { record: (await app.records.findById(c, String(found.id))) ?? found, isNew: false }
     }
@@ -505,11 +522,7 @@ export class OAuth2Service {
         const id = String(out.id)
         const su = systemRequest(tx)
         if (verified) await tx.records.update(c, id, { verified: true }, su)
-        await tx.records.create(
-          links,
-          { collectionRef: c.id, recordRef: id, provider: p.name, providerId: user.id },
-          su,
-        )
+        await createLink(tx, links, c, id, p.name, user.id)
         return id
       })
     try {
