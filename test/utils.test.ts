@@ -4,6 +4,7 @@
  * every refused parameter, and the routes gone when the feature is switched off.
  */
 import jsQRModule from 'jsqr'
+import PocketBase from 'pocketbase'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type TestServer } from './helpers/server.js'
@@ -510,6 +511,25 @@ describe('refused parameters', () => {
   it('has no other paths under /api/utils', async () => {
     expect((await get('/api/utils/other')).status).toBe(404)
     expect((await get('/api/utils')).status).toBe(404)
+  })
+})
+
+describe('with the pocketbase SDK', () => {
+  it('builds the image URLs with pb.buildURL, as docs/utils.md shows', async () => {
+    const pb = new PocketBase(t.url)
+    const user = await pb.collection('users').create({
+      email: 'sdk-avatar@example.com',
+      password: 'password123',
+      passwordConfirm: 'password123',
+    })
+    const avatar = `${pb.buildURL('/api/utils/avatar')}?${q({ seed: user.id, size: 64, format: 'png' })}`
+    const res = await fetch(avatar)
+    expect(res.status).toBe(200)
+    const meta = await sharp(Buffer.from(await res.arrayBuffer())).metadata()
+    expect([meta.format, meta.width]).toEqual(['png', 64])
+    const link = `https://example.com/u/${user.id}`
+    const qr = await fetch(`${pb.buildURL('/api/utils/qr')}?${q({ data: link })}`)
+    expect((await decode(Buffer.from(await qr.arrayBuffer())))?.data).toBe(link)
   })
 })
 
