@@ -245,6 +245,12 @@ describe('QR codes', () => {
         },
       })
     }
+    // Far over: the same answer, quickly (the encoder never sees it).
+    const huge = await get(`/api/utils/qr?${q({ data: '🎉'.repeat(50_000) })}`)
+    expect(huge.status).toBe(400)
+    expect(huge.json.message).toBe(
+      'Invalid QR code parameters: data is at most 2331 bytes of UTF-8 at error correction level M.',
+    )
     // Bytes of UTF-8, not characters: 1165 two-byte letters and one more byte make 2331 (M).
     const unicode = `${'é'.repeat(1165)}a`
     const ok = await get(`/api/utils/qr?${q({ data: unicode, size: 1024 })}`)
@@ -340,6 +346,14 @@ describe('refused parameters', () => {
         ],
         [
           `seed=${'🎉'.repeat(257)}`,
+          {
+            seed: field('validation_length_too_long', 'The length must be no more than 256.', {
+              max: 256,
+            }),
+          },
+        ],
+        [
+          `seed=${'x'.repeat(200_000)}`,
           {
             seed: field('validation_length_too_long', 'The length must be no more than 256.', {
               max: 256,

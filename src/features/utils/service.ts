@@ -3,13 +3,7 @@
  * normalised parameters, avatar and QR code rendering, and a small cache of recent images.
  */
 import { createHash } from 'node:crypto'
-import {
-  badRequest,
-  messages,
-  validationError,
-  type ApiError,
-  type ValidationErrors,
-} from '../../core/errors.js'
+import { badRequest, messages, validationError, type ValidationErrors } from '../../core/errors.js'
 import { AVATAR_STYLES, avatarSvg, type AvatarStyle } from './avatar.js'
 import { ECC_LEVELS, QR_MAX_BYTES, qrMatrix, qrPng, qrSvg, qrWidth, type EccLevel } from './qr.js'
 import type { QrMatrix } from './qr.js'
@@ -50,11 +44,10 @@ type Query = Record<string, unknown>
 export function parseAvatar(query: Query): AvatarParams {
   const errors: ValidationErrors = {}
   const seed = text(query, 'seed', errors)
-  if (seed !== undefined && seed === '') errors.seed = validationError('validation_required')
-  else if (seed !== undefined && [...seed].length > MAX_SEED_CHARS)
-    errors.seed = validationError('validation_length_too_long', { max: MAX_SEED_CHARS })
-  else if (seed === undefined && !('seed' in errors))
+  if (seed === '' || (seed === undefined && !('seed' in errors)))
     errors.seed = validationError('validation_required')
+  else if (seed !== undefined && codePoints(seed) > MAX_SEED_CHARS)
+    errors.seed = validationError('validation_length_too_long', { max: MAX_SEED_CHARS })
   const size = integer(query, 'size', AVATAR_SIZE, errors)
   const format = oneOf(query, 'format', IMAGE_FORMATS, 'svg', errors, (v) => v.toLowerCase())
   const style = oneOf(query, 'style', AVATAR_STYLES, 'identicon', errors, (v) => v.toLowerCase())
@@ -75,13 +68,11 @@ export function parseQr(query: Query): QrParams {
   const format = oneOf(query, 'format', IMAGE_FORMATS, 'png', errors, (v) => v.toLowerCase())
   const ecc = oneOf(query, 'ecc', ECC_LEVELS, 'M', errors, (v) => v.toUpperCase())
   const max = QR_MAX_BYTES['ecc' in errors ? 'L' : ecc]
-  let tooLong: ApiError | undefined
-  if (data && Buffer.byteLength(data, 'utf8') > max) {
+  if (data && Buffer.byteLength(data, 'utf8') > max)
     errors.data = validationError('validation_length_too_long', { max })
-    tooLong = badRequest(messages.qrDataTooLong({ max, ecc }), errors)
-  }
   const keys = Object.keys(errors)
-  if (tooLong && keys.length === 1) throw tooLong
+  if (keys.length === 1 && errors.data?.code === 'validation_length_too_long')
+    throw badRequest(messages.qrDataTooLong({ max, ecc }), errors)
   if (keys.length > 0) throw badRequest(messages.qrInvalid, errors)
   return { data: data!, size, format, ecc }
 }
@@ -170,6 +161,13 @@ export class ImageCache {
   get size(): number {
     return this.bytes
   }
+}
+
+/** Code points of a string, counted only as far as needed (a URL may hold megabytes). */
+function codePoints(value: string): number {
+  // Each code point is one or two UTF-16 units.
+  if (value.length > 2 * MAX_SEED_CHARS) return value.length
+  return [...value].length
 }
 
 /** A string parameter: undefined when absent, a field error when repeated or not a string. */
