@@ -177,6 +177,18 @@ describe('the write-only client secret', () => {
     edited.providers = [{ ...edited.providers[0], clientSecret: SECRET }]
     expect((await patchUsers(edited)).status).toBe(200)
   })
+
+  it('a whole collection sent back as read, one view edited, is no conflict and keeps it', async () => {
+    const view = await s.api('GET', '/api/collections/users', { token: s.suToken })
+    const body = structuredClone(view.body)
+    body.oauth2.providers[0].displayName = 'Edited in the top-level view'
+    const res = await s.api('PATCH', '/api/collections/users', { token: s.suToken, body })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.authOptions.oauth2.providers[0].displayName).toBe(
+      'Edited in the top-level view',
+    )
+    expect((await signIn('kept-4')).status).toBe(200)
+  })
 })
 
 describe('GET /api/collections/meta/oauth2-providers', () => {

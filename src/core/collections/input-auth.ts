@@ -85,5 +85,21 @@ function parseAuthOption(
     }
   }
   const { secret: _ignored, ...rest } = v
+  if (key === 'oauth2') keepClientSecrets(rest, current)
   return { value: { ...(current as Record<string, unknown>), ...rest }, failed: false }
+}
+
+/**
+ * OAuth2 client secrets are write-only: a submitted provider without one (as responses show it)
+ * keeps the stored one of the same name, so a collection sent back as read is unchanged.
+ */
+function keepClientSecrets(input: Record<string, unknown>, current: unknown): void {
+  const stored = isObject(current) && Array.isArray(current.providers) ? current.providers : []
+  if (!Array.isArray(input.providers)) return
+  input.providers = input.providers.map((p: unknown) => {
+    if (!isObject(p) || (p.clientSecret !== undefined && p.clientSecret !== '')) return p
+    const same = stored.find((s: unknown) => isObject(s) && s.name === p.name) as
+      Record<string, unknown> | undefined
+    return same?.clientSecret ? { ...p, clientSecret: same.clientSecret } : p
+  })
 }
