@@ -77,6 +77,14 @@ describe('provider config validation', () => {
       'validation_invalid_value',
     ],
     [
+      'oidc with URLs but no user info URL, issuer or JWKS',
+      () => [
+        { name: 'oidc', clientId: 'x', authURL: 'http://a.test/a', tokenURL: 'http://a.test/t' },
+      ],
+      '0.userInfoURL',
+      'validation_required',
+    ],
+    [
       'pkce of another type',
       () => [provider({ pkce: 'yes' })],
       '0.pkce',

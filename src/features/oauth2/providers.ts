@@ -314,6 +314,18 @@ export function validateOAuth2Options(c: Collection): ValidationErrors {
       else if (!preset && !hasURLs && issuer === '')
         e.name = validationError('validation_invalid_value:oauth2_provider_name')
     }
+    // An OIDC provider needs a way to learn the user: a user info URL, or ID tokens it can verify.
+    const jwks = str(cfg.extra.jwksURL)
+    if (
+      !e.name &&
+      preset?.oidc &&
+      preset.oidc.jwksURL === '' &&
+      hasURLs &&
+      cfg.userInfoURL === '' &&
+      issuer === '' &&
+      jwks === ''
+    )
+      e.userInfoURL = validationError('validation_required')
     const m = checkMapped(p.mappedFields)
     if (m) e.mappedFields = m['']! ?? m
     if (Object.keys(e).length > 0) list[String(i)] = e
