@@ -37,6 +37,19 @@ beforeAll(async () => {
             clientSecret: 'sdk-secret',
             extra: { issuer: oidc.issuer },
           },
+          // the apple preset (response_mode=form_post, ID token only) pointed at the provider
+          {
+            name: 'apple',
+            clientId: 'sdk-client',
+            clientSecret: 'sdk-secret',
+            authURL: `${oidc.issuer}/auth`,
+            tokenURL: `${oidc.issuer}/token`,
+            extra: {
+              issuer: oidc.issuer,
+              jwksURL: `${oidc.issuer}/jwks`,
+              scopes: ['openid', 'email'],
+            },
+          },
         ],
       },
     },
@@ -69,6 +82,7 @@ describe('the SDK all-in-one flow', () => {
         expect(u.searchParams.get('state')).toMatch(/^[A-Za-z0-9]{40}$/)
         const done = await browse(url, 'sdk-user')
         page = { status: done.response!.status, body: done.body ?? '' }
+        expect(done.method).toBe('GET')
         expect(done.url.pathname).toBe('/api/oauth2-redirect')
       },
     })
@@ -81,6 +95,33 @@ describe('the SDK all-in-one flow', () => {
     // the token works for the user's own record
     const me = await pb.collection('users').getOne(auth.record.id)
     expect(me.email).toBe('sdk-user@example.test')
+    await pb.realtime.unsubscribe()
+  })
+})
+
+describe('the SDK flow with response_mode=form_post (the apple preset)', () => {
+  it('the provider POSTs the code to /api/oauth2-redirect; the ID token (with nonce) is verified', async () => {
+    const pb = new PocketBase(s.url)
+    pb.autoCancellation(false)
+    let page: { status: number; method: string; body: string } | undefined
+    const auth = await pb.collection('users').authWithOAuth2({
+      provider: 'apple',
+      createData: { email: 'apple-sdk@example.test' },
+      urlCallback: async (url) => {
+        const u = new URL(url)
+        expect(u.searchParams.get('response_mode')).toBe('form_post')
+        expect(u.searchParams.get('nonce')).toMatch(/^[A-Za-z0-9_-]{43}$/)
+        const done = await browse(url, 'apple-user')
+        expect(done.url.pathname).toBe('/api/oauth2-redirect')
+        page = { status: done.response!.status, method: done.method!, body: done.body ?? '' }
+      },
+    })
+    expect(page?.method).toBe('POST')
+    expect(page?.status).toBe(200)
+    expect(page?.body).toContain('Authentication completed.')
+    expect(auth.meta).toMatchObject({ id: 'apple-user', isNew: true })
+    expect(auth.meta?.rawUser).toMatchObject({ sub: 'apple-user', aud: 'sdk-client' })
+    expect(auth.record.email).toBe('apple-sdk@example.test')
     await pb.realtime.unsubscribe()
   })
 })

@@ -104,18 +104,24 @@ class Jar {
   }
 }
 
+const unescapeHtml = (s: string): string =>
+  s.replace(/&(amp|quot|lt|gt|#x27|#39);/g, (_m, e: string) =>
+    e === 'amp' ? '&' : e === 'quot' ? '"' : e === 'lt' ? '<' : e === 'gt' ? '>' : "'",
+  )
+
 /** Where the scripted browser stopped. */
 export interface BrowseResult {
   /** The last URL: the one `stopAt` matched, or the last page fetched. */
   url: URL
-  /** The last response, unless stopped before fetching. */
+  /** The last response, unless stopped before fetching, and its method. */
   response?: Response
+  method?: string
   body?: string
 }
 
 /**
  * Follows `start` like a browser: redirects, the login form (any password, the login is the
- * account's `sub`) and the consent form, until a URL matching `stopAt` (not fetched) or a page
+ * account's `sub`), the consent form and form_post pages (submitted), until a URL matching `stopAt` (not fetched) or a page
  * that is none of those (fetched; its response returned).
  */
 export async function browse(
@@ -133,6 +139,7 @@ export async function browse(
     if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded'
     const res = await fetch(url, { method, headers, body, redirect: 'manual' })
     jar.store(res)
+    const sent = method
     method = 'GET'
     body = undefined
     const location = res.headers.get('location')
@@ -149,7 +156,16 @@ export async function browse(
         : new URLSearchParams({ prompt: 'consent' }).toString()
       continue
     }
-    return { url, response: res, body: text }
+    // response_mode=form_post: the page auto-submits its hidden inputs to the redirect URI
+    const form = /<form method="post" action="([^"]+)">/.exec(text)
+    if (res.status === 200 && form && text.includes('<title>Submitting Callback</title>')) {
+      const inputs = [...text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/>/g)]
+      url = new URL(unescapeHtml(form[1]!), url)
+      method = 'POST'
+      body = new URLSearchParams(inputs.map((m) => [m[1]!, unescapeHtml(m[2]!)])).toString()
+      continue
+    }
+    return { url, response: res, method: sent, body: text }
   }
   throw new Error('too many hops')
 }
