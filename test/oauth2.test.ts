@@ -295,6 +295,25 @@ describe('the manual code flow with PKCE', () => {
     expect(await counts()).toEqual({ users: before.users - 1, links: before.links - 1 })
   })
 
+  it('a link left without its record does not block a new sign-up', async () => {
+    const users = await s.api('GET', '/api/collections/users', { token: s.suToken })
+    const stale = await s.api('POST', '/api/collections/_externalAuths/records', {
+      token: s.suToken,
+      body: {
+        collectionRef: users.body.id,
+        recordRef: 'gone00000000000',
+        provider: 'oidc',
+        providerId: 'stale',
+      },
+    })
+    expect(stale.status, JSON.stringify(stale.body)).toBe(200)
+    const before = await counts()
+    const res = await signIn('oidc', 'stale')
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.meta.isNew).toBe(true)
+    expect(await counts()).toEqual({ users: before.users + 1, links: before.links })
+  })
+
   it('links the provider to the signed-in user (account linking)', async () => {
     const created = await s.api('POST', '/api/collections/users/records', {
       body: {

@@ -427,7 +427,14 @@ export class OAuth2Service {
     const link = await linkDb.get<{ recordRef: string }>(
       sql`SELECT recordRef FROM _externalAuths WHERE collectionRef = ${c.id} AND provider = ${p.name} AND providerId = ${user.id}`,
     )
-    let record = link ? await app.records.findById(c, link.recordRef) : undefined
+    const linked = link ? await app.records.findById(c, link.recordRef) : undefined
+    let record = linked
+    if (link && !linked) {
+      // a link left without its record (written around the cascade): it would block a new one
+      await linkDb.run(
+        sql`DELETE FROM _externalAuths WHERE collectionRef = ${c.id} AND provider = ${p.name} AND providerId = ${user.id}`,
+      )
+    }
     let takeOver = false
     const signedIn = info.auth?.collection.id === c.id ? String(info.auth.record.id) : ''
     if (!record && signedIn !== '') record = await app.records.findById(c, signedIn)
@@ -458,7 +465,7 @@ export class OAuth2Service {
               sql`DELETE FROM _externalAuths WHERE collectionRef = ${c.id} AND recordRef = ${String(found.id)}`,
             )
         }
-        if (!link || takeOver) await createLink(tx, links, c, String(found.id), p.name, user.id)
+        if (!linked || takeOver) await createLink(tx, links, c, String(found.id), p.name, user.id)
       })
       return { record: (await app.records.findById(c, String(found.id))) ?? found, isNew: false }
     }
