@@ -197,6 +197,45 @@ describe('/api/oauth2-redirect refusals', () => {
     }
   })
 
+  it("keeps Apple's form_post user name for the exchange of its code", async () => {
+    const c = await realtimeClient(['@oauth2'])
+    try {
+      const redirectURL = `${s.url}/api/oauth2-redirect`
+      const m = await s.api('GET', '/api/collections/users/auth-methods')
+      const p = m.body.oauth2.providers.find((x: any) => x.name === 'apple')
+      const url = new URL(p.authURL + encodeURIComponent(redirectURL))
+      url.searchParams.set('state', c.clientId)
+      const stop = await browse(url.href, 'apple-named', (u) => u.href === redirectURL)
+      const form = new URLSearchParams(stop.pendingBody)
+      expect(form.get('state')).toBe(c.clientId)
+      // what Apple adds on a first sign-in
+      form.set('user', JSON.stringify({ name: { firstName: 'Ada', lastName: 'Lovelace' } }))
+      const posted = await fetch(redirectURL, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: form,
+      })
+      expect(posted.status).toBe(200)
+      await expect.poll(() => c.messages.length).toBe(1)
+      const { code } = JSON.parse(c.messages[0]!.data)
+      expect(code).toBe(form.get('code'))
+      const res = await s.api('POST', '/api/collections/users/auth-with-oauth2', {
+        body: {
+          provider: 'apple',
+          code,
+          codeVerifier: p.codeVerifier,
+          redirectURL,
+          createData: { email: 'ada@example.test' },
+        },
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(res.body.meta.name).toBe('Ada Lovelace')
+      expect(res.body.record.name).toBe('Ada Lovelace')
+    } finally {
+      c.close()
+    }
+  })
+
   it('a client subscribed from another IP is refused', async () => {
     const c = await realtimeClient(['@oauth2'])
     try {

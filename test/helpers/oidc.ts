@@ -113,6 +113,8 @@ const unescapeHtml = (s: string): string =>
 export interface BrowseResult {
   /** The last URL: the one `stopAt` matched, or the last page fetched. */
   url: URL
+  /** When stopped: the form body that would have been POSTed there (form_post), if any. */
+  pendingBody?: string
   /** The last response, unless stopped before fetching, and its method. */
   response?: Response
   method?: string
@@ -134,7 +136,7 @@ export async function browse(
   let method = 'GET'
   let body: string | undefined
   for (let hop = 0; hop < 25; hop++) {
-    if (stopAt(url)) return { url }
+    if (stopAt(url)) return { url, ...(body !== undefined ? { pendingBody: body } : {}) }
     const headers: Record<string, string> = { cookie: jar.header() }
     if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded'
     const res = await fetch(url, { method, headers, body, redirect: 'manual' })

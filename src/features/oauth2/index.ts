@@ -43,7 +43,7 @@ export function oauth2Feature(): Feature {
       }
       registerProviders(http)
       registerAuthWithOAuth2(http, app, service)
-      registerRedirect(http, app)
+      registerRedirect(http, app, service)
     },
   }
 }

@@ -151,6 +151,37 @@ async function createLink(
 export class OAuth2Service {
   private readonly discoveries = new Map<string, { at: number; doc: Promise<Discovery> }>()
   private readonly jwks = new Map<string, JWTVerifyGetKey>()
+  /** Apple's form_post `user` names, by code, for the exchange that follows (1 min). */
+  private readonly redirectNames = new Map<string, { name: string; at: number }>()
+
+  /**
+   * Keeps the name Apple posts (`user` JSON, first sign-in only) with the code, for the code's
+   * exchange within a minute (PocketBase does the same); at most 1000 are kept.
+   */
+  rememberRedirectName(code: string, userJson: string): void {
+    let name = ''
+    try {
+      const parsed: unknown = JSON.parse(userJson)
+      const n = isObject(parsed) && isObject(parsed.name) ? parsed.name : {}
+      const part = (k: string) => (typeof n[k] === 'string' ? n[k] : '')
+      name = [part('firstName'), part('lastName')].filter(Boolean).join(' ').slice(0, 255)
+    } catch {
+      return
+    }
+    if (code === '' || name === '') return
+    const now = Date.now()
+    for (const [k, v] of this.redirectNames) {
+      if (now - v.at > 60_000 || this.redirectNames.size >= 1000) this.redirectNames.delete(k)
+      else break
+    }
+    this.redirectNames.set(code, { name, at: now })
+  }
+
+  private takeRedirectName(code: string): string {
+    const kept = this.redirectNames.get(code)
+    this.redirectNames.delete(code)
+    return kept && Date.now() - kept.at <= 60_000 ? kept.name : ''
+  }
 
   constructor(private readonly app: App) {}
 
@@ -330,6 +361,7 @@ export class OAuth2Service {
     }
     const raw: Record<string, unknown> = { ...(claims ?? {}), ...(info ?? {}) }
     const user = p.mapUser(raw)
+    if (p.name === 'apple' && user.name === '') user.name = this.takeRedirectName(input.code)
     if (p.name === 'github' && p.config.userInfoURL === '')
       await this.githubEmail(accessToken, user)
     if (user.id === '') throw badRequest(messages.oauth2MissingUserId)

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../../core/app.js'
 import { messages } from '../../../core/errors.js'
+import type { OAuth2Service } from '../service.js'
 
 /** The realtime topic the SDK's all-in-one flow subscribes to. */
 export const OAUTH2_TOPIC = '@oauth2'
@@ -23,9 +24,10 @@ const text = (v: unknown): string =>
 /**
  * `GET` and `POST` (form_post) `/api/oauth2-redirect`: forwards `code`/`state`/`error` to the
  * realtime client whose id is the state and which is subscribed to `@oauth2` (from the same
- * IP), drops that subscription, and answers a short page.
+ * IP), drops that subscription, and answers a short page. Apple's form_post `user` name is
+ * kept for the exchange of its code.
  */
-export function registerRedirect(http: FastifyInstance, app: App): void {
+export function registerRedirect(http: FastifyInstance, app: App, oauth2: OAuth2Service): void {
   const handle = async (req: FastifyRequest, reply: FastifyReply, values: unknown) => {
     const v = (typeof values === 'object' && values !== null ? values : {}) as Record<
       string,
@@ -38,6 +40,8 @@ export function registerRedirect(http: FastifyInstance, app: App): void {
     if (state === '' || !messenger) return page(reply, false)
     const ip = req.svcIp || req.ip
     if (!messenger.takeSubscription(state, OAUTH2_TOPIC, ip)) return page(reply, false)
+    // Apple posts the user's name (first sign-in only) beside the code
+    if (typeof v.user === 'string') oauth2.rememberRedirectName(code, v.user)
     messenger.sendToClient(state, OAUTH2_TOPIC, { state, code, ...(error ? { error } : {}) })
     return page(reply, error === '' && code !== '')
   }
