@@ -5,6 +5,7 @@ import { resolve } from 'node:path'
 import { createApp } from './core/create-app.js'
 import { countSuperusers, describeError, manageSuperuser } from './core/auth/superusers.js'
 import { automigrate, schemaCommand } from './cli-schema.js'
+import { typegenCommand } from './cli-typegen.js'
 import { createServer } from './server.js'
 
 /** The package version (package.json sits one folder up from both `src/` and `dist/`). */
@@ -25,6 +26,8 @@ Usage:
   svcbase schema export [FILE]                          print (or write) every collection as JSON
   svcbase schema diff FILE                              what applying FILE would change (exit 1 if any)
   svcbase schema apply FILE [--force]                   apply FILE; --force drops omitted fields
+  svcbase typegen [--out FILE]                          print (or write) TypeScript types of the
+                                                        collections for the pocketbase SDK
   svcbase help                                          this text
   svcbase --version                                     the version
 
@@ -72,6 +75,7 @@ const FLAGS = {
   migrationsDir: { type: 'string' },
   automigrate: { type: 'bool' },
   force: { type: 'bool' },
+  out: { type: 'string' },
   publicDir: { type: 'string' },
   indexFallback: { type: 'bool' },
   queryTimeout: { type: 'int' },
@@ -342,6 +346,15 @@ export async function main(argv: string[]): Promise<void> {
     return schemaCommand(cl.positionals, {
       ...ctx,
       usageError,
+      encryptionKey: encryptionKey(cl.flags),
+    })
+  }
+  if (command === 'typegen') {
+    refuseServeFlags('typegen', cl)
+    return typegenCommand(cl.positionals, {
+      usageError: (message) => new UsageError(message),
+      dir: cl.flags.dir as string | undefined,
+      out: cl.flags.out as string | undefined,
       encryptionKey: encryptionKey(cl.flags),
     })
   }

@@ -2,6 +2,7 @@ import type { Feature } from '../../http/feature.js'
 import { registerCollections } from './routes/collections.js'
 import { registerImport } from './routes/import.js'
 import { registerScaffolds } from './routes/scaffolds.js'
+import { registerTypes } from './routes/types.js'
 
 /**
  * The collections feature: the collections API of SPEC §4.1 (superuser only), a thin layer over
@@ -13,6 +14,7 @@ export function collectionsFeature(): Feature {
     register: ({ app, http }) => {
       registerCollections(app, http)
       registerScaffolds(http)
+      registerTypes(app, http)
       registerImport(app, http)
     },
   }
