@@ -164,7 +164,9 @@ export async function browse(
       const inputs = [...text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/>/g)]
       url = new URL(unescapeHtml(form[1]!), url)
       method = 'POST'
-      body = new URLSearchParams(inputs.map((m) => [m[1]!, unescapeHtml(m[2]!)])).toString()
+      body = new URLSearchParams(
+        inputs.map((m): [string, string] => [m[1]!, unescapeHtml(m[2]!)]),
+      ).toString()
       continue
     }
     return { url, response: res, method: sent, body: text }
