@@ -368,7 +368,11 @@ const postData: PostsCreate = {
   '2nd_title': 'second',
 }
 const created = await pb.collection('posts').create(postData)
-const update: PostsUpdate = { 'views+': 2, 'categories-': 'a' }
+const update: PostsUpdate = {
+  'views+': 2,
+  'categories-': 'a',
+  'images+': new File(['two'], 'two.txt', { type: 'text/plain' }),
+}
 await pb.collection('posts').update(created.id, update)
 const post = await pb
   .collection('posts')
@@ -450,7 +454,7 @@ describe('a test app typed with the generated file', { timeout: 60_000 }, () => 
       status: 'published',
       categories: ['c'],
       views: 5,
-      images: 1,
+      images: 2,
       location: { lon: 2.35, lat: 48.85 },
       authorRole: 'admin',
       tagLabels: ['news'],
