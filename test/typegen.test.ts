@@ -20,7 +20,9 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateTypes } from '../src/core/collections/typegen.js'
+import { blankCollection, makeField } from '../src/core/collections/defaults.js'
+import type { Collection } from '../src/core/collections/model.js'
+import { collectionIdentifiers, generateTypes } from '../src/core/collections/typegen.js'
 import { startServer, type TestServer } from './helpers/server.js'
 
 /** The CLI from its sources, runnable from any working directory. */
@@ -284,6 +286,58 @@ describe('the generated text', () => {
   })
 })
 
+/** A collection built by the model's own constructors (no server): `fields` added to its system ones. */
+function collection(name: string, fields: Parameters<typeof makeField>[0][] = []): Collection {
+  const c = blankCollection('base', name)
+  c.id = `pbc_${name}`
+  c.fields.push(...fields.map(makeField))
+  return c
+}
+
+/** Names and values a module must survive: clashes, digits first, quotes in select values. */
+const awkward = [
+  collection('blog_posts'),
+  collection('blogPosts'),
+  collection('blogPosts2', [
+    {
+      name: 'mood',
+      type: 'select',
+      required: true,
+      options: { values: [`it's "quoted"`, 'back\\slash', 'line\nbreak', 'ünï'], maxSelect: 1 },
+    },
+    { name: '9lives', type: 'number' },
+    { name: 'class', type: 'text' },
+    {
+      name: 'lost',
+      type: 'relation',
+      options: { collectionId: 'gone*/ x', maxSelect: 1 },
+    },
+  ]),
+  collection('a__b'),
+  collection('A_b'),
+]
+
+describe('identifiers', () => {
+  it('are unique and deterministic: clashes get 2, 3, … without taking a name another maps to', () => {
+    const ids = collectionIdentifiers(awkward)
+    expect(Object.fromEntries([...awkward].map((c) => [c.name, ids.get(c.id)]))).toEqual({
+      blog_posts: 'BlogPosts3',
+      blogPosts: 'BlogPosts',
+      blogPosts2: 'BlogPosts2',
+      a__b: 'AB2',
+      A_b: 'AB',
+    })
+    const text = generateTypes(awkward)
+    expect(text).toContain(
+      `  mood: "it's \\"quoted\\"" | "back\\\\slash" | "line\\nbreak" | "ünï"\n`,
+    )
+    expect(text).toContain('  "9lives": number\n')
+    expect(text).toContain('  /** the id of a record of `gone___x` */\n')
+    expect(text).toContain('  lost?: RecordModel\n')
+    expect(generateTypes([...awkward].reverse())).toBe(text)
+  })
+})
+
 /** The declaration of `name` in `text`, up to its closing brace. */
 function block(text: string, name: string): string {
   const start = text.indexOf(`export type ${name}`)
@@ -417,17 +471,21 @@ describe('a test app typed with the generated file', { timeout: 60_000 }, () => 
     writeFileSync(join(app, 'pb-types.ts'), routeText)
     writeFileSync(join(app, 'app.ts'), APP)
     writeFileSync(join(app, 'bad.ts'), BAD)
-    const program = ts.createProgram([join(app, 'app.ts'), join(app, 'bad.ts')], {
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      strict: true,
-      noUncheckedIndexedAccess: true,
-      skipLibCheck: true,
-      types: ['node'],
-      lib: ['lib.es2023.d.ts'],
-      outDir: join(app, 'out'),
-    })
+    writeFileSync(join(app, 'awkward.ts'), generateTypes(awkward))
+    const program = ts.createProgram(
+      [join(app, 'app.ts'), join(app, 'bad.ts'), join(app, 'awkward.ts')],
+      {
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        skipLibCheck: true,
+        types: ['node'],
+        lib: ['lib.es2023.d.ts'],
+        outDir: join(app, 'out'),
+      },
+    )
     const diagnostics = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics]
     const describe = (d: ts.Diagnostic) => {
       const line = d.file ? d.file.getLineAndCharacterOfPosition(d.start!).line + 1 : 0

@@ -124,7 +124,8 @@ function relationTarget(f: Field, ctx: Context): Collection | undefined {
 function fieldDoc(f: Field, ctx: Context): string {
   if (f.type !== 'relation') return ''
   const target = relationTarget(f, ctx)
-  const name = target ? target.name : stringOption(f, 'collectionId')
+  // A name that is not a collection's is only printed in word characters (no `*/`).
+  const name = target ? target.name : stringOption(f, 'collectionId').replace(/\W/g, '_')
   return `/** ${isMulti(f) ? 'ids of records' : 'the id of a record'} of \`${name}\` */`
 }
 
