@@ -337,6 +337,8 @@ export async function main(argv: string[]): Promise<void> {
     console.log(USAGE)
     return
   }
+  if (cl.flags.out !== undefined && command !== 'typegen')
+    throw new UsageError(`--out belongs to typegen, not "${command}"`)
   if (command === 'serve') return serve(cl)
   if (command === 'superuser') return superuser(cl)
   if (command === 'schema') {

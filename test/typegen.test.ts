@@ -349,13 +349,14 @@ describe('svcbase typegen', { timeout: 60_000 }, () => {
   it('prints the same text as the route, writes --out whole, and refuses what it cannot do', async () => {
     const out = join(root, 'types', 'pb-types.ts')
     mkdirSync(join(root, 'types'))
-    const [printed, written, noDir, noData, badOut, extra] = await Promise.all([
+    const [printed, written, noDir, noData, badOut, extra, misplaced] = await Promise.all([
       cli(['typegen', `--dir=${t.dir}`]),
       cli(['typegen', '--dir', t.dir, '--out', out]),
       cli(['typegen', `--dir=${join(root, 'missing')}`]),
       cli(['typegen', `--dir=${join(root, 'types')}`]),
       cli(['typegen', `--dir=${t.dir}`, `--out=${join(root, 'nowhere', 'x.ts')}`]),
       cli(['typegen', 'posts', `--dir=${t.dir}`]),
+      cli(['schema', 'export', `--dir=${t.dir}`, '--out=x.json']),
     ])
     expect(printed.code, printed.stderr).toBe(0)
     expect(printed.stdout).toBe(routeText)
@@ -375,6 +376,8 @@ describe('svcbase typegen', { timeout: 60_000 }, () => {
     expect(badOut.stderr).toContain(`cannot write ${join(root, 'nowhere', 'x.ts')}`)
     expect(extra.code).toBe(2)
     expect(extra.stderr).toContain('typegen takes no arguments')
+    expect(misplaced.code).toBe(2)
+    expect(misplaced.stderr).toContain('--out belongs to typegen, not "schema"')
   })
 })
 
