@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { requireSuperuser } from '../../../http/guards.js'
 import { requestInfo } from '../../../http/request-info.js'
-import { PRESETS } from '../providers.js'
+import { PRESETS } from '../presets.js'
 
 /**
  * `GET /api/collections/meta/oauth2-providers` (superuser; the SDK's
