@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { createApp } from './core/create-app.js'
@@ -46,10 +46,12 @@ Flags of serve:
   --automigrate           apply ./svc_schema.json at start when it exists (never --force)
   --hooksDir=./svc_hooks  the hook scripts folder (*.js, *.mjs, *.ts, *.pb.js); with --dev
                           a change in it reloads the scripts
+  --publicDir=./svc_public  the static files served at / (outside /api and /_/)
+  --indexFallback         missing extensionless paths answer publicDir's index.html (single-page
+                          apps); on by default, --indexFallback=false turns it off
 
 Accepted for PocketBase scripts, not built yet (serve prints what each one loses):
-  --https, --hooksWatch, --hooksPool, --migrationsDir,
-  --publicDir, --indexFallback, --queryTimeout`
+  --https, --hooksWatch, --hooksPool, --migrationsDir, --queryTimeout`
 
 /** A mistake on the command line: printed with the usage, exit status 2. */
 class UsageError extends Error {}
@@ -221,14 +223,6 @@ function unsupportedWarnings(cl: CommandLine): string[] {
     out.push(
       `--migrationsDir: migration files are not built; nothing in ${String(f.migrationsDir)} is applied`,
     )
-  if (f.publicDir !== undefined)
-    out.push(
-      `--publicDir: serving static files is not built; ${String(f.publicDir)} is not served (put a web server in front)`,
-    )
-  if (f.indexFallback !== undefined)
-    out.push(
-      '--indexFallback: serving static files is not built, so there is no index.html fallback',
-    )
   if (f.queryTimeout !== undefined)
     out.push(
       `--queryTimeout=${String(f.queryTimeout)}: query timeouts are not built; SQL queries run without a time limit`,
@@ -248,6 +242,7 @@ async function serve(cl: CommandLine): Promise<void> {
   const f = cl.flags
   const dir = resolve((f.dir as string | undefined) ?? './svc_data')
   const hooksDir = resolve((f.hooksDir as string | undefined) ?? './svc_hooks')
+  const publicDir = resolve((f.publicDir as string | undefined) ?? './svc_public')
   const { host, port } = splitAddress((f.http as string | undefined) ?? '127.0.0.1:8090')
   const origins = f.origins as string[] | undefined
   if (origins && origins.length === 0)
@@ -255,7 +250,14 @@ async function serve(cl: CommandLine): Promise<void> {
   const key = encryptionKey(f)
   for (const warning of unsupportedWarnings(cl)) console.warn(`warning: ${warning}`)
   const server = await createServer(
-    { dataDir: dir, hooksDir, dev: f.dev === true, encryptionKey: key },
+    {
+      dataDir: dir,
+      hooksDir,
+      publicDir,
+      indexFallback: f.indexFallback !== false,
+      dev: f.dev === true,
+      encryptionKey: key,
+    },
     {
       origins,
       // A restore restarts the server in this process, with the same arguments.
@@ -276,6 +278,11 @@ async function serve(cl: CommandLine): Promise<void> {
   const lines = [`svcbase ${version()} serving ${url}/api/ with data in ${dir}`]
   if (origins && !origins.includes('*')) lines.push(`CORS allowed origins: ${origins.join(', ')}`)
   if (f.dev === true) lines.push('dev mode: every request and SQL statement is printed')
+  lines.push(
+    existsSync(publicDir)
+      ? `static files from ${publicDir} at ${url}/`
+      : `no ${publicDir} (yet): nothing static is served until it exists`,
+  )
   if ((await countSuperusers(server.app)) === 0) {
     lines.push(
       `No superuser yet. Create one with "svcbase superuser create EMAIL PASSWORD",`,

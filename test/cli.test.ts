@@ -237,7 +237,8 @@ describe('svcbase CLI: serve flags in PocketBase forms', () => {
     expect(s.out()).toContain('dev mode')
     // --automigrate=false asks for nothing svcbase lacks: no warning for it.
     expect(s.err()).not.toContain('--automigrate')
-    expect(s.err()).toContain('warning: --indexFallback')
+    // --indexFallback=true is built (docs/static.md): no warning.
+    expect(s.err()).not.toContain('--indexFallback')
     expect((await fetch(`${s.url}/api/health`)).status).toBe(200)
   })
 
@@ -268,7 +269,7 @@ describe('svcbase CLI: serve flags in PocketBase forms', () => {
     expect(err).toContain('--hooksWatch: ignored; hook scripts reload on change with --dev only')
     expect(err).toContain('--hooksPool: ignored')
     expect(err).toContain('--migrationsDir: migration files are not built')
-    expect(err).toContain('--publicDir: serving static files is not built')
+    expect(err).not.toContain('--publicDir') // built: docs/static.md
     expect(err).toContain('--queryTimeout=10: query timeouts are not built')
   })
 

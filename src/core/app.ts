@@ -25,6 +25,10 @@ export interface AppConfig {
   dataDir: string
   /** Folder of hook scripts. */
   hooksDir?: string
+  /** Folder served at `/` outside `/api` and `/_/` (docs/static.md); none when absent. */
+  publicDir?: string
+  /** Missing extensionless paths under `publicDir` answer its `index.html` (default true). */
+  indexFallback?: boolean
   logger?: Logger
   /** A shared event transport for several instances; local by default. */
   transport?: EventTransport

@@ -32,6 +32,7 @@ import { settingsFeature } from './settings/index.js'
 import { setupFeature } from './setup/index.js'
 import { smsFeature } from './sms/index.js'
 import { sqlFeature } from './sql/index.js'
+import { staticFeature } from './static/index.js'
 import { storageFeature } from './storage/index.js'
 import { vectorsFeature } from './vectors/index.js'
 import { webhooksFeature } from './webhooks/index.js'
@@ -82,6 +83,7 @@ export function builtInFeatures(): Feature[] {
     hooksFeature(),
     auditFeature(),
     utilsFeature(),
+    staticFeature(),
     notBuiltFeature(),
   ]
 }

@@ -42,7 +42,27 @@ export function errorHandler(logger: Logger) {
   }
 }
 
-/** Unknown routes and wrong methods answer 404 (reference §0.1). */
-export function notFoundHandler(_req: FastifyRequest, reply: FastifyReply): void {
-  void reply.code(404).send(notFound().toJSON())
+/**
+ * What answers a request no route matched before the JSON 404 (the static feature's files):
+ * it resolves to true when it answered. Set on the HTTP instance (`http.svcNotFoundFallback`).
+ */
+export type NotFoundFallback = (req: FastifyRequest, reply: FastifyReply) => Promise<boolean>
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    svcNotFoundFallback: NotFoundFallback | null
+  }
+}
+
+/**
+ * Unknown routes and wrong methods answer 404 (reference §0.1), after the instance's fallback
+ * (static files) had its chance: the lowest precedence of all, below every route.
+ */
+export async function notFoundHandler(
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const fallback = req.server.svcNotFoundFallback
+  if (fallback && (await fallback(req, reply))) return reply
+  return reply.code(404).send(notFound().toJSON())
 }

@@ -124,6 +124,7 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
     },
   })
   http.setErrorHandler(errorHandler(app.logger))
+  http.decorate('svcNotFoundFallback', null)
   http.setNotFoundHandler(notFoundHandler)
   await http.register(cors, {
     // An allowed origin is echoed in Access-Control-Allow-Origin; others get no CORS headers.

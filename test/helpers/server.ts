@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { AppConfig } from '../../src/core/app.js'
 import { manageSuperuser } from '../../src/core/auth/superusers.js'
 import { silentLogger } from '../../src/core/logger.js'
 import { createServer, type Server, type ServerOptions } from '../../src/server.js'
@@ -41,9 +42,15 @@ export const SU_PASSWORD = 'supersecret123'
  * Starts a fresh server with its own data directory (`options`: the server's, e.g. its features).
  * It listens through `server.listen`, so an in-process restart listens on the same port again.
  */
-export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
+export async function startServer(
+  options: ServerOptions & Pick<AppConfig, 'publicDir' | 'indexFallback'> = {},
+): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'svcbase-test-'))
-  const server = await createServer({ dataDir: dir, logger: silentLogger }, options)
+  const { publicDir, indexFallback } = options
+  const server = await createServer(
+    { dataDir: dir, logger: silentLogger, publicDir, indexFallback },
+    options,
+  )
   const address = await server.listen({ host: '127.0.0.1', port: 0 })
   await manageSuperuser(server.app, 'create', SU_EMAIL, SU_PASSWORD)
   const api: TestServer['api'] = async (method, path, opts = {}) => {
