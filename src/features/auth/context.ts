@@ -1,12 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../core/app.js'
-import { MfaRequiredError } from '../../core/auth/flow.js'
 import type { OtpAttempts } from '../../core/auth/otp.js'
 import type { ResendGuard } from '../../core/auth/token-flows.js'
 import type { Collection } from '../../core/collections/model.js'
-import { messages, notFound } from '../../core/errors.js'
-import type { HookResponse } from '../../core/request-event.js'
-import { sendHookResponse } from '../../http/hook-response.js'
+
+export { authCollectionResolver, mfaIdOf, sendAuth } from '../../http/auth-reply.js'
 
 /** What every auth route file gets: the app, the throttles, and the collection resolver. */
 export interface AuthRouteContext {
@@ -19,33 +16,3 @@ export interface AuthRouteContext {
 
 /** Path params of the auth routes. */
 export type AuthParams = { collection: string; id?: string }
-
-/** Builds the shared context. */
-export function authCollectionResolver(app: App): (name: string) => Collection {
-  return (name) => {
-    const c = app.collections.find(name)
-    if (!c) throw notFound(messages.invalidCollectionContext)
-    if (c.type !== 'auth') throw notFound(messages.invalidAuthCollectionContext)
-    return c
-  }
-}
-
-/** The `mfaId` of a request: the query wins over the body (reference §1.5). */
-export function mfaIdOf(req: FastifyRequest, body: Record<string, unknown>): string {
-  const q = (req.query as Record<string, unknown>).mfaId
-  if (typeof q === 'string' && q !== '') return q
-  return typeof body.mfaId === 'string' ? body.mfaId : ''
-}
-
-/** Sends an auth answer, turning a pending second factor into 401 `{mfaId}`. */
-export async function sendAuth(
-  reply: FastifyReply,
-  work: () => Promise<HookResponse>,
-): Promise<FastifyReply> {
-  try {
-    return sendHookResponse(reply, await work())
-  } catch (err) {
-    if (err instanceof MfaRequiredError) return reply.code(401).send({ mfaId: err.mfaId })
-    throw err
-  }
-}

@@ -5,7 +5,7 @@
  */
 import { validationError, type ValidationErrors } from '../../core/errors.js'
 import type { Collection } from '../../core/collections/model.js'
-import { isObject, oidcUser, PRESETS, str, type ProviderUser } from './presets.js'
+import { isObject, oidcUser, PRESETS, str, type Preset } from './presets.js'
 
 export type { ProviderUser } from './presets.js'
 
@@ -176,19 +176,10 @@ export function keepClientSecrets(next: unknown[], previous: unknown[]): void {
 }
 
 /** A provider config resolved against its preset and (for OIDC issuers) discovery. */
-export interface EffectiveProvider {
+export interface EffectiveProvider extends Required<Omit<Preset, 'oidc'>> {
   config: ProviderConfig
-  name: string
-  displayName: string
-  authURL: string
-  tokenURL: string
-  userInfoURL: string
-  scopes: string[]
-  pkce: boolean
   /** Set when ID tokens are verified: the expected issuer (may be empty) and the JWKS URL. */
-  oidc: { issuer: string; jwksURL: string } | null
-  authParams: Record<string, string>
-  mapUser: (raw: Record<string, unknown>) => ProviderUser
+  oidc: NonNullable<Preset['oidc']> | null
 }
 
 /** What a discovery document supplies. */
