@@ -3,14 +3,14 @@
  * traversal attempts (fetch would normalise `..`), and the CLI as a child process.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SVCBASE_READY } from '../bench/servers.js'
-import { resolveStatic } from '../src/features/static/service.js'
+import { resolveStatic, weakEtag } from '../src/features/static/service.js'
 import { startServer, type TestServer } from './helpers/server.js'
 
 const base = mkdtempSync(join(tmpdir(), 'svcbase-static-'))
@@ -164,6 +164,27 @@ describe('static hosting', () => {
     const bad = await fetch(`${srv.url}/app.js`, { headers: { range: 'bytes=99999-100000' } })
     expect(bad.status).toBe(416)
     expect(bad.headers.get('content-range')).toBe(`bytes */${JS.length}`)
+    const several = await fetch(`${srv.url}/app.js`, { headers: { range: 'bytes=0-1,4-5' } })
+    expect(several.status).toBe(200)
+    expect(await several.text()).toBe(JS)
+    // Preconditions: If-Match and If-Unmodified-Since (412 when they fail).
+    const etag = (await raw(srv.url, '/app.js')).headers.etag as string
+    const mtime = statSync(join(pub, 'app.js')).mtime
+    expect(etag).toBe(weakEtag(JS.length, mtime)) // the same ETag as @fastify/send's
+    const failed = await raw(srv.url, '/app.js', { headers: { 'if-match': '"nope"' } })
+    expect(failed.status).toBe(412)
+    expect(failed.body).toBe('')
+    for (const ifMatch of [etag, etag.slice(2), '*', `"x", ${etag}`]) {
+      const ok = await raw(srv.url, '/app.js', { headers: { 'if-match': ifMatch } })
+      expect(ok.status, ifMatch).toBe(200)
+    }
+    const old = new Date(mtime.getTime() - 86_400_000).toUTCString()
+    const stale = await raw(srv.url, '/app.js', { headers: { 'if-unmodified-since': old } })
+    expect(stale.status).toBe(412)
+    const fresh = await raw(srv.url, '/app.js', {
+      headers: { 'if-unmodified-since': new Date(mtime.getTime() + 86_400_000).toUTCString() },
+    })
+    expect(fresh.status).toBe(200)
     const last = await fetch(`${srv.url}/app.js`, { headers: { range: `bytes=${JS.length - 1}-` } })
     expect(last.status).toBe(206)
     expect(await last.text()).toBe('\n')

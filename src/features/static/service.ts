@@ -24,7 +24,7 @@ export interface StaticOptions {
 /** What a request path resolves to. */
 export type StaticTarget =
   /** A file inside the folder: its path relative to the folder's real path, `/`-separated. */
-  | { kind: 'file'; root: string; file: string; html: boolean; size: number }
+  | { kind: 'file'; root: string; file: string; html: boolean; size: number; mtime: Date }
   /** A directory asked without its trailing slash: redirect to `location`. */
   | { kind: 'redirect'; location: string }
   /** Nothing to serve: the usual JSON 404. */
@@ -97,7 +97,7 @@ async function real(p: string): Promise<string | null> {
 async function fileInside(
   rootReal: string,
   segments: string[],
-): Promise<{ file: string; isDir: boolean; size: number } | null> {
+): Promise<{ file: string; isDir: boolean; size: number; mtime: Date } | null> {
   const target = await real(join(rootReal, ...segments))
   if (target === null) return null
   if (target !== rootReal && !target.startsWith(rootReal + sep)) return null // a symlink out
@@ -110,7 +110,12 @@ async function fileInside(
     return null
   }
   if (!info.isFile() && !info.isDirectory()) return null
-  return { file: `/${rel.join('/')}`, isDir: info.isDirectory(), size: info.size }
+  return {
+    file: `/${rel.join('/')}`,
+    isDir: info.isDirectory(),
+    size: info.size,
+    mtime: info.mtime,
+  }
 }
 
 const isHtml = (file: string) => /\.html?$/i.test(file)
@@ -140,16 +145,59 @@ export async function resolveStatic(
       file: found.file,
       html: isHtml(found.file),
       size: found.size,
+      mtime: found.mtime,
     }
   if (found?.isDir) {
     const index = await fileInside(rootReal, [...segments, 'index.html'])
     if (index && !index.isDir) {
       if (!slash) return { kind: 'redirect', location: `${path}/${q === -1 ? '' : url.slice(q)}` }
-      return { kind: 'file', root: rootReal, file: index.file, html: true, size: index.size }
+      return {
+        kind: 'file',
+        root: rootReal,
+        file: index.file,
+        html: true,
+        size: index.size,
+        mtime: index.mtime,
+      }
     }
   }
   if (!opts.indexFallback || hasExtension(segments) || !acceptsHtml(accept)) return NONE
   const index = await fileInside(rootReal, ['index.html'])
   if (!index || index.isDir) return NONE
-  return { kind: 'file', root: rootReal, file: index.file, html: true, size: index.size }
+  return {
+    kind: 'file',
+    root: rootReal,
+    file: index.file,
+    html: true,
+    size: index.size,
+    mtime: index.mtime,
+  }
+}
+
+/** The weak ETag `@fastify/send` gives a file (size and mtime in hex; test/static.test.ts checks). */
+export function weakEtag(size: number, mtime: Date): string {
+  return `W/"${size.toString(16)}-${mtime.getTime().toString(16)}"`
+}
+
+/**
+ * True when `If-Match` or `If-Unmodified-Since` fails for the file (412), with `@fastify/send`'s
+ * comparisons: an `If-Match` token matches the ETag as it is or with `W/`; `*` matches any file.
+ */
+export function preconditionFails(
+  headers: { 'if-match'?: string; 'if-unmodified-since'?: string },
+  size: number,
+  mtime: Date,
+): boolean {
+  const ifMatch = headers['if-match']
+  if (ifMatch && ifMatch.trim() !== '*') {
+    const etag = weakEtag(size, mtime)
+    const tokens = ifMatch.split(',').map((t) => t.trim())
+    if (!tokens.some((t) => t === etag || `W/${t}` === etag)) return true
+  }
+  const since = headers['if-unmodified-since']
+  if (since !== undefined) {
+    const limit = Date.parse(since)
+    if (!Number.isNaN(limit) && Date.parse(mtime.toUTCString()) > limit) return true
+  }
+  return false
 }

@@ -4,6 +4,7 @@ import { parseRange } from '../../../http/range.js'
 import {
   ASSET_CACHE_CONTROL,
   HTML_CACHE_CONTROL,
+  preconditionFails,
   resolveStatic,
   type StaticOptions,
 } from '../service.js'
@@ -28,8 +29,12 @@ export async function registerStatic(http: FastifyInstance, opts: StaticOptions)
       return true
     }
     reply.header('cache-control', target.html ? HTML_CACHE_CONTROL : ASSET_CACHE_CONTROL)
-    // NB: answered here, as the file downloads do: @fastify/send's own 416 would reach the error
-    // mapper as a generic client error. With If-Range the range may not apply: send decides.
+    // NB: 412 and 416 are answered here (no body, as the file downloads do): @fastify/send's
+    // own would reach the error mapper as a generic 400. With If-Range, send decides.
+    if (preconditionFails(req.headers, target.size, target.mtime)) {
+      void reply.code(412).send()
+      return true
+    }
     if (
       req.headers['if-range'] === undefined &&
       parseRange(req.headers.range, target.size) === 'unsatisfiable'
