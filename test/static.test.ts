@@ -373,6 +373,35 @@ describe('static hosting', () => {
     }
   })
 
+  it('serves names with spaces, percent signs, # and non-ASCII letters', async () => {
+    const names = ['hello world.txt', '100%.txt', 'a#b.txt', 'q?x.txt', 'café.txt']
+    for (const name of names) writeFileSync(join(pub, name), `file ${name}`)
+    try {
+      for (const name of names) {
+        const res = await raw(srv.url, `/${encodeURIComponent(name)}`)
+        expect(res.status, name).toBe(200)
+        expect(Buffer.from(res.body, 'latin1').toString('utf8'), name).toBe(`file ${name}`)
+      }
+    } finally {
+      for (const name of names) rmSync(join(pub, name))
+    }
+  })
+
+  it("works the same without the hook scripts catch-all (Fastify's own not-found path)", async () => {
+    const s = await startServer({ publicDir: pub, disable: ['hooks'] })
+    try {
+      expect(await (await fetch(`${s.url}/app.js`)).text()).toBe(JS)
+      expect(await (await fetch(`${s.url}/some/page`)).text()).toBe(INDEX)
+      expect((await raw(s.url, '/%2e%2e/sibling.txt')).body).not.toMatch(SECRETS)
+      const api = await raw(s.url, '/api/nope', { headers: { accept: 'text/html' } })
+      expect(api.status).toBe(404)
+      expect(JSON.parse(api.body)).toMatchObject({ code: 404 })
+      expect((await raw(s.url, '/app.js', { method: 'POST' })).status).toBe(404)
+    } finally {
+      await s.close()
+    }
+  })
+
   it('is a feature: disabled, nothing is served', async () => {
     const s = await startServer({ publicDir: pub, disable: ['static'] })
     try {
