@@ -141,6 +141,7 @@ export const PUBLIC_DEFAULTS = {
     },
     triggers: [],
   },
+  oauth2: { allowPrivateNetworks: false },
   payments: {},
 }
 
