@@ -32,6 +32,13 @@ export type StaticTarget =
 
 const NONE: StaticTarget = { kind: 'none' }
 
+/** A file found inside the folder as the target to serve. */
+const fileTarget = (
+  root: string,
+  f: { file: string; size: number; mtime: Date },
+  html: boolean,
+): StaticTarget => ({ kind: 'file', root, file: f.file, html, size: f.size, mtime: f.mtime })
+
 /**
  * The decoded segments of a URL path, or null when the path tries anything but plain names:
  * `..`/`.` (also percent-encoded), empty segments (`//`), encoded `/` or `\`, backslashes, NUL,
@@ -138,40 +145,18 @@ export async function resolveStatic(
   if (rootReal === null) return NONE
   const slash = path.endsWith('/')
   const found = await fileInside(rootReal, segments)
-  if (found && !found.isDir && !slash)
-    return {
-      kind: 'file',
-      root: rootReal,
-      file: found.file,
-      html: isHtml(found.file),
-      size: found.size,
-      mtime: found.mtime,
-    }
+  if (found && !found.isDir && !slash) return fileTarget(rootReal, found, isHtml(found.file))
   if (found?.isDir) {
     const index = await fileInside(rootReal, [...segments, 'index.html'])
     if (index && !index.isDir) {
       if (!slash) return { kind: 'redirect', location: `${path}/${q === -1 ? '' : url.slice(q)}` }
-      return {
-        kind: 'file',
-        root: rootReal,
-        file: index.file,
-        html: true,
-        size: index.size,
-        mtime: index.mtime,
-      }
+      return fileTarget(rootReal, index, true)
     }
   }
   if (!opts.indexFallback || hasExtension(segments) || !acceptsHtml(accept)) return NONE
   const index = await fileInside(rootReal, ['index.html'])
   if (!index || index.isDir) return NONE
-  return {
-    kind: 'file',
-    root: rootReal,
-    file: index.file,
-    html: true,
-    size: index.size,
-    mtime: index.mtime,
-  }
+  return fileTarget(rootReal, index, true)
 }
 
 /** The weak ETag `@fastify/send` gives a file (size and mtime in hex; test/static.test.ts checks). */
