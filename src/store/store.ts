@@ -1,3 +1,4 @@
+import type { Cluster } from './cluster.js'
 import type { ConsoleRequest, ConsoleResult } from './console.js'
 import type { Db } from './db.js'
 import type { Dialect } from './dialect.js'
@@ -55,6 +56,12 @@ export interface Store {
    * `DbError` carrying the driver's message; see `console.ts` for the other failures.
    */
   console(request: ConsoleRequest): Promise<ConsoleResult>
+  /**
+   * The link to the other instances sharing this store's data, when the engine offers one
+   * (PostgreSQL: LISTEN/NOTIFY, advisory locks, a counters table). Called once per app start,
+   * after `open`; the app starts and closes it.
+   */
+  cluster?(): Cluster
   /** Finishes pending commits and closes every connection; a no-op when closed. */
   close(): Promise<void>
 }
