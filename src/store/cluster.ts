@@ -78,6 +78,11 @@ export interface Cluster {
   readonly leader: ClusterLeader
   /** Shared rate-limit counters, or null for the in-memory ones of this process. */
   readonly counters: SharedCounters | null
+  /**
+   * How many instances are alive now, this one included (1 for a process alone). Used to
+   * refuse what needs to be alone: local file storage, a restore.
+   */
+  liveInstances(): Promise<number>
   /** Stops listening and releases connections; idempotent. */
   close(): Promise<void>
 }
@@ -92,6 +97,7 @@ export function localCluster(): Cluster {
     subscribe: () => () => {},
     leader: { claim: () => true },
     counters: null,
+    liveInstances: () => Promise.resolve(1),
     close: () => Promise.resolve(),
   }
 }
