@@ -37,6 +37,10 @@ as --flag or --flag=false):
   --encryptionEnv=VAR     the environment variable holding the settings encryption key
                           (default SVC_ENCRYPTION_KEY); the settings are stored encrypted
   --dev                   print every request and every SQL statement
+  --db=postgres://…       keep the data in PostgreSQL instead of SQLite files in --dir
+                          (default: the SVC_DATABASE_URL environment variable); see
+                          docs/postgresql.md
+  --dbSchema=public       the PostgreSQL schema of the data (SVC_DATABASE_SCHEMA)
   -h, --help              this text
   -v, --version           the version
 
@@ -81,9 +85,12 @@ const FLAGS = {
   publicDir: { type: 'string' },
   indexFallback: { type: 'bool' },
   queryTimeout: { type: 'int' },
+  db: { type: 'string' },
+  dbSchema: { type: 'string' },
   http: { type: 'string', serve: true },
   https: { type: 'string', serve: true },
   origins: { type: 'list', serve: true },
+  workers: { type: 'int', serve: true },
 } satisfies Record<string, FlagSpec>
 
 type FlagName = keyof typeof FLAGS
@@ -331,6 +338,9 @@ async function superuser(cl: CommandLine): Promise<void> {
 /** Runs the CLI with the given arguments. */
 export async function main(argv: string[]): Promise<void> {
   const cl = parseCommandLine(argv)
+  // NB: through the environment, so every command and every worker process opens the same store.
+  if (typeof cl.flags.db === 'string') process.env.SVC_DATABASE_URL = cl.flags.db
+  if (typeof cl.flags.dbSchema === 'string') process.env.SVC_DATABASE_SCHEMA = cl.flags.dbSchema
   const command = cl.positionals[0]
   if (cl.flags.version === true || command === 'version') {
     console.log(`svcbase version ${version()}`)

@@ -4,6 +4,7 @@
  * interface, never on the implementation, and the App knows its services only by their
  * interfaces (`RecordsApi`, `CollectionsApi`, …), so no import loop joins the two.
  */
+import type { Cluster } from '../store/cluster.js'
 import type { Db } from '../store/db.js'
 import type { SchemaManager } from '../store/schema.js'
 import type { Store } from '../store/store.js'
@@ -38,6 +39,21 @@ export interface AppConfig {
   dev?: boolean
   /** Encrypts the stored settings at rest (AES-256-GCM) with a key derived from this secret. */
   encryptionKey?: string
+  /**
+   * A PostgreSQL URL (`postgres://…`): the data lives there instead of SQLite files in `dataDir`.
+   * Default: the `SVC_DATABASE_URL` environment variable; neither means SQLite.
+   */
+  databaseUrl?: string
+  /**
+   * The PostgreSQL schema of the data (default `SVC_DATABASE_SCHEMA`, else `public`); `@dir`
+   * derives one schema per data folder from `dataDir`.
+   */
+  databaseSchema?: string
+  /**
+   * The link to other instances sharing the data (`serve --workers`' IPC cluster); default: the
+   * store's own (`Store.cluster`, PostgreSQL) or none (one process alone).
+   */
+  cluster?: Cluster
   /**
    * Where the data lives; the app opens and migrates it at `bootstrap()` and closes it at
    * `terminate()`. Default: the SQLite store in `dataDir` (`data.db`, `auxiliary.db`).
