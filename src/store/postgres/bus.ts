@@ -1,0 +1,240 @@
+/**
+ * The PostgreSQL message bus of the cluster: LISTEN on one dedicated connection (a `pg.Client`
+ * outside the pool) that reconnects with backoff when dropped, `pg_notify` through the pool.
+ *
+ * A message travels inline as `{"from": instanceId, "message": …}` when the payload stays under
+ * {@link INLINE_LIMIT} bytes (NOTIFY refuses 8000 and more); a bigger one is written to
+ * `_svc_bus` and the payload carries only `{"from", "ref": id}`, which receivers read back.
+ * Receivers handle payloads one at a time in arrival order, so a message read from the table is
+ * never overtaken by a later inline one. Messages sent while the listener is down are lost
+ * (NOTIFY keeps nothing for absent listeners): delivery is at most once.
+ */
+import { createHash } from 'node:crypto'
+import pg from 'pg'
+import type { ClusterHandler, ClusterMessage } from '../cluster.js'
+import { ident, sql } from '../sql.js'
+import type { PgDb } from './database.js'
+import { postgresDialect } from './postgres-dialect.js'
+
+/** The largest payload (UTF-8 bytes) sent inline; NOTIFY's own limit is 8000. */
+export const INLINE_LIMIT = 7900
+
+/** Reconnect delays of the listener: from the first to the cap, doubling. */
+const FIRST_RETRY_MS = 100
+const MAX_RETRY_MS = 5000
+
+/** The NOTIFY channel of one schema (a valid identifier of at most 63 bytes). */
+export function busChannel(schema: string): string {
+  const name = `svc_bus_${schema}`
+  if (Buffer.byteLength(name) <= 63) return name
+  return `svc_bus_${createHash('sha256').update(schema).digest('hex').slice(0, 40)}`
+}
+
+/** The `application_name` of an instance's listener connection (tests find it by this). */
+export function listenerName(instanceId: string): string {
+  return `svc_bus_${instanceId}`
+}
+
+/** What a notification carries. */
+type Envelope = { from: string; message?: unknown; ref?: unknown }
+
+/** Options of the bus. */
+export interface BusOptions {
+  url: string
+  schema: string
+  instanceId: string
+  /** The pool (bound to the schema) used for `pg_notify` and the `_svc_bus` table. */
+  db: PgDb
+  handlers: ReadonlySet<ClusterHandler>
+  warn: (message: string) => void
+}
+
+/** The bus of one started cluster; `close` ends it for good (a restart builds a new one). */
+export class PgBus {
+  private readonly channel: string
+  private client: pg.Client | null = null
+  private closed = false
+  private retryMs = FIRST_RETRY_MS
+  private retryTimer: NodeJS.Timeout | null = null
+  private sending: Promise<void> = Promise.resolve()
+  private receiving: Promise<void> = Promise.resolve()
+
+  constructor(private readonly options: BusOptions) {
+    this.channel = busChannel(options.schema)
+  }
+
+  /** Connects the listener; rejects when the first connection fails. */
+  async start(): Promise<void> {
+    await this.connect()
+  }
+
+  /** Sends a message to the other instances (in order, after the earlier ones). */
+  publish(message: ClusterMessage): void {
+    if (this.closed) return
+    this.sending = this.sending.then(() =>
+      this.send(message).catch((err: unknown) => {
+        this.options.warn(`cluster bus: a message could not be sent: ${describe(err)}`)
+      }),
+    )
+  }
+
+  /** Waits for the messages published so far to be sent (or to have failed). */
+  flush(): Promise<void> {
+    return this.sending
+  }
+
+  /** Stops listening; messages being sent are awaited. */
+  async close(): Promise<void> {
+    this.closed = true
+    if (this.retryTimer) clearTimeout(this.retryTimer)
+    this.retryTimer = null
+    await this.sending
+    const client = this.client
+    this.client = null
+    if (client) await client.end().catch(() => {})
+    await this.receiving
+  }
+
+  private async send(message: ClusterMessage): Promise<void> {
+    const { db, instanceId } = this.options
+    let payload = JSON.stringify({ from: instanceId, message })
+    if (Buffer.byteLength(payload) > INLINE_LIMIT) {
+      const row = await db.get<{ id: number }>(
+        sql`INSERT INTO _svc_bus (at, body) VALUES (${NOW_MS}, ${JSON.stringify(message)}) RETURNING id`,
+      )
+      payload = JSON.stringify({ from: instanceId, ref: row!.id })
+    }
+    await db.run(sql`SELECT pg_notify(${this.channel}, ${payload})`)
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({
+      connectionString: this.options.url,
+      application_name: listenerName(this.options.instanceId),
+    })
+    let dropped = false
+    const onDrop = (err?: Error) => {
+      if (dropped) return
+      dropped = true
+      if (this.client === client) this.client = null
+      client.end().catch(() => {})
+      if (this.closed) return
+      this.options.warn(
+        `cluster bus: the listener connection was lost${err ? ` (${err.message})` : ''}; reconnecting (messages sent meanwhile are lost)`,
+      )
+      this.scheduleReconnect()
+    }
+    client.on('error', onDrop)
+    client.on('end', () => onDrop())
+    client.on('notification', (n) => {
+      if (n.channel === this.channel) this.enqueue(n.payload ?? '')
+    })
+    try {
+      await client.connect()
+      await client.query(postgresDialect.compile(sql`LISTEN ${ident(this.channel)}`).sql)
+    } catch (err) {
+      dropped = true
+      client.removeAllListeners('end')
+      await client.end().catch(() => {})
+      throw err
+    }
+    if (this.closed) {
+      await client.end().catch(() => {})
+      return
+    }
+    this.client = client
+    this.retryMs = FIRST_RETRY_MS
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.retryTimer) return
+    const delay = this.retryMs
+    this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS)
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null
+      if (this.closed) return
+      this.connect().catch((err: unknown) => {
+        this.options.warn(`cluster bus: reconnecting failed: ${describe(err)}`)
+        this.scheduleReconnect()
+      })
+    }, delay)
+    this.retryTimer.unref()
+  }
+
+  private enqueue(payload: string): void {
+    this.receiving = this.receiving.then(() =>
+      this.receive(payload).catch((err: unknown) => {
+        this.options.warn(`cluster bus: a message was dropped: ${describe(err)}`)
+      }),
+    )
+  }
+
+  private async receive(payload: string): Promise<void> {
+    let envelope: Envelope
+    try {
+      envelope = JSON.parse(payload) as Envelope
+    } catch {
+      this.options.warn('cluster bus: ignored a notification that is not JSON')
+      return
+    }
+    if (!envelope || typeof envelope !== 'object' || typeof envelope.from !== 'string') {
+      this.options.warn('cluster bus: ignored a notification without a sender')
+      return
+    }
+    if (envelope.from === this.options.instanceId) return
+    let message: unknown = envelope.message
+    if (envelope.ref !== undefined) {
+      if (typeof envelope.ref !== 'number' || !Number.isSafeInteger(envelope.ref)) {
+        this.options.warn('cluster bus: ignored a notification with an invalid reference')
+        return
+      }
+      const row = await this.options.db.get<{ body: string }>(
+        sql`SELECT body FROM _svc_bus WHERE id = ${envelope.ref}`,
+      )
+      if (!row) {
+        this.options.warn(`cluster bus: message ${envelope.ref} is no longer stored (pruned)`)
+        return
+      }
+      message = JSON.parse(row.body)
+    }
+    if (!isMessage(message)) {
+      this.options.warn('cluster bus: ignored a notification with an unknown message')
+      return
+    }
+    for (const handler of [...this.options.handlers]) {
+      try {
+        handler(message)
+      } catch (err) {
+        this.options.warn(`cluster bus: a handler failed: ${describe(err)}`)
+      }
+    }
+  }
+}
+
+/**
+ * The database clock in epoch milliseconds (one clock for every instance); the statement's
+ * start, so every use in one statement reads the same value.
+ */
+export const NOW_MS = sql`(extract(epoch from statement_timestamp()) * 1000)::bigint`
+
+/** A cheap shape check: the three kinds of `ClusterMessage`. */
+function isMessage(value: unknown): value is ClusterMessage {
+  if (!value || typeof value !== 'object') return false
+  const m = value as Record<string, unknown>
+  if (m.kind === 'settings') return true
+  const actionOk = m.action === 'create' || m.action === 'update' || m.action === 'delete'
+  if (m.kind === 'collection') return actionOk && typeof m.collectionId === 'string'
+  if (m.kind === 'record') {
+    return (
+      actionOk &&
+      typeof m.collectionId === 'string' &&
+      typeof m.recordId === 'string' &&
+      (m.record === undefined || (typeof m.record === 'object' && m.record !== null))
+    )
+  }
+  return false
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}

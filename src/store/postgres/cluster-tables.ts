@@ -1,0 +1,110 @@
+/**
+ * The cluster's tables in the store's schema and the one statement each use runs:
+ *
+ * - `_svc_bus(id, at, body)`: messages too big for a NOTIFY payload, pruned after a few minutes;
+ * - `_svc_cron_claims(job, at, instance)`: one row per scheduled run, inserted by the instance
+ *   that runs it (the primary key makes the insert succeed once);
+ * - `_svc_rate_counters(key, count, reset_at)`: fixed-window counters, one upsert per hit;
+ * - `_svc_instances(id, seen)`: the heartbeat of each running instance.
+ *
+ * Times are epoch milliseconds of the database's clock, so instances with skewed clocks agree.
+ */
+import type { SharedCounterHit } from '../cluster.js'
+import { ident, sql } from '../sql.js'
+import { NOW_MS } from './bus.js'
+import type { PgDb } from './database.js'
+
+/** How often an instance refreshes its heartbeat. */
+export const HEARTBEAT_MS = 5000
+/** An instance whose heartbeat is older than this is not counted as alive. */
+export const LIVE_MS = 15_000
+/** How long big bus messages are kept for their receivers. */
+const BUS_KEEP_MS = 5 * 60_000
+/** How long claims of past runs are kept. */
+const CLAIMS_KEEP_MS = 60 * 60_000
+
+/**
+ * Creates the tables when missing. Several instances may start at once: an advisory lock of
+ * the transaction makes them take turns, so `CREATE … IF NOT EXISTS` never races.
+ */
+export async function createClusterTables(db: PgDb, schema: string): Promise<void> {
+  await db.run(sql`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`)
+  await db.transaction(async (tx) => {
+    await tx.run(sql`SELECT pg_advisory_xact_lock(hashtext(${`svc_cluster_tables:${schema}`}))`)
+    await tx.run(sql`CREATE TABLE IF NOT EXISTS _svc_bus (
+      id BIGSERIAL PRIMARY KEY, at BIGINT NOT NULL, body TEXT NOT NULL)`)
+    await tx.run(sql`CREATE TABLE IF NOT EXISTS _svc_cron_claims (
+      job TEXT NOT NULL, at BIGINT NOT NULL, instance TEXT NOT NULL,
+      claimed BIGINT NOT NULL, PRIMARY KEY (job, at))`)
+    await tx.run(sql`CREATE TABLE IF NOT EXISTS _svc_rate_counters (
+      key TEXT PRIMARY KEY, count INTEGER NOT NULL, reset_at BIGINT NOT NULL)`)
+    await tx.run(sql`CREATE TABLE IF NOT EXISTS _svc_instances (
+      id TEXT PRIMARY KEY, seen BIGINT NOT NULL)`)
+  })
+}
+
+/** True for the one instance whose insert of (job, tick) went in. */
+export async function claimRun(
+  db: PgDb,
+  jobId: string,
+  scheduledAt: Date,
+  instanceId: string,
+): Promise<boolean> {
+  const r = await db.run(sql`INSERT INTO _svc_cron_claims (job, at, instance, claimed)
+    VALUES (${jobId}, ${scheduledAt.getTime()}, ${instanceId}, ${NOW_MS})
+    ON CONFLICT (job, at) DO NOTHING`)
+  return r.changes === 1
+}
+
+/**
+ * One hit on a fixed-window counter, atomically: a new key or an expired window starts at 1,
+ * else the count grows by one. A single upsert, so concurrent hits from any instance each get
+ * their own count.
+ */
+export async function hitCounter(
+  db: PgDb,
+  key: string,
+  windowMs: number,
+): Promise<SharedCounterHit> {
+  const window = Math.max(1, Math.round(windowMs))
+  const row = await db.get<{ count: number; reset_at: number }>(sql`
+    INSERT INTO _svc_rate_counters AS c (key, count, reset_at)
+    VALUES (${key}, 1, ${NOW_MS} + ${window}::bigint)
+    ON CONFLICT (key) DO UPDATE SET
+      count = CASE WHEN c.reset_at <= ${NOW_MS} THEN 1 ELSE c.count + 1 END,
+      reset_at = CASE WHEN c.reset_at <= ${NOW_MS} THEN ${NOW_MS} + ${window}::bigint ELSE c.reset_at END
+    RETURNING count, reset_at`)
+  return { count: row!.count, resetAt: row!.reset_at }
+}
+
+/** Forgets every counter. */
+export async function resetCounters(db: PgDb): Promise<void> {
+  await db.run(sql`DELETE FROM _svc_rate_counters`)
+}
+
+/** Records that `instanceId` is alive now. */
+export async function heartbeat(db: PgDb, instanceId: string): Promise<void> {
+  await db.run(sql`INSERT INTO _svc_instances (id, seen) VALUES (${instanceId}, ${NOW_MS})
+    ON CONFLICT (id) DO UPDATE SET seen = excluded.seen`)
+}
+
+/** Removes an instance's heartbeat (at close). */
+export async function dropInstance(db: PgDb, instanceId: string): Promise<void> {
+  await db.run(sql`DELETE FROM _svc_instances WHERE id = ${instanceId}`)
+}
+
+/** The instances seen within {@link LIVE_MS}, this one included. */
+export async function countLive(db: PgDb): Promise<number> {
+  const row = await db.get<{ n: number }>(
+    sql`SELECT count(*) AS n FROM _svc_instances WHERE seen > ${NOW_MS} - ${LIVE_MS}::bigint`,
+  )
+  return row?.n ?? 0
+}
+
+/** Deletes what nobody needs any more: old big messages, claims, expired counters, dead instances. */
+export async function prune(db: PgDb): Promise<void> {
+  await db.run(sql`DELETE FROM _svc_bus WHERE at < ${NOW_MS} - ${BUS_KEEP_MS}::bigint`)
+  await db.run(sql`DELETE FROM _svc_cron_claims WHERE at < ${NOW_MS} - ${CLAIMS_KEEP_MS}::bigint`)
+  await db.run(sql`DELETE FROM _svc_rate_counters WHERE reset_at < ${NOW_MS}`)
+  await db.run(sql`DELETE FROM _svc_instances WHERE seen < ${NOW_MS} - ${CLAIMS_KEEP_MS}::bigint`)
+}

@@ -1,0 +1,142 @@
+/**
+ * The PostgreSQL cluster: several svcbase instances on one PostgreSQL schema find each other
+ * through it. The bus is LISTEN/NOTIFY (`bus.ts`); the leader, the rate-limit counters and the
+ * heartbeat are small tables in the store's schema (`cluster-tables.ts`), each touched by one
+ * atomic statement.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Cluster, ClusterHandler, ClusterMessage, SharedCounters } from '../cluster.js'
+import { PgBus } from './bus.js'
+import {
+  HEARTBEAT_MS,
+  claimRun,
+  countLive,
+  createClusterTables,
+  dropInstance,
+  heartbeat,
+  hitCounter,
+  prune,
+  resetCounters,
+} from './cluster-tables.js'
+import { PgDb } from './database.js'
+
+/** Options of {@link createPostgresCluster}. */
+export interface PostgresClusterOptions {
+  /** A `postgres://` connection string. */
+  url: string
+  /** The schema the store works in; the cluster's tables go there and the channel is named after it. */
+  schema: string
+  /** Where problems that must not stop the instance are told (default: `console.warn`). */
+  warn?: (message: string) => void
+}
+
+/** Heartbeats between two prunings of old rows (bus messages, claims, counters, instances). */
+const PRUNE_EVERY = 12
+
+/** A started cluster's connections and timer. */
+interface Running {
+  db: PgDb
+  bus: PgBus
+  timer: NodeJS.Timeout
+}
+
+/**
+ * The cluster of the instances sharing one PostgreSQL schema. `start` creates its tables
+ * (idempotently), connects the listener and starts the heartbeat; `close` ends every connection
+ * and timer and removes this instance's heartbeat row. Both can run again after `close`.
+ */
+export function createPostgresCluster(options: PostgresClusterOptions): Cluster & {
+  /** Resolves once the messages published so far are sent (tests, shutdown). */
+  flush(): Promise<void>
+} {
+  const { url, schema } = options
+  const warn = options.warn ?? ((m: string) => console.warn(m))
+  const instanceId = randomBytes(8).toString('hex')
+  const handlers = new Set<ClusterHandler>()
+  let running: Running | null = null
+  let starting: Promise<void> | null = null
+  let closing: Promise<void> | null = null
+
+  const need = (): PgDb => {
+    if (!running) throw new Error('the PostgreSQL cluster is not started')
+    return running.db
+  }
+
+  const start = async (): Promise<void> => {
+    if (closing) await closing
+    if (running) return
+    const db = new PgDb({ url, schema, max: 4 })
+    const bus = new PgBus({ url, schema, instanceId, db, handlers, warn })
+    try {
+      await createClusterTables(db, schema)
+      await heartbeat(db, instanceId)
+      await bus.start()
+    } catch (err) {
+      await bus.close()
+      await db.close()
+      throw err
+    }
+    let beats = 0
+    const timer = setInterval(() => {
+      beats++
+      const work = beats % PRUNE_EVERY === 0 ? prune(db) : Promise.resolve()
+      Promise.all([heartbeat(db, instanceId), work]).catch((err: unknown) =>
+        warn(`cluster: heartbeat failed: ${err instanceof Error ? err.message : String(err)}`),
+      )
+    }, HEARTBEAT_MS)
+    timer.unref()
+    running = { db, bus, timer }
+  }
+
+  const stop = async (): Promise<void> => {
+    if (starting) await starting.catch(() => {})
+    const r = running
+    running = null
+    if (!r) return
+    clearInterval(r.timer)
+    await r.bus.close()
+    await dropInstance(r.db, instanceId).catch(() => {})
+    await r.db.close()
+  }
+
+  const counters: SharedCounters = {
+    hit: async (key, windowMs) => hitCounter(need(), key, windowMs),
+    reset: async () => resetCounters(need()),
+  }
+
+  return {
+    instanceId,
+    shared: true,
+    start() {
+      starting ??= start().finally(() => (starting = null))
+      return starting
+    },
+    publish(message: ClusterMessage) {
+      running?.bus.publish(message)
+    },
+    subscribe(handler: ClusterHandler) {
+      handlers.add(handler)
+      return () => handlers.delete(handler)
+    },
+    leader: {
+      async claim(jobId: string, scheduledAt: Date): Promise<boolean> {
+        if (!running) return false
+        try {
+          return await claimRun(running.db, jobId, scheduledAt, instanceId)
+        } catch (err) {
+          warn(
+            `cluster: could not claim ${jobId}: ${err instanceof Error ? err.message : String(err)}`,
+          )
+          return false
+        }
+      },
+    },
+    counters,
+    liveInstances: async () => countLive(need()),
+    flush: () => running?.bus.flush() ?? Promise.resolve(),
+    close() {
+      closing ??= stop().finally(() => (closing = null))
+      return closing
+    },
+  }
+}
