@@ -3,6 +3,7 @@
  * JSON columns are JSONB, so JSON values are read with `#>>` (as text).
  */
 import type { ColumnKind, Dialect } from '../dialect.js'
+import { postgresAppendOnly } from './append-only.js'
 import { compileFragment, ident, param, quoteDoubled, sql, type Sql } from '../sql.js'
 
 const columnTypes: Readonly<Record<ColumnKind, string>> = {
@@ -102,4 +103,5 @@ export const postgresDialect: Dialect = {
     const time = sql`CAST(NULLIF(CAST(${value} AS TEXT), '') AS TIMESTAMPTZ) AT TIME ZONE 'UTC'`
     return sql`to_char(${time}, ${param(toCharPattern(only.param))})`
   },
+  appendOnly: postgresAppendOnly,
 }
