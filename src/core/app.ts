@@ -92,6 +92,13 @@ export interface App {
   readonly records: RecordsApi
   readonly settings: SettingsService
   /**
+   * The link to the other instances sharing the data (`config.cluster`, else the store's own,
+   * else a process alone): started at bootstrap, closed at terminate. `shared` tells whether
+   * other instances may exist; its bus carries the events of `app.events` (see
+   * `cluster-bridge.ts`). Throws before `bootstrap()` and after `terminate()`.
+   */
+  readonly cluster: Cluster
+  /**
    * Adds a feature's settings group. Before `bootstrap()` the group waits in the app's table and
    * is loaded with the others (and kept across restarts); after it, it applies at once, as
    * `settings.registerGroup` does. Throws when the key is taken.

@@ -7,6 +7,8 @@ export interface RecordEvent {
   action: 'create' | 'update' | 'delete'
   collection: Collection
   record: RecordData
+  /** Set when the change was made by another instance (see `cluster-bridge.ts`). */
+  remote?: true
 }
 
 /** A schema change, published after commit. */
@@ -14,14 +16,23 @@ export interface CollectionEvent {
   kind: 'collection'
   action: 'create' | 'update' | 'delete'
   collection: Collection
+  /** Set when the change was made by another instance. */
+  remote?: true
 }
 
 /** A settings change, published after it is stored. */
 export interface SettingsEvent {
   kind: 'settings'
+  /** Set when the change was made by another instance. */
+  remote?: true
 }
 
-/** Everything the bus carries. */
+/**
+ * Everything the bus carries. Events with `remote: true` come from another instance sharing the
+ * data (re-read here, see `cluster-bridge.ts`): state kept in memory (realtime clients, caches,
+ * the backup schedule) follows both kinds; anything that acts on the outside world once per
+ * change (push triggers) must skip remote events, since the instance that made the change acts.
+ */
 export type BusEvent = RecordEvent | CollectionEvent | SettingsEvent
 
 /** A subscriber; errors it throws are reported to the bus's error sink, never to the publisher. */
@@ -60,11 +71,22 @@ export class LocalTransport implements EventTransport {
 
 /** The event bus of an app: realtime, webhooks, push and audit subscribe here. */
 export class EventBus {
+  private forward: ((event: BusEvent) => void) | null = null
+
   constructor(private readonly transport: EventTransport) {}
 
-  /** Publishes an event; delivery is asynchronous. */
+  /**
+   * Publishes an event; delivery is asynchronous. A local event (no `remote` flag) is also
+   * handed to the forwarder, which sends it to the other instances.
+   */
   publish(event: BusEvent): void {
     this.transport.publish(event)
+    if (this.forward && event.remote !== true) this.forward(event)
+  }
+
+  /** Sets (or with null removes) the forwarder of local events to other instances. */
+  forwardTo(fn: ((event: BusEvent) => void) | null): void {
+    this.forward = fn
   }
 
   /** Subscribes to every event; returns the unsubscribe function. */

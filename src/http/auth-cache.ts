@@ -15,11 +15,15 @@ interface Entry {
  * a record lookup on every request. Any change to an auth record or auth collection (password,
  * email, tokenKey, deletion, secrets) empties the cache, so a revoked token stops working as soon
  * as that change's event is delivered; entries also expire after 30 s and at the token's `exp`.
+ *
+ * When other instances share the data (`app.cluster.shared`), nothing is cached: a change
+ * committed on another instance must revoke the token for the very next request here, and only
+ * reading the record on every request makes that hold (an event arrives a moment later).
  */
 export class AuthCache {
   private readonly entries = new Map<string, Entry>()
 
-  constructor(app: App) {
+  constructor(private readonly app: App) {
     // The hooks clear it before the changing request answers; the bus covers other instances.
     const onChange = async (e: { collection: { type: string }; next(): Promise<void> }) => {
       if (e.collection.type === 'auth') this.clear()
@@ -35,6 +39,7 @@ export class AuthCache {
 
   /** The cached resolution of `token`, or undefined when unknown or expired. */
   get(token: string, now = Date.now()): AuthInfo | null | undefined {
+    if (this.entries.size === 0) return undefined
     const e = this.entries.get(token)
     if (!e) return undefined
     if (e.until <= now) {
@@ -46,7 +51,7 @@ export class AuthCache {
 
   /** Caches a verified token (until `exp`, at most the TTL); invalid tokens are not cached. */
   set(token: string, auth: AuthInfo | null, exp: number | undefined, now = Date.now()): void {
-    if (!auth) return
+    if (!auth || !this.app.isBootstrapped || this.app.cluster.shared) return
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!)
     const until = Math.min(now + TTL_MS, exp ? exp * 1000 : now + TTL_MS)
     this.entries.set(token, { auth, until })

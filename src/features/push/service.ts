@@ -129,7 +129,8 @@ export class PushService {
   start(): void {
     this.serving = true
     this.unsubscribe = this.app.events.subscribe((event) => {
-      if (event.kind === 'record') this.onRecord(event)
+      // NB: another instance's change is pushed there, once; not again here.
+      if (event.kind === 'record' && event.remote !== true) this.onRecord(event)
     })
   }
 

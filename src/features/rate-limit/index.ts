@@ -1,5 +1,6 @@
 import { ApiError } from '../../core/errors.js'
 import type { Feature } from '../../http/feature.js'
+import { ClusterCounterStore } from './cluster-counters.js'
 import { MemoryCounterStore, type CounterStore } from './counter-store.js'
 import { isApiPath, RateLimiter } from './limiter.js'
 import { limiterRequest, urlPath } from './request.js'
@@ -36,7 +37,8 @@ export function rateLimitFeature(options: RateLimitOptions = {}): Feature {
         // NB: no timer of its own: expired windows are pruned every minute while the app serves.
         const memory = new MemoryCounterStore({ pruneIntervalMs: 0 })
         app.cron.add(PRUNE_JOB_ID, '* * * * *', () => memory.prune())
-        store = memory
+        // Shared counters when the cluster has them (`serve --workers`, PostgreSQL).
+        store = new ClusterCounterStore(app, memory)
       }
       const limiter = new RateLimiter(app, store)
 
