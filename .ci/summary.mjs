@@ -1,7 +1,19 @@
 /* global console */
-// Prints the plain closing line "N passed, N failed" from vitest's JSON report.
-import { readFileSync } from 'node:fs'
+// Prints the plain closing lines "N passed, N failed" from vitest's JSON reports: the SQLite pass
+// (vitest.json) and the PostgreSQL pass (vitest-postgres.json), each when it ran.
+import { existsSync, readFileSync } from 'node:fs'
 
-const report = JSON.parse(readFileSync('.test-results/vitest.json', 'utf8'))
-const skipped = report.numPendingTests + report.numTodoTests
-console.log(`${report.numPassedTests} passed, ${report.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`)
+const reports = [
+  ['sqlite', '.test-results/vitest.json'],
+  ['postgres', '.test-results/vitest-postgres.json'],
+]
+for (const [name, file] of reports) {
+  if (!existsSync(file)) continue
+  const report = JSON.parse(readFileSync(file, 'utf8'))
+  const skipped = report.numPendingTests + report.numTodoTests
+  const end = Math.max(report.startTime, ...report.testResults.map((r) => r.endTime ?? 0))
+  const minutes = ((end - report.startTime) / 60_000).toFixed(1)
+  console.log(
+    `${name}: ${report.numPassedTests} passed, ${report.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''} in ${minutes} min`,
+  )
+}

@@ -18,8 +18,18 @@
  *   contains `SVC_TEST_S3` or imports `helpers/s3`), so a focused run stays fast;
  *   `SVC_TEST_S3=always` starts it anyway.
  * - Otherwise a failure to install or start the server fails the whole run: S3 tests never skip.
+ *
+ * A real PostgreSQL (Debian's postgresql-15, scripts/postgres.sh) in a throwaway cluster on a
+ * free port, whose URL reaches the workers as `SVC_TEST_PG_URL`; teardown stops it.
+ * - Started when the run is the PostgreSQL pass (`SVC_TEST_DATABASE=postgres`, set by
+ *   vitest.postgres.config.ts) or includes a test file that mentions `SVC_TEST_PG_URL`.
+ * - Skipped when `SVC_TEST_PG_URL` is already set (a server you run yourself).
+ * - In the PostgreSQL pass, `SVC_DATABASE_URL` is that server and `SVC_DATABASE_SCHEMA` is `@dir`,
+ *   so every test app (CLI children included) keeps its data in a schema of its own.
+ * - A failure to install or start it fails the whole run.
  */
 import { execFile } from 'node:child_process'
+import { createServer } from 'node:net'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
@@ -154,15 +164,91 @@ function parseEnv(text: string): Record<string, string> {
   return out
 }
 
-/** Installs promtool and starts the S3 server (each unless not needed); returns the teardown. */
+/** A TCP port free on 127.0.0.1 right now. */
+function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const srv = createServer()
+    srv.once('error', fail)
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address()
+      srv.close(() =>
+        typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port')),
+      )
+    })
+  })
+}
+
+/** Starts PostgreSQL when the run needs it (see the module comment); returns its teardown. */
+async function startPostgres(): Promise<(() => Promise<void>) | undefined> {
+  const pass = process.env.SVC_TEST_DATABASE === 'postgres'
+  let teardown: (() => Promise<void>) | undefined
+  if (!process.env.SVC_TEST_PG_URL && (pass || runUses(/SVC_TEST_PG_URL/))) {
+    const started = Date.now()
+    const dir = mkdtempSync(join(tmpdir(), 'svcbase-pg-'))
+    const pgRun = (args: string[]) => runScript('postgres.sh', args)
+    const stop = async () => {
+      await pgRun(['stop', dir]).catch((err: unknown) => console.error(String(err)))
+      rmSync(dir, { recursive: true, force: true })
+    }
+    try {
+      process.env.SVC_PG_PORT = String(await freePort())
+      await pgRun(['install'])
+      await pgRun(['start', dir])
+      const url = parseEnv(readFileSync(join(dir, 'env'), 'utf8')).SVC_TEST_PG_URL
+      if (!url) throw new Error('the PostgreSQL env file has no SVC_TEST_PG_URL')
+      process.env.SVC_TEST_PG_URL = url
+    } catch (err) {
+      await stop()
+      throw new Error(
+        `The PostgreSQL test server could not be started, so the PostgreSQL tests cannot run: ${
+          err instanceof Error ? err.message : String(err)
+        }`,
+        { cause: err },
+      )
+    }
+    console.log(
+      `PostgreSQL test server ready at ${process.env.SVC_TEST_PG_URL} after ${(Date.now() - started) / 1000} s`,
+    )
+    teardown = stop
+  }
+  if (pass) {
+    process.env.SVC_DATABASE_URL = process.env.SVC_TEST_PG_URL
+    process.env.SVC_DATABASE_SCHEMA = '@dir'
+  }
+  return teardown
+}
+
+/**
+ * Installs promtool, starts PostgreSQL and the S3 server (each unless not needed); returns the
+ * teardown.
+ */
 export default async function setup(): Promise<(() => Promise<void>) | void> {
+  const stopPostgres = await startPostgres()
+  try {
+    const stopS3 = await setupS3()
+    if (!stopS3 && !stopPostgres) return
+    return async () => {
+      try {
+        await stopS3?.()
+      } finally {
+        await stopPostgres?.()
+      }
+    }
+  } catch (err) {
+    await stopPostgres?.()
+    throw err
+  }
+}
+
+/** Installs promtool and starts the S3 server (each unless not needed); returns the teardown. */
+async function setupS3(): Promise<(() => Promise<void>) | undefined> {
   // The SDK pinned for Node 20 warns once per process that later releases need Node 22.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
   // NB: before the S3 server's install: both use apt-get, which allows one run at a time.
   await ensurePromtool()
   await ensureArchiveTools()
-  if (process.env.SVC_TEST_S3_ENDPOINT) return
-  if (!runNeedsS3()) return
+  if (process.env.SVC_TEST_S3_ENDPOINT) return undefined
+  if (!runNeedsS3()) return undefined
   const started = Date.now()
   const dir = mkdtempSync(join(tmpdir(), 'svcbase-s3-'))
   const stop = async () => {

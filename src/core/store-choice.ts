@@ -1,0 +1,38 @@
+/**
+ * Which store an app opens when its config names none: PostgreSQL when a database URL is given
+ * (`AppConfig.databaseUrl`, else `SVC_DATABASE_URL`), else SQLite files in `dataDir`.
+ */
+import { createHash } from 'node:crypto'
+import { resolve } from 'node:path'
+import { createPostgresStore, createSqliteStore, type Store } from '../store/index.js'
+import type { AppConfig } from './app.js'
+
+/** The `databaseSchema` value that derives one schema per data folder. */
+export const DIR_SCHEMA = '@dir'
+
+/**
+ * The schema `@dir` stands for: `svc_` and a hash of the resolved data folder, so each folder
+ * gets its own schema on one database and finds it again after a restart.
+ */
+export function dirSchema(dataDir: string): string {
+  return `svc_${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 24)}`
+}
+
+/** The store for `config`: see the module comment. Throws on a URL that is not PostgreSQL's. */
+export function defaultStore(config: AppConfig, verbose?: (sql: string) => void): Store {
+  const url = config.databaseUrl ?? process.env.SVC_DATABASE_URL
+  if (url === undefined || url === '') return createSqliteStore({ dir: config.dataDir, verbose })
+  if (!/^postgres(ql)?:\/\//i.test(url)) {
+    throw new Error(
+      'the database URL must start with postgres:// or postgresql:// (--db, SVC_DATABASE_URL)',
+    )
+  }
+  const named = config.databaseSchema ?? process.env.SVC_DATABASE_SCHEMA ?? 'public'
+  const schema = named === DIR_SCHEMA ? dirSchema(config.dataDir) : named
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,58}$/.test(schema)) {
+    throw new Error(
+      `the database schema "${schema}" must be a letter or _ then letters, digits or _ (at most 59) (--dbSchema, SVC_DATABASE_SCHEMA)`,
+    )
+  }
+  return createPostgresStore({ url, schema, verbose })
+}

@@ -1,0 +1,51 @@
+import { defineConfig } from 'vitest/config'
+
+/**
+ * The PostgreSQL pass (`npm run test:postgres`): the suites below run again with every test app on
+ * a real PostgreSQL. test/global-setup.ts starts the server (scripts/postgres.sh) and, because
+ * `SVC_TEST_DATABASE` is `postgres`, sets `SVC_DATABASE_URL` to it and `SVC_DATABASE_SCHEMA` to
+ * `@dir`: each app (CLI children included) keeps its data in a schema derived from its data folder.
+ * Suites about SQLite itself stay out of this list.
+ */
+process.env.SVC_TEST_DATABASE = 'postgres'
+
+/** The suites of the PostgreSQL pass. */
+export const postgresSuites = [
+  'test/postgres-store.test.ts',
+  'test/collections.test.ts',
+  'test/collections-shape.test.ts',
+  'test/records.test.ts',
+  'test/record-pipeline.test.ts',
+  'test/rules-actions.test.ts',
+  'test/rules-filter.test.ts',
+  'test/rules-list.test.ts',
+  'test/rules-request.test.ts',
+  'test/rule-check.test.ts',
+  'test/auth.test.ts',
+  'test/auth-errors.test.ts',
+  'test/batch.test.ts',
+  'test/batch-limits.test.ts',
+  'test/realtime.test.ts',
+  'test/files.test.ts',
+  'test/files-text.test.ts',
+  'test/expand-manage.test.ts',
+  'test/back-relation-length.test.ts',
+  'test/settings-access.test.ts',
+  'test/settings-apply.test.ts',
+  'test/settings-groups.test.ts',
+  'test/settings-patch.test.ts',
+  'test/settings-validation.test.ts',
+  'test/sdk.test.ts',
+]
+
+export default defineConfig({
+  test: {
+    include: postgresSuites,
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+    reporters: ['default', 'json'],
+    outputFile: { json: '.test-results/vitest-postgres.json' },
+    globalSetup: ['test/global-setup.ts'],
+  },
+})
