@@ -1,11 +1,14 @@
 import { mkdirSync } from 'node:fs'
+import { localCluster, type Cluster } from '../store/cluster.js'
 import type { Db } from '../store/db.js'
 import type { Store } from '../store/index.js'
 import type { SchemaManager } from '../store/schema.js'
+import { sql } from '../store/sql.js'
 import { bcryptPool } from '../tools/bcrypt-pool.js'
 import type { Filesystem } from '../tools/filesystem/types.js'
 import type { App, AppConfig, TerminateOptions } from './app.js'
 import { bindAuthRecordHooks } from './auth/record-hooks.js'
+import { ClusterBridge } from './cluster-bridge.js'
 import { databaseOf, type Collection } from './collections/model.js'
 import { CollectionRegistry } from './collections/registry.js'
 import { CollectionService } from './collections/service.js'
@@ -42,6 +45,10 @@ interface Opened {
   settings: SettingsService
   storage: Filesystem
   registry: CollectionRegistry
+  /** The link to the other instances, started at bootstrap and closed at terminate. */
+  cluster: Cluster
+  /** Carries the bus's events to and from the other instances (started once loaded). */
+  bridge: ClusterBridge
   /** Releases this app's hold on the bcrypt worker pool. */
   releasePool: () => Promise<void>
 }
@@ -108,6 +115,9 @@ class AppImpl implements App {
   }
   get events(): EventBus {
     return this.shared.events
+  }
+  get cluster(): Cluster {
+    return this.opened.cluster
   }
   get settings(): SettingsService {
     return this.opened.settings
@@ -238,16 +248,44 @@ class AppImpl implements App {
     )
     const storage = createStorage(() => settings.get(), config.dataDir)
     const registry = new CollectionRegistry()
-    this.shared.opened = { store, settings, storage, registry, releasePool: bcryptPool.retain() }
+    const cluster = config.cluster ?? store.cluster?.() ?? localCluster()
+    const bridge = new ClusterBridge(this, events, cluster, () => this.reloadCollections())
+    this.shared.opened = {
+      store,
+      settings,
+      storage,
+      registry,
+      cluster,
+      bridge,
+      releasePool: bcryptPool.retain(),
+    }
     try {
+      await cluster.start()
       await store.migrate()
       await settings.load()
       await this.collections.load()
       await this.collections.ensureSystemCollections()
+      bridge.start()
     } catch (err) {
       await this.shutdown()
       throw err
     }
+  }
+
+  /**
+   * Reads the collections again after another instance changed them: in a transaction, so the
+   * new registry replaces the shared one at commit as a local schema change would.
+   */
+  private async reloadCollections(): Promise<void> {
+    await this.runInTransaction(async (tx) => {
+      const txApp = tx as AppImpl
+      const rows = await txApp.db.all<{ id: string }>(sql`SELECT id FROM _collections`)
+      const ids = new Set(rows.map((r) => r.id))
+      for (const c of txApp.registry.all()) if (!ids.has(c.id)) txApp.registry.remove(c.id)
+      await txApp.collections.load()
+    })
+    // NB: the schema changed under this process's connections: drop their prepared statements.
+    this.db.resetStatements()
   }
 
   /** The built-in action of `onTerminate`: stops the scheduler, closes storage and the store. */
@@ -257,6 +295,8 @@ class AppImpl implements App {
     const opened = this.shared.opened
     if (!opened) return
     try {
+      await opened.bridge.stop()
+      await opened.cluster.close()
       await opened.storage.close()
       await opened.store.close()
     } finally {
@@ -283,7 +323,13 @@ export function newApp(config: AppConfig): App {
     hooks: createHooks(),
     events,
     services,
-    cron: new CronScheduler({ logger, leader: config.cronLeader }),
+    // NB: the cluster's leader is asked at each run: the cluster is known once bootstrapped.
+    cron: new CronScheduler({
+      logger,
+      leader: config.cronLeader ?? {
+        claim: (jobId, at) => shared.opened?.cluster.leader.claim(jobId, at) ?? true,
+      },
+    }),
     opened: null,
     settingsGroups: new SettingsRegistry(),
     serving: false,
