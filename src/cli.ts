@@ -5,6 +5,7 @@ import { resolve } from 'node:path'
 import { createApp } from './core/create-app.js'
 import { countSuperusers, describeError, manageSuperuser } from './core/auth/superusers.js'
 import { automigrate, schemaCommand } from './cli-schema.js'
+import { IpcCluster, MAX_WORKERS, notifyReady, runPrimary, workerRole } from './cluster/index.js'
 import { typegenCommand } from './cli-typegen.js'
 import { createServer } from './server.js'
 
@@ -53,6 +54,8 @@ Flags of serve:
   --publicDir=./svc_public  the static files served at / (outside /api and /_/)
   --indexFallback         missing extensionless paths answer publicDir's index.html (single-page
                           apps); on by default, --indexFallback=false turns it off
+  --workers=1             processes sharing the port and the data (all the cores of one
+                          machine); see docs/scaling.md
 
 Accepted for PocketBase scripts, not built yet (serve prints what each one loses):
   --https, --hooksWatch, --hooksPool, --migrationsDir, --queryTimeout`
@@ -255,7 +258,14 @@ async function serve(cl: CommandLine): Promise<void> {
   if (origins && origins.length === 0)
     throw new UsageError('--origins needs at least one origin (or * for any)')
   const key = encryptionKey(f)
-  for (const warning of unsupportedWarnings(cl)) console.warn(`warning: ${warning}`)
+  const workers = (f.workers as number | undefined) ?? 1
+  if (workers < 1 || workers > MAX_WORKERS)
+    throw new UsageError(`invalid --workers=${workers}: expected 1 to ${MAX_WORKERS} processes`)
+  const role = workerRole()
+  if (!role.worker)
+    for (const warning of unsupportedWarnings(cl)) console.warn(`warning: ${warning}`)
+  // The primary of `--workers N` only forks and coordinates; its workers run this function.
+  if (workers > 1 && !role.worker) return runPrimary({ workers })
   const server = await createServer(
     {
       dataDir: dir,
@@ -264,6 +274,8 @@ async function serve(cl: CommandLine): Promise<void> {
       indexFallback: f.indexFallback !== false,
       dev: f.dev === true,
       encryptionKey: key,
+      // With PostgreSQL the store's own cluster links the workers (and other machines).
+      cluster: role.worker && !process.env.SVC_DATABASE_URL ? new IpcCluster() : undefined,
     },
     {
       origins,
@@ -278,7 +290,7 @@ async function serve(cl: CommandLine): Promise<void> {
       },
     },
   )
-  if (f.automigrate === true) await automigrate(server)
+  if (f.automigrate === true && role.first) await automigrate(server)
   await server.listen({ host, port })
   const url = listeningUrl(server.http.server.address())
   // One write, so whoever reads the output sees these lines together.
@@ -297,7 +309,9 @@ async function serve(cl: CommandLine): Promise<void> {
       `  ${server.setupToken}`,
     )
   }
-  console.log(lines.join('\n'))
+  // NB: the first worker prints for all (the others start once it is ready).
+  if (role.first) console.log(lines.join('\n'))
+  notifyReady()
   const stop = () => {
     server.close().then(
       () => process.exit(0),

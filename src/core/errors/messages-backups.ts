@@ -20,4 +20,6 @@ export const backupsMessages = {
     `The backup cannot be restored, nothing was changed: ${reason}` as const,
   backupRestoreUnavailable:
     'This server cannot restart itself in process, so it cannot restore a backup.',
+  backupRestoreShared: ({ count }: Args<'count'>) =>
+    `Cannot restore a backup while ${count} server processes share this data (serve --workers or several instances): the others would keep serving the old data. Stop them and restore with one process.` as const,
 } as const

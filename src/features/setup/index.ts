@@ -23,7 +23,9 @@ export function setupFeature(): Feature {
   return {
     name: 'setup',
     register: ({ app, http }) => {
-      const token = randomString(32)
+      // NB: the workers of `serve --workers` share the token their primary made.
+      const shared = process.env.SVC_SETUP_TOKEN
+      const token = shared && shared.length >= 32 ? shared : randomString(32)
       app.services.set('setup', { token })
       registerSetup(app, http, token)
     },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { App } from '../../../core/app.js'
 import { verifyToken } from '../../../core/auth/tokens.js'
-import { forbidden, messages, notFound, unauthorized } from '../../../core/errors.js'
+import { badRequest, forbidden, messages, notFound, unauthorized } from '../../../core/errors.js'
 import { SUPERUSERS } from '../../../core/request-info.js'
 import { readBody } from '../../../http/body.js'
 import { requireSuperuser } from '../../../http/guards.js'
@@ -95,6 +95,9 @@ export function registerRoutes(
 
   http.post<KeyParams>('/api/backups/:key/restore', async (req, reply) => {
     requireSuperuser(requestInfo(req))
+    // NB: a restart swaps this process's data only; others sharing it would serve the old data.
+    const count = await app.cluster.liveInstances()
+    if (count > 1) throw badRequest(messages.backupRestoreShared({ count }))
     const start = await backups.prepareRestore(req.params.key)
     // The restart stops HTTP, which waits for requests in flight: it starts once this answer
     // has gone out (or its connection is gone).

@@ -1,0 +1,165 @@
+import cluster, { type Worker } from 'node:cluster'
+import { MemoryCounterStore } from '../features/rate-limit/counter-store.js'
+import { randomString } from '../tools/ids.js'
+import { ENV, isClusterMessage, TAG, type FromWorker, type WorkerRequest } from './protocol.js'
+
+/** Options of {@link runPrimary}. */
+export interface PrimaryOptions {
+  /** How many worker processes (2 or more). */
+  workers: number
+  /** Where the primary's own lines go: once every worker is ready, and each replacement. */
+  log?: (line: string) => void
+}
+
+/** A worker died this soon after its start: wait before starting another (a crash loop). */
+const QUICK_DEATH_MS = 2_000
+const RESTART_DELAY_MS = 1_000
+
+/**
+ * The primary process of `serve --workers N`: forks N workers running the same command line
+ * (Node's cluster module shares the listening port between them, round-robin). The first worker
+ * starts alone (it migrates the data folder, applies --automigrate and prints the startup lines);
+ * the others start once it is ready. The primary relays each worker's cluster messages to the
+ * others, chooses the scheduler's leader (the live ready worker with the lowest id; a dead one
+ * is replaced and leadership moves), claims each scheduled run once, and holds the shared
+ * rate-limit counters. SIGTERM/SIGINT stop every worker gracefully, then the primary exits.
+ * Resolves once every worker of the start is ready; rejects when the first one cannot start.
+ */
+export async function runPrimary(options: PrimaryOptions): Promise<void> {
+  const log = options.log ?? ((line: string) => console.log(line))
+  const counters = new MemoryCounterStore()
+  const ready = new Set<number>()
+  const started = new Map<number, number>()
+  /** The last scheduled time claimed per job: a run is claimed once, even across a handover. */
+  const claimed = new Map<string, number>()
+  const setupToken = randomString(32)
+  let stopping = false
+
+  const alive = (): Worker[] =>
+    Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead())
+  const leaderId = (): number | undefined => {
+    const ids = alive()
+      .filter((w) => ready.has(w.id))
+      .map((w) => w.id)
+    return ids.length > 0 ? Math.min(...ids) : undefined
+  }
+
+  const answer = async (w: Worker, request: WorkerRequest): Promise<unknown> => {
+    switch (request.op) {
+      case 'claim': {
+        if (w.id !== leaderId()) return false
+        const last = claimed.get(request.jobId)
+        if (last !== undefined && request.at <= last) return false
+        claimed.set(request.jobId, request.at)
+        return true
+      }
+      case 'hit':
+        return counters.hit(request.key, request.windowMs)
+      case 'reset':
+        await counters.reset()
+        return null
+      case 'live':
+        return alive().length
+    }
+  }
+
+  const send = (w: Worker, message: object): void => {
+    if (w.isDead() || !w.isConnected()) return
+    try {
+      w.send(message)
+    } catch {
+      // NB: the worker is going away; its 'exit' handler replaces it.
+    }
+  }
+
+  const fork = (first: boolean): Worker => {
+    const w = cluster.fork({
+      [ENV.first]: first ? '1' : '0',
+      [ENV.count]: String(options.workers),
+      [ENV.setupToken]: setupToken,
+    })
+    started.set(w.id, Date.now())
+    w.on('message', (m: unknown) => {
+      if (!isClusterMessage(m)) return
+      const msg = m as FromWorker
+      if (msg.type === 'ready') ready.add(w.id)
+      else if (msg.type === 'publish') {
+        for (const other of alive())
+          if (other.id !== w.id) send(other, { svc: TAG, type: 'message', message: msg.message })
+      } else if (msg.type === 'ask') {
+        answer(w, msg.request).then(
+          (value) => send(w, { svc: TAG, type: 'reply', id: msg.id, value }),
+          (err: unknown) => send(w, { svc: TAG, type: 'reply', id: msg.id, error: String(err) }),
+        )
+      }
+    })
+    return w
+  }
+
+  /** Resolves when `w` is ready; rejects when it exits first. */
+  const whenReady = (w: Worker): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (m: unknown) => {
+        if (isClusterMessage(m) && m.type === 'ready') {
+          w.off('exit', onExit)
+          resolve()
+        }
+      }
+      const onExit = (code: number | null, signal: string | null) => {
+        w.off('message', onMessage)
+        reject(
+          new Error(`worker ${w.id} exited (${signal ?? `code ${String(code)}`}) before serving`),
+        )
+      }
+      w.on('message', onMessage)
+      w.once('exit', onExit)
+    })
+
+  const stop = () => {
+    if (stopping) return
+    stopping = true
+    for (const w of alive()) w.process.kill('SIGTERM')
+    const check = () => {
+      if (alive().length > 0) return
+      void counters.close()
+      process.exit(0)
+    }
+    cluster.on('exit', check)
+    check()
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+
+  const first = fork(true)
+  try {
+    await whenReady(first)
+  } catch (err) {
+    stopping = true
+    await counters.close()
+    throw err
+  }
+
+  cluster.on('exit', (w, code, signal) => {
+    ready.delete(w.id)
+    if (stopping) return
+    const lived = Date.now() - (started.get(w.id) ?? 0)
+    started.delete(w.id)
+    log(
+      `worker ${w.id} (pid ${String(w.process.pid)}) exited (${signal ?? `code ${String(code)}`}): starting another`,
+    )
+    setTimeout(
+      () => {
+        if (!stopping) fork(false)
+      },
+      lived < QUICK_DEATH_MS ? RESTART_DELAY_MS : 0,
+    )
+  })
+
+  const rest = Array.from({ length: options.workers - 1 }, () => fork(false))
+  await Promise.allSettled(rest.map(whenReady))
+  log(
+    `${options.workers} worker processes share the address (pids ${alive()
+      .map((w) => String(w.process.pid))
+      .join(', ')}; primary ${process.pid})`,
+  )
+}
