@@ -177,6 +177,8 @@ const specs: SystemSpec[] = [
       text('body', { options: { max: 0 } }),
       { name: 'attempts', type: 'number' },
       date('nextAttemptAt'),
+      // Set while one instance sends the row (features/webhooks/lease.ts).
+      date('leaseUntil'),
     ],
     indexes: ['CREATE INDEX `idx_webhook_outbox_due` ON `_webhook_outbox` (`nextAttemptAt`)'],
   },

@@ -11,7 +11,10 @@ import type { App } from '../../core/app.js'
 import { join, param, sql } from '../../store/sql.js'
 import { formatDate } from '../../tools/dates.js'
 import { guardedRequest } from '../../tools/ssrf.js'
+import { BACKOFF_BASE_MS, backoffDelay, retryAfterMs } from './backoff.js'
+import { LEASE_MARGIN_MS, releaseOrphanLeases, takeRows, unleased } from './lease.js'
 import { signedHeaders } from './service.js'
+import { LAST_ATTEMPT_AT, LAST_ERROR, LAST_STATUS, LEASE_UNTIL, NEXT_AT } from './columns.js'
 
 /** Internal knobs (tests); none is a setting. */
 export interface DelivererOptions {
@@ -25,9 +28,6 @@ export interface DelivererOptions {
   allowAddresses?: readonly string[]
 }
 
-/** The default first retry delay: 42 s × (2^11 − 1) ≈ 24 h over 12 attempts. */
-export const BACKOFF_BASE_MS = 42_000
-const MAX_DELAY_MS = 24 * 60 * 60 * 1000
 /** The longest sleep between passes when nothing is due sooner. */
 const IDLE_MS = 60_000
 /** Rows read per pass. */
@@ -73,17 +73,7 @@ const PACED_PAUSE_MS = 20
 /** How long outcomes gather before they are stored together, in ms. */
 const FLUSH_MS = 5
 
-/** The delay before attempt `attempt + 1`: base × 2^(attempt−1), ±20 % jitter, at most 24 h. */
-export function backoffDelay(base: number, attempt: number, random = Math.random()): number {
-  const plain = base * 2 ** Math.max(0, attempt - 1)
-  return Math.min(MAX_DELAY_MS, Math.round(plain * (0.8 + 0.4 * random)))
-}
-
-/** Seconds of a `Retry-After` header given as seconds, or 0. */
-function retryAfterMs(value: string | string[] | undefined): number {
-  const s = Array.isArray(value) ? value[0] : value
-  return s && /^\d+$/.test(s) ? Math.min(MAX_DELAY_MS, Number(s) * 1000) : 0
-}
+export { BACKOFF_BASE_MS, backoffDelay } from './backoff.js'
 
 export class Deliverer {
   private running = false
@@ -123,7 +113,12 @@ export class Deliverer {
   /** Starts delivering (at `onServe`): rows left from before a stop or crash go out first. */
   start(): void {
     this.running = true
-    this.wake(true)
+    // Alone on the data: leases left by a crash are ours to clear (lease.ts).
+    void releaseOrphanLeases(this.app)
+      .catch((err: unknown) => {
+        this.app.logger.error('webhook leases could not be cleared', { error: String(err) })
+      })
+      .finally(() => this.wake(true))
   }
 
   /** Stops: no new attempt starts; those in flight end (each bounded by the timeout). */
@@ -221,7 +216,7 @@ export class Deliverer {
       const now = formatDate(new Date())
       this.readUpTo = now
       const rows = await this.app.db.all<DueRow>(
-        sql`SELECT o.id AS id, o.body AS body, o.attempts AS attempts, o.webhook AS webhook, w.url AS url, w.secret AS secret, w.enabled AS enabled FROM _webhook_outbox o LEFT JOIN _webhooks w ON w.id = o.webhook WHERE o.nextAttemptAt <= ${now} ORDER BY o.nextAttemptAt LIMIT ${PASS_ROWS}`,
+        sql`SELECT o.id AS id, o.body AS body, o.attempts AS attempts, o.webhook AS webhook, w.url AS url, w.secret AS secret, w.enabled AS enabled FROM _webhook_outbox o LEFT JOIN _webhooks w ON w.id = o.webhook WHERE o.${NEXT_AT} <= ${now} AND ${unleased(now)} ORDER BY o.${NEXT_AT} LIMIT ${PASS_ROWS}`,
       )
       const known = new Set([...this.inflight.keys(), ...this.queue.map((r) => r.id)])
       for (const row of rows) if (!known.has(row.id)) this.queue.push(row)
@@ -232,8 +227,10 @@ export class Deliverer {
     this.lastPassAt = performance.now()
     let starts = this.paced() ? PACED_STARTS : Infinity
     const waiting: DueRow[] = []
+    const picked: DueRow[] = []
     for (const row of this.queue) {
-      if (!this.running || this.inflight.size >= max || starts <= 0 || this.inflight.has(row.id)) {
+      const full = this.inflight.size + picked.length >= max
+      if (!this.running || full || starts <= 0 || this.inflight.has(row.id)) {
         if (!this.inflight.has(row.id)) waiting.push(row)
         continue
       }
@@ -245,41 +242,63 @@ export class Deliverer {
       }
       this.perUrl.set(key, busy + 1)
       starts--
-      let held = true
-      // The URL's slot is freed once the exchange ended; the row stays in flight until stored.
-      const release = () => {
-        if (!held) return
-        held = false
-        const n = (this.perUrl.get(key) ?? 1) - 1
-        if (n <= 0) this.perUrl.delete(key)
-        else this.perUrl.set(key, n)
-        this.wake()
-      }
-      const job = this.deliver(row, release)
-        .catch((err: unknown) => {
-          this.app.logger.error('webhook delivery failed', { id: row.id, error: String(err) })
-        })
-        .finally(() => {
-          this.inflight.delete(row.id)
-          release()
-          this.wake()
-        })
-      this.inflight.set(row.id, job)
+      picked.push(row)
     }
     this.queue = waiting
     // Paced: the rows left wait for the next pass, not for a delivery's end.
     if (starts <= 0 && waiting.length > 0) this.again = true
+    // Only the rows this instance took go out (another instance may be sending the others).
+    const leaseMs = this.app.settings.get().webhooks.timeout * 1000 + LEASE_MARGIN_MS
+    const taken = await takeRows(
+      this.app,
+      picked.map((r) => r.id),
+      leaseMs,
+    ).catch((err: unknown) => {
+      this.app.logger.error('webhook rows could not be taken', { error: String(err) })
+      return new Map<string, number>()
+    })
+    for (const row of picked) this.begin(row, taken.get(row.id))
+  }
+
+  /** Starts a picked row's delivery when it was taken (`attempts` known), else frees its slot. */
+  private begin(row: DueRow, attempts: number | undefined): void {
+    const key = row.url ?? ''
+    let held = true
+    // The URL's slot is freed once the exchange ended; the row stays in flight until stored.
+    const release = () => {
+      if (!held) return
+      held = false
+      const n = (this.perUrl.get(key) ?? 1) - 1
+      if (n <= 0) this.perUrl.delete(key)
+      else this.perUrl.set(key, n)
+      this.wake()
+    }
+    if (attempts === undefined) return release()
+    // NB: `stop` awaits the pass, then what is in flight: a row taken is always sent.
+    const job = this.deliver({ ...row, attempts }, release)
+      .catch((err: unknown) => {
+        this.app.logger.error('webhook delivery failed', { id: row.id, error: String(err) })
+      })
+      .finally(() => {
+        this.inflight.delete(row.id)
+        release()
+        this.wake()
+      })
+    this.inflight.set(row.id, job)
   }
 
   /** Sleeps until the next row not read yet is due (at most a minute). */
   private async arm(): Promise<void> {
     if (!this.running) return
     clearTimeout(this.timer)
-    const next = await this.app.db.get<{ next: string | null }>(
-      sql`SELECT MIN(nextAttemptAt) AS next FROM _webhook_outbox WHERE nextAttemptAt > ${this.readUpTo}`,
+    // A row due later, or held by another instance whose lease runs out (it crashed).
+    const now = formatDate(new Date())
+    const next = await this.app.db.get<{ next: string | null; lease: string | null }>(
+      sql`SELECT MIN(${NEXT_AT}) AS next, (SELECT MIN(${LEASE_UNTIL}) FROM _webhook_outbox WHERE ${LEASE_UNTIL} > ${now}) AS lease FROM _webhook_outbox WHERE ${NEXT_AT} > ${this.readUpTo}`,
     )
-    const at = next?.next ? Date.parse(next.next.replace(' ', 'T')) : NaN
-    const wait = Number.isNaN(at) ? IDLE_MS : Math.min(IDLE_MS, Math.max(5, at - Date.now()))
+    const times = [next?.next, next?.lease].map((t) => (t ? Date.parse(t.replace(' ', 'T')) : NaN))
+    const at = Math.min(...times.filter((t) => !Number.isNaN(t)))
+    const wait = !Number.isFinite(at) ? IDLE_MS : Math.min(IDLE_MS, Math.max(5, at - Date.now()))
     if (!this.running) return
     this.timer = setTimeout(() => {
       this.timer = undefined
@@ -379,11 +398,11 @@ export class Deliverer {
         await tx.db.run(sql`DELETE FROM _webhook_outbox WHERE id IN (${join(done)})`)
       for (const o of batch.filter((b) => !b.done))
         await tx.db.run(
-          sql`UPDATE _webhook_outbox SET attempts = ${o.attempt}, nextAttemptAt = ${o.next}, updated = ${o.at} WHERE id = ${o.id}`,
+          sql`UPDATE _webhook_outbox SET attempts = ${o.attempt}, ${NEXT_AT} = ${o.next}, ${LEASE_UNTIL} = '', updated = ${o.at} WHERE id = ${o.id}`,
         )
       for (const o of latest.values())
         await tx.db.run(
-          sql`UPDATE _webhooks SET lastStatus = ${o.status}, lastError = ${o.error}, lastAttemptAt = ${o.at}, attempts = ${o.attempt}${o.gone ? sql`, enabled = FALSE` : sql``} WHERE id = ${o.webhook}`,
+          sql`UPDATE _webhooks SET ${LAST_STATUS} = ${o.status}, ${LAST_ERROR} = ${o.error}, ${LAST_ATTEMPT_AT} = ${o.at}, attempts = ${o.attempt}${o.gone ? sql`, enabled = FALSE` : sql``} WHERE id = ${o.webhook}`,
         )
     })
   }

@@ -50,6 +50,12 @@ export function webhooksFeature(options: DelivererOptions = {}): Feature {
         targets.invalidate()
         deliverer.forget()
       })
+      // Another instance changed `_webhooks` (the bridge re-publishes its events here).
+      app.events.subscribe((e) => {
+        if (e.kind !== 'record' || e.collection.name !== WEBHOOKS) return
+        targets.invalidate()
+        deliverer.forget()
+      })
       bindOutbox(app, targets, deliverer)
       bindReadOnlyOutbox(app)
       app.services.set('webhooks', { wake: () => deliverer.wake(true) })

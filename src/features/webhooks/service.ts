@@ -20,6 +20,7 @@ import { join, param, sql } from '../../store/sql.js'
 import { formatDate, nowDate } from '../../tools/dates.js'
 import { sortableId } from '../../tools/ids.js'
 import { parseTargetUrl, SsrfError } from '../../tools/ssrf.js'
+import { NEXT_AT } from './columns.js'
 
 export const WEBHOOKS = '_webhooks'
 export const OUTBOX = '_webhook_outbox'
@@ -163,7 +164,7 @@ export async function enqueue(app: App, webhookIds: string[], body: string): Pro
       sql`(${param(sortableId(at.getTime()))}, ${param(w)}, ${param(body)}, 0, ${param(now)}, ${param(now)}, ${param(now)})`,
   )
   await app.db.run(
-    sql`INSERT INTO _webhook_outbox (id, webhook, body, attempts, nextAttemptAt, created, updated) VALUES ${join(rows)}`,
+    sql`INSERT INTO _webhook_outbox (id, webhook, body, attempts, ${NEXT_AT}, created, updated) VALUES ${join(rows)}`,
   )
 }
 
