@@ -45,6 +45,14 @@ export interface Store {
    */
   checkSnapshot(dir: string): Promise<void>
   /**
+   * Replaces the live data with the snapshot in `dir` (as `checkSnapshot` accepted it), for a
+   * restore while the app is stopped (the store closed), when the engine's data lives outside
+   * the data folder (PostgreSQL: the live schemas renamed aside, the dumps restored into fresh
+   * ones). `undo` puts the replaced data back; `done` drops it. A store without it (SQLite) is
+   * restored by swapping the files of the data folder.
+   */
+  restore?(dir: string): Promise<{ undo(): Promise<void>; done(): Promise<void> }>
+  /**
    * The daily upkeep of every database (SQLite: `PRAGMA optimize` and a WAL checkpoint that
    * empties the WAL), serialised with the writers.
    */

@@ -1,5 +1,4 @@
 import pg from 'pg'
-import type { ConsoleRequest, ConsoleResult } from '../console.js'
 import { DbError, type Db } from '../db.js'
 import { ident, join, sql } from '../sql.js'
 import type { DatabaseName, Store } from '../store.js'
@@ -7,6 +6,8 @@ import { PgDb, quoteSchema } from './database.js'
 import { migratePostgres, MIGRATE_LOCK } from './migrations.js'
 import { postgresDialect } from './postgres-dialect.js'
 import { postgresSchema } from './schema.js'
+import { runPostgresConsole } from './console.js'
+import { restorePostgres } from './restore.js'
 
 /** Options of the PostgreSQL store. */
 export interface PostgresStoreOptions {
@@ -30,8 +31,7 @@ export function postgresSchemas(schema = 'public'): Record<DatabaseName, string>
   return { main: schema, auxiliary: schema === 'public' ? 'svc_aux' : `${schema}_aux` }
 }
 
-// TODO(pg-ops): replaced by the imports of ./snapshot.js, ./snapshot-check.js and ./console.js
-// once those files exist.
+// TODO(pg-ops): replaced by the imports of ./snapshot.js and ./snapshot-check.js.
 function backupPostgres(
   _opts: { url: string; schemas: Record<DatabaseName, string> },
   _dir: string,
@@ -39,9 +39,6 @@ function backupPostgres(
   return Promise.reject(new Error('not built yet'))
 }
 function checkPostgresSnapshot(_dir: string): Promise<void> {
-  return Promise.reject(new Error('not built yet'))
-}
-function runPostgresConsole(_db: PgDb, _request: ConsoleRequest): Promise<ConsoleResult> {
   return Promise.reject(new Error('not built yet'))
 }
 
@@ -110,6 +107,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     checkSnapshot(dir) {
       return checkPostgresSnapshot(dir)
     },
+    restore: (dir) => restorePostgres({ url: options.url, schemas }, dir),
     async optimize() {
       // ANALYZE of this store's tables only: other schemas may share the database.
       for (const name of names) {
