@@ -4,6 +4,8 @@ import type {
   Cluster,
   ClusterHandler,
   ClusterMessage,
+  ClusterRecord,
+  ClusterRequests,
   SharedCounterHit,
   SharedCounters,
 } from '../store/cluster.js'
@@ -28,6 +30,10 @@ export class IpcCluster implements Cluster {
   readonly instanceId = `worker-${cluster.worker?.id ?? 0}-${randomUUID()}`
   readonly shared = true
   private readonly handlers = new Set<ClusterHandler>()
+  private readonly answerers = new Map<
+    string,
+    (payload: ClusterRecord) => Promise<ClusterRecord | undefined>
+  >()
   private readonly pending = new Map<number, Pending>()
   private nextId = 0
   private listening = false
@@ -45,6 +51,27 @@ export class IpcCluster implements Cluster {
     },
   }
 
+  readonly requests: ClusterRequests = {
+    ask: async (topic, payload) =>
+      ((await this.ask({ op: 'forward', topic, payload })) ?? undefined) as
+        ClusterRecord | undefined,
+    handle: (topic, handler) => {
+      this.answerers.set(topic, handler)
+      return () => {
+        if (this.answerers.get(topic) === handler) this.answerers.delete(topic)
+      }
+    },
+  }
+
+  /** Answers another worker's forwarded request (no value: not held here). */
+  private answer(id: number, topic: string, payload: ClusterRecord): void {
+    const handler = this.answerers.get(topic)
+    const done = (value?: ClusterRecord) =>
+      this.send({ svc: TAG, type: 'answer', id, ...(value ? { value } : {}) })
+    if (!handler) return void done()
+    handler(payload).then(done, () => done())
+  }
+
   private readonly onMessage = (m: unknown): void => {
     if (!isClusterMessage(m)) return
     const msg = m as FromPrimary
@@ -52,6 +79,7 @@ export class IpcCluster implements Cluster {
       for (const h of this.handlers) h(msg.message)
       return
     }
+    if (msg.type === 'request') return this.answer(msg.id, msg.topic, msg.payload)
     if (msg.type === 'reply') {
       const p = this.pending.get(msg.id)
       if (!p) return

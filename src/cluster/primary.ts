@@ -14,6 +14,8 @@ export interface PrimaryOptions {
 /** A worker died this soon after its start: wait before starting another (a crash loop). */
 const QUICK_DEATH_MS = 2_000
 const RESTART_DELAY_MS = 1_000
+/** How long a forwarded request waits for the other workers (below the worker's own wait). */
+const FORWARD_TIMEOUT_MS = 3_000
 
 /**
  * The primary process of `serve --workers N`: forks N workers running the same command line
@@ -44,6 +46,34 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
     return ids.length > 0 ? Math.min(...ids) : undefined
   }
 
+  /** Forwarded requests waiting for the other workers' answers, by id. */
+  const forwards = new Map<number, { waiting: Set<number>; done: (value: unknown) => void }>()
+  let nextForward = 0
+  /** Asks every other live worker; the first value answers, else null once all said no. */
+  const forward = (from: Worker, topic: string, payload: unknown): Promise<unknown> =>
+    new Promise((resolve) => {
+      const others = alive().filter((o) => o.id !== from.id && ready.has(o.id))
+      if (others.length === 0) return resolve(null)
+      const id = ++nextForward
+      const timer = setTimeout(() => finish(null), FORWARD_TIMEOUT_MS)
+      const finish = (value: unknown) => {
+        clearTimeout(timer)
+        forwards.delete(id)
+        resolve(value)
+      }
+      forwards.set(id, { waiting: new Set(others.map((o) => o.id)), done: finish })
+      for (const o of others) send(o, { svc: TAG, type: 'request', id, topic, payload })
+    })
+  /** A worker's answer to a forwarded request (or its death: no answer from it). */
+  const answered = (workerId: number, id: number | null, value: unknown): void => {
+    for (const [fid, f] of forwards) {
+      if (id !== null && fid !== id) continue
+      if (!f.waiting.delete(workerId)) continue
+      if (value !== undefined) f.done(value)
+      else if (f.waiting.size === 0) f.done(null)
+    }
+  }
+
   const answer = async (w: Worker, request: WorkerRequest): Promise<unknown> => {
     switch (request.op) {
       case 'claim': {
@@ -60,6 +90,8 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
         return null
       case 'live':
         return alive().length
+      case 'forward':
+        return forward(w, request.topic, request.payload)
     }
   }
 
@@ -83,6 +115,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
       if (!isClusterMessage(m)) return
       const msg = m as FromWorker
       if (msg.type === 'ready') ready.add(w.id)
+      else if (msg.type === 'answer') answered(w.id, msg.id, msg.value)
       else if (msg.type === 'publish') {
         for (const other of alive())
           if (other.id !== w.id) send(other, { svc: TAG, type: 'message', message: msg.message })
@@ -141,6 +174,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
 
   cluster.on('exit', (w, code, signal) => {
     ready.delete(w.id)
+    answered(w.id, null, undefined)
     if (stopping) return
     const lived = Date.now() - (started.get(w.id) ?? 0)
     started.delete(w.id)

@@ -3,7 +3,7 @@
  * IPC channel. Every message carries `svc: 'cluster'`, so nothing else on the channel is taken
  * for one.
  */
-import type { ClusterMessage } from '../store/cluster.js'
+import type { ClusterMessage, ClusterRecord } from '../store/cluster.js'
 
 /** The tag of svcbase's cluster messages. */
 export const TAG = 'svc-cluster'
@@ -14,17 +14,22 @@ export type WorkerRequest =
   | { op: 'hit'; key: string; windowMs: number }
   | { op: 'reset' }
   | { op: 'live' }
+  | { op: 'forward'; topic: string; payload: ClusterRecord }
 
 /** What a worker sends. */
 export type FromWorker =
   | { svc: typeof TAG; type: 'ready' }
   | { svc: typeof TAG; type: 'publish'; message: ClusterMessage }
   | { svc: typeof TAG; type: 'ask'; id: number; request: WorkerRequest }
+  /** A worker's answer to a forwarded request (`value` absent: not held here). */
+  | { svc: typeof TAG; type: 'answer'; id: number; value?: ClusterRecord }
 
 /** What the primary sends. */
 export type FromPrimary =
   | { svc: typeof TAG; type: 'message'; message: ClusterMessage }
   | { svc: typeof TAG; type: 'reply'; id: number; value?: unknown; error?: string }
+  /** Another worker's request, forwarded: answer with an `answer` of the same id. */
+  | { svc: typeof TAG; type: 'request'; id: number; topic: string; payload: ClusterRecord }
 
 /** True for a message of this protocol. */
 export function isClusterMessage(m: unknown): m is { svc: typeof TAG; type: string } {

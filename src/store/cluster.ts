@@ -59,6 +59,24 @@ export interface SharedCounters {
   reset(): Promise<void>
 }
 
+/**
+ * Requests that the one instance holding something answers (a realtime subscription request
+ * reaches the instance that holds the client's stream): a request goes to every other instance,
+ * and the first handler that returns a value answers it.
+ */
+export interface ClusterRequests {
+  /** Asks the other instances; undefined when none answered (or in time). */
+  ask(topic: string, payload: ClusterRecord): Promise<ClusterRecord | undefined>
+  /**
+   * Answers the others' requests of `topic`: return undefined when this instance does not hold
+   * what they ask for. Returns the removal.
+   */
+  handle(
+    topic: string,
+    handler: (payload: ClusterRecord) => Promise<ClusterRecord | undefined>,
+  ): () => void
+}
+
 /** How this instance reaches the others. */
 export interface Cluster {
   /** This instance's id (random per process start); messages it sent never come back to it. */
@@ -68,6 +86,12 @@ export interface Cluster {
    * must invalidate at once (verified auth tokens) are not kept then.
    */
   readonly shared: boolean
+  /**
+   * True when instances may run on other machines (PostgreSQL): a file on this instance's local
+   * disk is not seen by the others, so files must be on S3. Absent: one machine (`serve
+   * --workers` on SQLite shares the data folder, local storage included).
+   */
+  readonly spansMachines?: boolean
   /** Starts listening (after the store is open). */
   start(): Promise<void>
   /** Sends a message to every other instance, after the change it describes committed. */
@@ -76,6 +100,11 @@ export interface Cluster {
   subscribe(handler: ClusterHandler): () => void
   /** Claims each scheduled run once across instances. */
   readonly leader: ClusterLeader
+  /**
+   * Requests to the instance that holds something (optional: without it, nothing is forwarded
+   * and a realtime subscription must reach the instance of its stream by itself).
+   */
+  readonly requests?: ClusterRequests
   /** Shared rate-limit counters, or null for the in-memory ones of this process. */
   readonly counters: SharedCounters | null
   /**

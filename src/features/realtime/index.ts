@@ -10,7 +10,7 @@ import type { Feature } from '../../http/feature.js'
 import { handleBusEvent } from './broadcast.js'
 import { RealtimeHub, type HubOptions } from './hub.js'
 import { registerConnect } from './routes/connect.js'
-import { registerSubscriptions } from './routes/subscriptions.js'
+import { answerForwardedSubscriptions, registerSubscriptions } from './routes/subscriptions.js'
 
 /** Options of the realtime feature (tests shorten the keep-alive). */
 export type RealtimeOptions = Omit<HubOptions, 'logger'>
@@ -34,15 +34,19 @@ export function registerRealtime(
 ): Realtime {
   const hub = new RealtimeHub({ ...options, logger: app.logger })
   let unsubscribe: (() => void) | null = null
+  let stopAnswering: (() => void) | null = null
   registerConnect(http, hub)
-  registerSubscriptions(http, hub)
+  registerSubscriptions(app, http, hub)
   app.hooks.onServe.bind(async (e) => {
     unsubscribe ??= app.events.subscribe((event) => handleBusEvent(app, hub, event))
+    stopAnswering ??= answerForwardedSubscriptions(app, hub)
     await e.next()
   })
   app.hooks.onTerminate.bind(async (e) => {
     unsubscribe?.()
     unsubscribe = null
+    stopAnswering?.()
+    stopAnswering = null
     hub.close()
     await e.next()
   })

@@ -1,8 +1,12 @@
 import type { FastifyInstance } from 'fastify'
-import { badRequest, forbidden, messages, notFound } from '../../../core/errors.js'
+import type { App } from '../../../core/app.js'
+import { ApiError, badRequest, forbidden, messages, notFound } from '../../../core/errors.js'
 import type { AuthInfo } from '../../../core/request-info.js'
 import type { RealtimeHub } from '../hub.js'
 import { parseSubscribeForm } from '../subscriptions.js'
+
+/** The topic of a subscription request forwarded to the instance holding the client. */
+const FORWARD_TOPIC = 'realtime.subscribe'
 
 /** True when two auth states name the same record (guests are equal to each other). */
 function sameAuth(a: AuthInfo | null, b: AuthInfo | null): boolean {
@@ -10,24 +14,79 @@ function sameAuth(a: AuthInfo | null, b: AuthInfo | null): boolean {
   return a.collection.id === b.collection.id && String(a.record.id) === String(b.record.id)
 }
 
+/** Applies a subscription request to a client of this instance, or throws its error. */
+function apply(hub: RealtimeHub, body: unknown, ip: string, auth: AuthInfo | null): void {
+  const form = parseSubscribeForm(body)
+  const client = hub.get(form.clientId)
+  if (!client || client.closed) throw notFound(messages.realtimeClientMissing)
+  if (client.ip !== ip) throw badRequest(messages.realtimeClientInvalid)
+  if (client.auth && !sameAuth(client.auth, auth)) {
+    throw forbidden(messages.realtimeAuthMismatch)
+  }
+  client.auth = auth
+  hub.subscribe(client, form.subscriptions)
+}
+
 /**
  * `POST /api/realtime` `{clientId, subscriptions}` → 204 (reference §4.2): replaces the
  * client's subscriptions and binds this request's auth to it. Errors: 400 for a malformed body
  * or a request from another IP than the stream's, 404 for an unknown or closed client, 403 when
  * the client is already bound to another auth record (a guest may upgrade, never switch back).
+ *
+ * When other instances share the data (`serve --workers`), the request may reach another
+ * process than the client's stream: a client unknown here is asked of the others through
+ * `app.cluster.requests`, and the one holding it applies the request with the same checks.
  */
-export function registerSubscriptions(http: FastifyInstance, hub: RealtimeHub): void {
+export function registerSubscriptions(app: App, http: FastifyInstance, hub: RealtimeHub): void {
   http.post('/api/realtime', async (req, reply) => {
     const form = parseSubscribeForm(req.body)
-    const client = hub.get(form.clientId)
-    if (!client || client.closed) throw notFound(messages.realtimeClientMissing)
-    if (client.ip !== (req.svcIp || req.ip)) throw badRequest(messages.realtimeClientInvalid)
-    const auth = req.svcAuth
-    if (client.auth && !sameAuth(client.auth, auth)) {
-      throw forbidden(messages.realtimeAuthMismatch)
+    const ip = req.svcIp || req.ip
+    const requests = app.cluster.requests
+    const local = hub.get(form.clientId)
+    if (!local && requests) {
+      const auth = req.svcAuth
+      const answer = await requests.ask(FORWARD_TOPIC, {
+        body: req.body,
+        ip,
+        auth: auth ? { collectionId: auth.collection.id, recordId: String(auth.record.id) } : null,
+      })
+      if (!answer) throw notFound(messages.realtimeClientMissing)
+      if (answer.status !== 204)
+        throw new ApiError(
+          Number(answer.status),
+          typeof answer.message === 'string' ? answer.message : undefined,
+        )
+      return reply.code(204).send()
     }
-    client.auth = auth
-    hub.subscribe(client, form.subscriptions)
+    apply(hub, req.body, ip, req.svcAuth)
     return reply.code(204).send()
+  })
+}
+
+/**
+ * Answers the subscription requests other instances forward (see `registerSubscriptions`) for
+ * the clients of this instance's hub; returns the removal.
+ */
+export function answerForwardedSubscriptions(app: App, hub: RealtimeHub): () => void {
+  const requests = app.cluster.requests
+  if (!requests) return () => undefined
+  return requests.handle(FORWARD_TOPIC, async (payload) => {
+    const form = parseSubscribeForm(payload.body)
+    if (!hub.get(form.clientId)) return undefined
+    let auth: AuthInfo | null = null
+    const who = payload.auth as { collectionId: string; recordId: string } | null
+    if (who) {
+      const collection = app.collections.find(who.collectionId)
+      const record = collection ? await app.records.findById(collection, who.recordId) : undefined
+      // NB: an auth record deleted meanwhile leaves a guest, as its token would be now.
+      if (collection && record) auth = { collection, record }
+    }
+    try {
+      apply(hub, payload.body, String(payload.ip), auth)
+      return { status: 204 }
+    } catch (err) {
+      if (err instanceof ApiError) return { status: err.status, message: err.message }
+      throw err
+    }
   })
 }
