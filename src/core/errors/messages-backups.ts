@@ -18,6 +18,8 @@ export const backupsMessages = {
   backupInUse: 'The backup is currently being used and cannot be deleted.',
   backupArchiveInvalid: ({ reason }: Args<'reason'>) =>
     `The backup cannot be restored, nothing was changed: ${reason}` as const,
+  backupEngineMismatch: ({ archive, server }: Args<'archive' | 'server'>) =>
+    `The backup cannot be restored, nothing was changed: it was taken on ${archive} and this server runs on ${server}; a backup restores only on the database engine it was taken on.` as const,
   backupRestoreUnavailable:
     'This server cannot restart itself in process, so it cannot restore a backup.',
   backupRestoreShared: ({ count }: Args<'count'>) =>

@@ -6,6 +6,7 @@ import type { App } from '../../core/app.js'
 import { badRequest, messages, validationError } from '../../core/errors.js'
 import { s3ConfigOf, StorageSwitch } from '../../core/storage.js'
 import { formatDate } from '../../tools/dates.js'
+import { SnapshotEngineMismatch } from '../../store/snapshot-engines.js'
 import type { ByteRange, FileInfo, ReadResult } from '../../tools/filesystem/index.js'
 import {
   ArchiveError,
@@ -16,7 +17,7 @@ import {
   writeArchive,
   type ArchiveLimits,
 } from './archive.js'
-import { swapDataDir } from './swap.js'
+import { swapData } from './swap.js'
 import { AUTO_PREFIX, autoName, defaultName, isValidKey, isValidName } from './names.js'
 
 /** The id of the automatic backup job on `app.cron` (present while `backups.cron` is set). */
@@ -326,6 +327,10 @@ export class BackupsService {
         await extractArchive(zip, extracted, await this.limits())
         await this.app.store.checkSnapshot(join(extracted, 'db'))
       } catch (err) {
+        if (err instanceof SnapshotEngineMismatch) {
+          const engines = { archive: err.snapshotEngine, server: err.storeEngine }
+          throw badRequest(messages.backupEngineMismatch(engines), {}, err)
+        }
         const reason = err instanceof Error ? err.message : String(err)
         throw badRequest(messages.backupArchiveInvalid({ reason }), {}, err)
       }
@@ -333,7 +338,7 @@ export class BackupsService {
       return async () => {
         try {
           await restarter.restart(() =>
-            swapDataDir(this.dataDir, extracted, dir, [BACKUPS_DIR, TMP_DIR]),
+            swapData(this.app.store, this.dataDir, extracted, dir, [BACKUPS_DIR, TMP_DIR]),
           )
         } catch (err) {
           this.app.logger.error('restore failed; the data in place before it serves again', {

@@ -3,6 +3,7 @@
  */
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { Store } from '../../store/store.js'
 
 /** What the work between stop and start of a restart leaves to finish (see `server.ts`). */
 export interface RestartPlan {
@@ -45,4 +46,62 @@ export async function swapDataDir(
     throw err
   }
   return { undo, done: () => rm(work, { recursive: true, force: true }) }
+}
+
+/**
+ * Moves `storage/` of `dataDir` aside into `work/old-storage` and the extracted one (if the
+ * archive had files) into its place. `undo` puts the old one back; `done` removes it.
+ */
+async function swapStorage(dataDir: string, extracted: string, work: string): Promise<RestartPlan> {
+  const live = join(dataDir, 'storage')
+  const old = join(work, 'old-storage')
+  const failed = join(work, 'failed-storage')
+  const exists = async (p: string) => (await stat(p).catch(() => null)) !== null
+  const movedAside = await exists(live)
+  if (movedAside) await rename(live, old)
+  const undo = async () => {
+    if (await exists(live)) await rename(live, failed)
+    if (movedAside) await rename(old, live)
+  }
+  try {
+    const incoming = join(extracted, 'storage')
+    if (await exists(incoming)) await rename(incoming, live)
+  } catch (err) {
+    await undo()
+    throw err
+  }
+  return { undo, done: () => rm(old, { recursive: true, force: true }) }
+}
+
+/**
+ * The data swap of a restore (the app is stopped): through the store's own `restore` when it
+ * has one (PostgreSQL: the databases live outside the data folder), with only `storage/` of the
+ * data folder swapped as files; else every file of the data folder (`swapDataDir`).
+ */
+export async function swapData(
+  store: Store,
+  dataDir: string,
+  extracted: string,
+  work: string,
+  keep: readonly string[],
+): Promise<RestartPlan> {
+  if (!store.restore) return swapDataDir(dataDir, extracted, work, keep)
+  const databases = await store.restore(join(extracted, 'db'))
+  let files: RestartPlan
+  try {
+    files = await swapStorage(dataDir, extracted, work)
+  } catch (err) {
+    await databases.undo()
+    throw err
+  }
+  return {
+    undo: async () => {
+      await files.undo?.()
+      await databases.undo()
+    },
+    done: async () => {
+      await databases.done()
+      await files.done?.()
+    },
+  }
 }

@@ -2,6 +2,7 @@ import { readdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
+import { refuseOtherEngine } from '../snapshot-engines.js'
 
 /**
  * The worker's code, kept as a string so it runs the same from `dist/` and under tsx. It opens
@@ -85,6 +86,7 @@ export async function checkSqliteSnapshot(
 ): Promise<void> {
   const known = new Map(Object.entries(fileNames).map(([role, file]) => [file, role]))
   const present = readdirSync(dir)
+  refuseOtherEngine(present, 'SQLite')
   for (const name of present) {
     if (!known.has(name)) throw new SnapshotError(`unexpected file "${name}" next to the databases`)
     if (!statSync(join(dir, name)).isFile()) throw new SnapshotError(`"${name}" is not a file`)
