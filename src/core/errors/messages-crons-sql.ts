@@ -23,6 +23,8 @@ export const cronsSqlMessages = {
   sqlRowsRefused: ({ table }: Args<'table'>) =>
     `${sqlConsole} cannot change the rows of ${table}, which svcbase keeps itself: use the collections or settings API.` as const,
   sqlFileRefused: `${sqlConsole} cannot attach databases or write database files (ATTACH, DETACH, VACUUM INTO).`,
+  sqlConstructRefused: ({ what }: Args<'what'>) =>
+    `${sqlConsole} does not run ${what}: it would reach outside the database or past the console's safeguards.` as const,
   sqlFailed: ({ reason }: Args<'reason'>) =>
     `${sqlConsole} could not run the statement: ${reason}` as const,
 } as const

@@ -141,15 +141,19 @@ interface RestoreMark {
   lastId: string
 }
 
-/** The newest audit row id, or ''. */
+/**
+ * The newest audit row id, or ''. Rows created in the same millisecond are told apart by their
+ * physical order where the engine has one (SQLite's rowid), else by id: either way the same data
+ * answers the same id, which is all a restore's mark compares.
+ */
 async function lastRowId(app: App): Promise<string> {
   const collection = app.collections.find(AUDIT_LOG)
   if (!collection) return ''
-  const row = await app
-    .dbFor(collection)
-    .get<{ id: string }>(
-      sql`SELECT id FROM ${ident(collection.name)} ORDER BY created DESC, rowid DESC LIMIT 1`,
-    )
+  const db = app.dbFor(collection)
+  const tie = db.dialect.rowid(collection.name) ?? ident('id')
+  const row = await db.get<{ id: string }>(
+    sql`SELECT id FROM ${ident(collection.name)} ORDER BY created DESC, ${tie} DESC LIMIT 1`,
+  )
   return row?.id ?? ''
 }
 

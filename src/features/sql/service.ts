@@ -15,6 +15,7 @@ import {
   type ConsoleResult,
 } from '../../store/console.js'
 import { DbError, UniqueViolation } from '../../store/db.js'
+import { head, refusedConstruct } from './guard.js'
 
 /** SPEC §8: a read answers at most 500 rows (`truncated: true` when more existed). */
 export const SQL_MAX_ROWS = 500
@@ -65,19 +66,6 @@ export function parseSqlInput(values: Record<string, unknown>): SqlInput {
   return { sql: sql as string, write: write as boolean }
 }
 
-/** The text after leading blanks and comments, upper-cased (what the prefix checks look at). */
-function head(text: string): string {
-  let s = text
-  for (;;) {
-    const next = s
-      .replace(/^\s+/, '')
-      .replace(/^--[^\n]*(\n|$)/, '')
-      .replace(/^\/\*[\s\S]*?\*\//, '')
-    if (next === s) return s.toUpperCase()
-    s = next
-  }
-}
-
 /** SPEC §4.14 rule 1: a read starts, after trimming and upper-casing, with SELECT or WITH. */
 export function isReadText(text: string): boolean {
   const s = text.trim().toUpperCase()
@@ -114,6 +102,8 @@ export class SqlConsole {
   async run(input: SqlInput): Promise<SqlAnswer> {
     if (!input.write && !isReadText(input.sql)) throw badRequest(messages.sqlReadOnlyPrefix)
     if (input.write && writesFiles(input.sql)) throw badRequest(messages.sqlFileRefused)
+    const refused = refusedConstruct(input.sql)
+    if (refused !== null) throw badRequest(messages.sqlConstructRefused({ what: refused }))
     if (this.running >= this.maxRunning) throw new ApiError(429, messages.sqlBusy)
     this.running++
     let result: ConsoleResult

@@ -21,7 +21,8 @@ SELECT c.relname AS name, md5(concat_ws('|',
       ORDER BY a.attnum)
      FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
     WHERE a.attrelid = c.oid AND a.attnum > 0),
-  (SELECT string_agg(concat(pg_get_indexdef(i.indexrelid), i.indisvalid), ',' ORDER BY 1)
+  (SELECT string_agg(concat(pg_get_indexdef(i.indexrelid), i.indisvalid,
+      obj_description(i.indexrelid, 'pg_class')), ',' ORDER BY 1)
      FROM pg_index i WHERE i.indrelid = c.oid),
   (SELECT string_agg(concat(k.conname, pg_get_constraintdef(k.oid)), ',' ORDER BY 1)
      FROM pg_constraint k WHERE k.conrelid = c.oid),
