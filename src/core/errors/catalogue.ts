@@ -19,6 +19,7 @@ import { pushMessages } from './messages-push.js'
 import { recordMessages } from './messages-records.js'
 import { schemaMessages } from './messages-schema.js'
 import { smsCodes, smsMessages } from './messages-sms.js'
+import { storageMessages } from './messages-storage.js'
 import { teamsMessages } from './messages-teams.js'
 import { utilsMessages } from './messages-utils.js'
 import { vectorsMessages } from './messages-vectors.js'
@@ -82,6 +83,7 @@ export const messages = {
   ...vectorsMessages,
   ...utilsMessages,
   ...oauth2Messages,
+  ...storageMessages,
 } as const
 
 /** A key of {@link messages}. */

@@ -30,9 +30,12 @@ export function busChannel(schema: string): string {
   return `svc_bus_${createHash('sha256').update(schema).digest('hex').slice(0, 40)}`
 }
 
-/** The `application_name` of an instance's listener connection (tests find it by this). */
+/** The start of a listener connection's `application_name`; the instance id follows. */
+export const LISTENER_PREFIX = 'svc_bus_'
+
+/** The `application_name` of an instance's listener connection (`liveInstances` looks for it). */
 export function listenerName(instanceId: string): string {
-  return `svc_bus_${instanceId}`
+  return `${LISTENER_PREFIX}${instanceId}`
 }
 
 /** What a notification carries. */

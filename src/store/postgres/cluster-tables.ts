@@ -11,7 +11,7 @@
  */
 import type { SharedCounterHit } from '../cluster.js'
 import { ident, sql } from '../sql.js'
-import { NOW_MS } from './bus.js'
+import { LISTENER_PREFIX, NOW_MS } from './bus.js'
 import type { PgDb } from './database.js'
 
 /** How often an instance refreshes its heartbeat. */
@@ -93,11 +93,16 @@ export async function dropInstance(db: PgDb, instanceId: string): Promise<void> 
   await db.run(sql`DELETE FROM _svc_instances WHERE id = ${instanceId}`)
 }
 
-/** The instances seen within {@link LIVE_MS}, this one included. */
-export async function countLive(db: PgDb): Promise<number> {
-  const row = await db.get<{ n: number }>(
-    sql`SELECT count(*) AS n FROM _svc_instances WHERE seen > ${NOW_MS} - ${LIVE_MS}::bigint`,
-  )
+/**
+ * The instances alive now, this one included: a heartbeat within {@link LIVE_MS} and the
+ * instance's listener connected (`pg_stat_activity`), so an instance killed a moment ago stops
+ * counting as soon as the server dropped its connections, not a heartbeat period later.
+ */
+export async function countLive(db: PgDb, self: string): Promise<number> {
+  const row = await db.get<{ n: number }>(sql`SELECT count(*) AS n FROM _svc_instances i
+    WHERE i.seen > ${NOW_MS} - ${LIVE_MS}::bigint
+      AND (i.id = ${self} OR EXISTS (SELECT 1 FROM pg_stat_activity a
+        WHERE a.datname = current_database() AND a.application_name = ${LISTENER_PREFIX} || i.id))`)
   return row?.n ?? 0
 }
 

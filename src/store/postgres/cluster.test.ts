@@ -206,6 +206,16 @@ describe('the PostgreSQL cluster', () => {
     expect(gotB).toEqual([recordMsg('after-restart')])
   })
 
+  it('does not count an instance whose connections are gone (killed), whatever its heartbeat', async () => {
+    const before = await a.liveInstances()
+    // A heartbeat written a moment ago by an instance that has no listener any more.
+    await admin.query(
+      `INSERT INTO "${schema}"._svc_instances (id, seen) VALUES ('killed', (extract(epoch from now()) * 1000)::bigint)`,
+    )
+    expect(await a.liveInstances()).toBe(before)
+    await admin.query(`DELETE FROM "${schema}"._svc_instances WHERE id = 'killed'`)
+  })
+
   it('keeps two schemas apart', async () => {
     const other = `${schema}_x`
     const c = createPostgresCluster({ url, schema: other, warn })

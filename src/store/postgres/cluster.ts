@@ -107,6 +107,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
   return {
     instanceId,
     shared: true,
+    spansMachines: true,
     start() {
       starting ??= start().finally(() => (starting = null))
       return starting
@@ -132,7 +133,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
       },
     },
     counters,
-    liveInstances: async () => countLive(need()),
+    liveInstances: async () => countLive(need(), instanceId),
     flush: () => running?.bus.flush() ?? Promise.resolve(),
     close() {
       closing ??= stop().finally(() => (closing = null))

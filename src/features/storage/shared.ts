@@ -1,0 +1,49 @@
+/**
+ * Files with several instances (issue 17 part 4): instances on several machines sharing one
+ * database (the PostgreSQL cluster: `app.cluster.spansMachines`) cannot keep files on their own
+ * local disks, since each would see only its own. So, while more than one instance runs:
+ *
+ * - an instance refuses to serve when `settings.s3` is not enabled (checked at `onServe`, after
+ *   the cluster started and announced this instance);
+ * - `PATCH /api/settings` may not turn `s3.enabled` off (400).
+ *
+ * `serve --workers` on SQLite shares one data folder, local storage included: not concerned.
+ */
+import type { App } from '../../core/app.js'
+import { badRequest, messages } from '../../core/errors.js'
+import type { FastifyInstance } from 'fastify'
+import { requireSuperuser } from '../../http/guards.js'
+import { requestInfo } from '../../http/request-info.js'
+
+/** The instances sharing the data across machines now, or 1 when that cannot be the case. */
+async function machinesSharing(app: App): Promise<number> {
+  const cluster = app.cluster
+  if (!cluster.shared || cluster.spansMachines !== true) return 1
+  return cluster.liveInstances()
+}
+
+/** Throws when this instance would serve local files while other instances share the data. */
+export async function checkSharedStorage(app: App): Promise<void> {
+  if (app.settings.get().s3.enabled) return
+  const count = await machinesSharing(app)
+  if (count > 1) throw new Error(messages.storageLocalShared({ count }))
+}
+
+/** True when a settings patch body turns S3 off. */
+function turnsS3Off(body: unknown): boolean {
+  if (!body || typeof body !== 'object') return false
+  const s3 = (body as Record<string, unknown>).s3
+  return !!s3 && typeof s3 === 'object' && (s3 as Record<string, unknown>).enabled === false
+}
+
+/** Refuses `PATCH /api/settings` turning S3 off while other instances share the data. */
+export function guardSettingsPatch(app: App, http: FastifyInstance): void {
+  http.addHook('preHandler', async (req) => {
+    if (req.method !== 'PATCH' || req.routeOptions.url !== '/api/settings') return
+    if (!turnsS3Off(req.body) || !app.settings.get().s3.enabled) return
+    // The route's own answer for anyone else (401/403), never this one.
+    requireSuperuser(requestInfo(req))
+    const count = await machinesSharing(app)
+    if (count > 1) throw badRequest(messages.storageS3Required({ count }))
+  })
+}
