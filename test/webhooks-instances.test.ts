@@ -3,7 +3,8 @@
  * (`createServer` with the same `databaseUrl` and `databaseSchema`) both read the due rows, and
  * each delivery is still sent by one of them at a time: every delivery is received exactly once
  * per attempt. Each first attempt is refused (500) and retried after a few milliseconds, so the
- * retries fall due while both instances look for work.
+ * retries fall due while both instances look for work. Files are on the test S3 server, as
+ * several instances require.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,6 +16,7 @@ import { silentLogger } from '../src/core/logger.js'
 import { builtInFeatures } from '../src/features/index.js'
 import { webhooksFeature } from '../src/features/webhooks/index.js'
 import { createServer, type Server } from '../src/server.js'
+import { s3Settings } from './helpers/s3.js'
 import { startReceiver, waitFor } from './helpers/webhook-receiver.js'
 
 const url = process.env.SVC_TEST_PG_URL
@@ -89,7 +91,13 @@ beforeAll(async () => {
   await manageSuperuser(a.server.app, 'create', EMAIL, PASSWORD)
   await signIn(a)
   expect(
-    (await a.api('PATCH', '/api/settings', { webhooks: { allowPrivateNetworks: true } })).status,
+    // Files on S3: a second instance refuses to start on local storage (features/storage).
+    (
+      await a.api('PATCH', '/api/settings', {
+        webhooks: { allowPrivateNetworks: true },
+        s3: s3Settings(),
+      })
+    ).status,
   ).toBe(200)
   const coll = await a.api('POST', '/api/collections', {
     name: 'orders',
