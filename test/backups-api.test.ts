@@ -1,7 +1,7 @@
 /**
  * The backups API through a real server (SPEC §4.9): superuser guards, list, create with name
  * checks, download with a superuser file token (no bearer), archives opened by independent
- * readers (Debian's `unzip -t`, the `sqlite3` CLI), upload, delete, storage-info, health's
+ * readers (Debian's `unzip -t`, the `sqlite3` CLI or `pg_restore` on the PostgreSQL pass), upload, delete, storage-info, health's
  * `canBackup`, one backup at a time, and a backup taken while writers keep writing.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs'
@@ -9,11 +9,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  checkDbFile,
+  dbFiles,
   download,
+  dropScratchDatabases,
   fileToken,
   makeZip,
+  onPostgres,
+  queryBackup,
   seedPosts,
-  sqlite3,
   unzipTest,
   unzipTo,
   upload,
@@ -47,6 +51,7 @@ describe('backups API', () => {
   })
   afterAll(async () => {
     await t.close()
+    if (onPostgres) dropScratchDatabases()
     rmSync(work, { recursive: true, force: true })
   })
 
@@ -168,20 +173,21 @@ describe('backups API', () => {
     }
   })
 
-  it('writes an archive that unzip -t and the sqlite3 CLI accept, with the rows and files', async () => {
+  it('writes an archive that unzip -t and the engine tools accept, with the rows and files', async () => {
     const data = await download(t, 'my_backup-1.zip')
     const tested = unzipTest(work, data)
     expect(tested).toContain('No errors detected')
-    expect(tested).toMatch(/testing: data\.db\s+OK/)
-    expect(tested).toMatch(/testing: auxiliary\.db\s+OK/)
+    expect(tested).toMatch(new RegExp(`testing: ${dbFiles.main.replace('.', '\\.')}\\s+OK`))
+    expect(tested).toMatch(new RegExp(`testing: ${dbFiles.auxiliary.replace('.', '\\.')}\\s+OK`))
     const out = join(work, 'x')
     unzipTo(work, data, out)
-    expect(sqlite3(join(out, 'data.db'), 'PRAGMA integrity_check')).toBe('ok')
-    expect(sqlite3(join(out, 'auxiliary.db'), 'PRAGMA integrity_check')).toBe('ok')
-    expect(sqlite3(join(out, 'data.db'), 'SELECT COUNT(*) FROM posts')).toBe('21')
-    expect(sqlite3(join(out, 'data.db'), "SELECT title FROM posts WHERE title = 'p7'")).toBe('p7')
-    const posts = sqlite3(join(out, 'data.db'), "SELECT id FROM _collections WHERE name = 'posts'")
-    const rec = sqlite3(join(out, 'data.db'), "SELECT id FROM posts WHERE title = 'with file'")
+    const main = join(out, dbFiles.main)
+    expect(checkDbFile(main)).toBe('ok')
+    expect(checkDbFile(join(out, dbFiles.auxiliary))).toBe('ok')
+    expect(queryBackup(main, 'SELECT COUNT(*) FROM posts')).toBe('21')
+    expect(queryBackup(main, "SELECT title FROM posts WHERE title = 'p7'")).toBe('p7')
+    const posts = queryBackup(main, "SELECT id FROM _collections WHERE name = 'posts'")
+    const rec = queryBackup(main, "SELECT id FROM posts WHERE title = 'with file'")
     expect(readFileSync(join(out, 'storage', posts, rec, fileName), 'utf8')).toBe(
       'hello from storage',
     )
@@ -232,7 +238,7 @@ describe('backups API', () => {
     expect(again.body.message).toBe('Missing or invalid backup file.')
     const traversal = await t.api('DELETE', '/api/backups/..%2Fdata.db', { token: t.suToken })
     expect(traversal.status).toBe(400)
-    expect(existsSync(join(t.dir, 'data.db'))).toBe(true)
+    if (!onPostgres) expect(existsSync(join(t.dir, 'data.db'))).toBe(true)
   })
 
   it('says where backups go: storage-info', async () => {
@@ -305,8 +311,8 @@ describe('backups API', () => {
     expect(atEnd).toBeGreaterThan(atStart) // writes went on during the backup
     const out = join(work, 'busy')
     unzipTo(work, await download(t, 'busy.zip'), out)
-    expect(sqlite3(join(out, 'data.db'), 'PRAGMA integrity_check')).toBe('ok')
-    const rows = Number(sqlite3(join(out, 'data.db'), 'SELECT COUNT(*) FROM posts'))
+    expect(checkDbFile(join(out, dbFiles.main))).toBe('ok')
+    const rows = Number(queryBackup(join(out, dbFiles.main), 'SELECT COUNT(*) FROM posts'))
     expect(rows).toBeGreaterThanOrEqual(before + atStart)
     expect(rows).toBeLessThanOrEqual(before + atEnd)
   })

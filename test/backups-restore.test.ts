@@ -15,7 +15,10 @@ import {
   download,
   makeZip,
   seedPosts,
-  sqlite3,
+  alterBackup,
+  checkDbFile,
+  dbFiles,
+  onPostgres,
   titles,
   unzipTo,
   until,
@@ -113,15 +116,27 @@ describe('restore', () => {
   it('refuses damage the ZIP layer misses or catches late: a CRC-32 mismatch, a broken database page', async () => {
     const out = join(t.dir, '.svc_tmp', 'unpacked')
     unzipTo(join(t.dir, '.svc_tmp'), good, out)
-    const db = readFileSync(join(out, 'data.db'))
+    const db = readFileSync(join(out, dbFiles.main))
     rmSync(out, { recursive: true, force: true })
     rmSync(join(t.dir, '.svc_tmp', 'extract.zip'))
     // Stored (not deflated) with one byte changed after the CRC was computed.
-    const stored = await makeZip([{ name: 'data.db', data: db, compress: false }])
-    const at = stored.indexOf(db.subarray(8192, 8192 + 64))
+    const stored = await makeZip([{ name: dbFiles.main, data: db, compress: false }])
+    const sample = onPostgres ? db.subarray(64, 128) : db.subarray(8192, 8192 + 64)
+    const at = stored.indexOf(sample)
     expect(at).toBeGreaterThan(0)
     stored[at + 10] = stored[at + 10]! ^ 0xff
     await refused('crc.zip', stored, /CRC-32 mismatch/)
+    if (onPostgres) {
+      // A well-formed archive of a dump whose header is damaged: pg_restore cannot read it.
+      const broken = Buffer.from(db)
+      broken.fill(0x5a, 5, 40)
+      await refused(
+        'broken-pages.zip',
+        await makeZip([{ name: dbFiles.main, data: broken }]),
+        /data\.pgdump: it is not a readable pg_dump archive/,
+      )
+      return
+    }
     // A well-formed archive of a database whose pages are damaged: PRAGMA integrity_check.
     const broken = Buffer.from(db)
     const pageSize = broken.readUInt16BE(16)
@@ -206,12 +221,23 @@ describe('restore', () => {
     await refused(
       'foreign-db.zip',
       await makeZip([{ name: 'data.db', data: bytes }]),
-      /data\.db: it is not a svcbase database \(no _collections, _params, _superusers table\)/,
+      onPostgres
+        ? /it was taken on SQLite and this server runs on PostgreSQL/
+        : /data\.db: it is not a svcbase database \(no _collections, _params, _superusers table\)/,
+    )
+    // An archive of the other engine is refused naming both.
+    const other = onPostgres ? 'data.db' : 'data.pgdump'
+    await refused(
+      'other-engine.zip',
+      await makeZip([{ name: other, data: 'x' }]),
+      onPostgres
+        ? /it was taken on SQLite and this server runs on PostgreSQL; a backup restores only on the database engine it was taken on\.$/
+        : /it was taken on PostgreSQL and this server runs on SQLite; a backup restores only on the database engine it was taken on\.$/,
     )
     await refused(
-      'not-sqlite.zip',
-      await makeZip([{ name: 'data.db', data: 'definitely not a database file at all' }]),
-      /data\.db: /,
+      'not-a-database.zip',
+      await makeZip([{ name: dbFiles.main, data: 'definitely not a database file at all' }]),
+      new RegExp(`${dbFiles.main.replace('.', '\\.')}: `),
     )
   })
 
@@ -262,12 +288,17 @@ describe('restore', () => {
     const out = join(dir, 'unstartable')
     unzipTo(dir, good, out)
     rmSync(join(dir, 'extract.zip'))
-    // Intact for SQLite and holding svcbase's tables, but a collection the app cannot load.
-    sqlite3(join(out, 'data.db'), `UPDATE _collections SET fields = '{{' WHERE name = 'posts'`)
-    expect(sqlite3(join(out, 'data.db'), 'PRAGMA integrity_check')).toBe('ok')
+    // Intact for the engine and holding svcbase's tables, but a collection the app cannot load.
+    // (JSONB cannot hold broken JSON: the column becomes text first.)
+    const retype = onPostgres ? 'ALTER TABLE _collections ALTER COLUMN fields TYPE TEXT; ' : ''
+    alterBackup(
+      join(out, dbFiles.main),
+      `${retype}UPDATE _collections SET fields = '{{' WHERE name = 'posts'`,
+    )
+    expect(checkDbFile(join(out, dbFiles.main))).toBe('ok')
     const zip = await makeZip([
-      { name: 'data.db', data: readFileSync(join(out, 'data.db')) },
-      { name: 'auxiliary.db', data: readFileSync(join(out, 'auxiliary.db')) },
+      { name: dbFiles.main, data: readFileSync(join(out, dbFiles.main)) },
+      { name: dbFiles.auxiliary, data: readFileSync(join(out, dbFiles.auxiliary)) },
     ])
     rmSync(out, { recursive: true, force: true })
     place('unstartable.zip', zip)
@@ -277,8 +308,9 @@ describe('restore', () => {
     await until(() => t.server.app !== oldApp && t.server.app.isBootstrapped)
     expect(await titles(t)).toEqual(before)
     await until(() => readdirSync(dir).length === 0)
+    const kept = onPostgres ? [] : [dbFiles.auxiliary, dbFiles.main]
     expect(readdirSync(t.dir).sort()).toEqual(
-      expect.arrayContaining(['.svc_tmp', 'auxiliary.db', 'backups', 'data.db', 'storage']),
+      expect.arrayContaining(['.svc_tmp', 'backups', 'storage', ...kept]),
     )
   })
 

@@ -130,6 +130,88 @@ export function unzipTo(dir: string, data: Buffer, target: string): void {
   execFileSync('unzip', ['-q', '-o', path, '-d', target])
 }
 
+/** True when the test apps run on PostgreSQL (the PostgreSQL pass sets `SVC_DATABASE_URL`). */
+export const onPostgres = Boolean(process.env.SVC_DATABASE_URL)
+
+/** The database files of a backup taken on this run's engine. */
+export const dbFiles = onPostgres
+  ? { main: 'data.pgdump', auxiliary: 'auxiliary.pgdump' }
+  : { main: 'data.db', auxiliary: 'auxiliary.db' }
+
+/**
+ * Checks one database file of an extracted backup with the engine's own tool: `PRAGMA
+ * integrity_check` of the sqlite3 CLI, or `pg_restore --list` (which reads the whole table of
+ * contents of a dump). Answers 'ok' when it passes.
+ */
+export function checkDbFile(file: string): string {
+  if (!onPostgres) return sqlite3(file, 'PRAGMA integrity_check')
+  execFileSync('pg_restore', ['--list', file], { encoding: 'utf8' })
+  return 'ok'
+}
+
+/** Scratch databases made by `queryBackup` (one per dump), dropped by `dropScratchDatabases`. */
+const scratch = new Map<string, { url: string; schema: string; name: string }>()
+
+/** The URL of another database of the test server. */
+function databaseUrl(name: string): string {
+  const u = new URL(process.env.SVC_DATABASE_URL!)
+  u.pathname = `/${name}`
+  return u.toString()
+}
+
+/**
+ * Runs one statement on the main database of an extracted backup with the engine's own tools
+ * and returns its output as the sqlite3 CLI prints it (`a|b` lines), trimmed. On PostgreSQL the
+ * dump is restored by `pg_restore` into a scratch database first (once per file).
+ */
+export function queryBackup(file: string, statement: string): string {
+  if (!onPostgres) return sqlite3(file, statement)
+  let db = scratch.get(file)
+  if (!db) {
+    const name = `svc_check_${Math.random().toString(36).slice(2, 10)}`
+    const listing = execFileSync('pg_restore', ['--list', file], { encoding: 'utf8' })
+    const schema = /^\d+; \d+ \d+ SCHEMA - (\S+) /m.exec(listing)?.[1] ?? 'public'
+    execFileSync('psql', [process.env.SVC_DATABASE_URL!, '-qc', `CREATE DATABASE ${name}`])
+    db = { url: databaseUrl(name), schema, name }
+    scratch.set(file, db)
+    execFileSync('pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${db.url}`, file])
+  }
+  const text = `SET search_path TO "${db.schema}"; ${statement}`
+  return execFileSync('psql', [db.url, '-Atqc', text], { encoding: 'utf8' }).trim()
+}
+
+/**
+ * Changes the main database file of an extracted backup in place with the engine's own tools
+ * (PostgreSQL: restored into a scratch database, changed, dumped again over the file).
+ */
+export function alterBackup(file: string, statement: string): void {
+  if (!onPostgres) {
+    sqlite3(file, statement)
+    return
+  }
+  queryBackup(file, statement)
+  const db = scratch.get(file)!
+  scratch.delete(file)
+  execFileSync('pg_dump', [
+    '--format=custom',
+    `--schema="${db.schema}"`,
+    '--no-owner',
+    `--file=${file}`,
+    db.url,
+  ])
+  const drop = `DROP DATABASE IF EXISTS ${db.name} WITH (FORCE)`
+  execFileSync('psql', [process.env.SVC_DATABASE_URL!, '-qc', drop])
+}
+
+/** Drops the scratch databases of `queryBackup`. */
+export function dropScratchDatabases(): void {
+  for (const db of scratch.values()) {
+    const drop = `DROP DATABASE IF EXISTS ${db.name} WITH (FORCE)`
+    execFileSync('psql', [process.env.SVC_DATABASE_URL!, '-qc', drop])
+  }
+  scratch.clear()
+}
+
 /** Runs one statement with the `sqlite3` CLI on a database file; returns its output, trimmed. */
 export function sqlite3(file: string, statement: string): string {
   return execFileSync('sqlite3', [file, statement], { encoding: 'utf8' }).trim()
