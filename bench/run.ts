@@ -29,6 +29,7 @@ import {
 import { allSteps, signIn, type Context } from './scenarios.js'
 import { defineCollections, seedRows, type SeedSizes } from './seed.js'
 import { createSuperuser, ROOT, startBaseline, startSvcbase } from './servers.js'
+import { workersRows } from './workers.js'
 
 const started = performance.now()
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
@@ -105,6 +106,30 @@ async function runSteps(ctx: Context): Promise<ScenarioRow[]> {
   return rows
 }
 
+/** The `--workers 2` vs `--workers 1` rows (`bench/workers.ts`; label `workers` for BENCH_ONLY). */
+async function runWorkers(ctx: Context, dataDir: string): Promise<ScenarioRow[]> {
+  const label = 'workers: --workers 2 vs --workers 1 (wrk)'
+  if (process.env.BENCH_ONLY && !new RegExp(process.env.BENCH_ONLY, 'i').test(label)) return []
+  log(`${label} …`)
+  try {
+    const rows = await workersRows(ctx, dataDir)
+    for (const r of rows) log(`  ${summary(r)}`)
+    return rows
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err)
+    log(`  FAILED: ${message}`)
+    return [
+      {
+        name: label,
+        reqPerSec: null,
+        p50Ms: null,
+        p99Ms: null,
+        note: `failed: ${message.split('\n')[0]}`,
+      },
+    ]
+  }
+}
+
 async function main(args: BenchArgs): Promise<void> {
   if (process.env.BENCH_NO_BUILD !== '1') {
     log('building svcbase (npm run build)')
@@ -123,6 +148,7 @@ async function main(args: BenchArgs): Promise<void> {
       log,
     }
     rows.push(...(await runSteps(ctx)))
+    rows.push(...(await runWorkers(ctx, join(tmp, 'data'))))
     rows.push({
       name: 'server RSS after all scenarios',
       reqPerSec: null,
@@ -145,6 +171,7 @@ async function main(args: BenchArgs): Promise<void> {
     `Each run: ${ctx.warmupS} s warm-up, then ${ctx.durationS} s measured; closed loop. Keep-alive rows with a baseline measure svcbase and the baseline in three alternating slices of ${ctx.durationS / 3} s each (svcbase, baseline, baseline, svcbase, svcbase, baseline) after a warm-up of each, so drift of the machine falls on both alike; new-connection rows measure svcbase, then the baseline. Keep-alive runs use autocannon with ${ctx.connections} connections unless the row says otherwise (concurrency 1 rows: 1; password auth: 8; thumbnail generation: 4); new-connection rows open a fresh TCP connection per request from ${ctx.freshConnections} concurrent loops.`,
     'svcbase runs from `dist/` as its own process; the baseline is plain Fastify + better-sqlite3 (same pragmas) over a copy of the same SQLite file, in another process; the load generator is a third process on the same 2 cores.',
     `Data: ${SIZES.users} users, posts collections of ${SIZES.small} and ${SIZES.large} rows (~500-character description, a select, an author relation, an editors multi relation, an index on created). Rule scenarios sign in as ${SIGNED_IN} users in turn.`,
+    'The `--workers 2 vs --workers 1` rows: `serve --workers 2` over the same data folder beside the one-process server, both measured with wrk (keep-alive, 1 thread, the same connections) pinned to core 0 by `taskset -c 0`, in slices 1, 2, 2, 1 after a warm-up of each; their baseline column is `--workers 1` and their ratio is 2 ÷ 1.',
     'Ratio = svcbase req/s ÷ baseline req/s. PocketBase figures are its published CAX11 (2 vCPU) results, measured with a new connection per request.',
     `Total run time: ${total}.`,
   ]

@@ -106,12 +106,21 @@ export function createSuperuser(dir: string, email: string, password: string): v
   )
 }
 
+/** `serve --workers N` is ready once its primary says every worker is. */
+const WORKERS_READY =
+  /svcbase \S+ serving (http:\/\/\S+)\/api\/[\s\S]*worker processes share the address/
+
 /**
- * Starts `node dist/cli.js serve` on a random loopback port over `dir`; with `BENCH_CPU_PROF=DIR`
- * the server writes a V8 CPU profile into DIR when it stops.
+ * Starts `node dist/cli.js serve` on a random loopback port over `dir` (`--workers N` when
+ * asked: the pid is then the primary's); with `BENCH_CPU_PROF=DIR` the server writes a V8 CPU
+ * profile into DIR when it stops.
  */
-export function startSvcbase(dir: string): Promise<ServerProcess> {
-  const prof = process.env.BENCH_CPU_PROF
+export function startSvcbase(
+  dir: string,
+  options: { workers?: number } = {},
+): Promise<ServerProcess> {
+  const workers = options.workers ?? 1
+  const prof = workers > 1 ? undefined : process.env.BENCH_CPU_PROF
   return spawnServer(
     'svcbase',
     [
@@ -120,8 +129,9 @@ export function startSvcbase(dir: string): Promise<ServerProcess> {
       'serve',
       '--http=127.0.0.1:0',
       `--dir=${dir}`,
+      ...(workers > 1 ? [`--workers=${workers}`] : []),
     ],
-    SVCBASE_READY,
+    workers > 1 ? WORKERS_READY : SVCBASE_READY,
   )
 }
 
