@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto'
 import pg from 'pg'
-import type { ClusterHandler, ClusterMessage } from '../cluster.js'
+import type { ClusterHandler, ClusterMessage, ClusterRecord } from '../cluster.js'
 import { ident, sql } from '../sql.js'
 import type { PgDb } from './database.js'
 import { postgresDialect } from './postgres-dialect.js'
@@ -38,8 +38,22 @@ export function listenerName(instanceId: string): string {
   return `${LISTENER_PREFIX}${instanceId}`
 }
 
-/** What a notification carries. */
-type Envelope = { from: string; message?: unknown; ref?: unknown }
+/**
+ * What a notification carries besides its sender: a message, a request to the others or a
+ * reply to one (`requests.ts`), or `ref`, the id of the `_svc_bus` row holding the envelope.
+ */
+export type EnvelopeBody =
+  | { message: ClusterMessage }
+  | { request: { id: string; topic: string; payload: ClusterRecord } }
+  | { reply: { to: string; id: string; value?: ClusterRecord } }
+
+type Envelope = {
+  from: string
+  message?: unknown
+  request?: unknown
+  reply?: unknown
+  ref?: unknown
+}
 
 /** Options of the bus. */
 export interface BusOptions {
@@ -49,6 +63,9 @@ export interface BusOptions {
   /** The pool (bound to the schema) used for `pg_notify` and the `_svc_bus` table. */
   db: PgDb
   handlers: ReadonlySet<ClusterHandler>
+  /** Receives the other instances' requests and replies (`requests.ts`). */
+  onRequest?: (from: string, request: unknown) => void
+  onReply?: (reply: unknown) => void
   warn: (message: string) => void
 }
 
@@ -73,12 +90,26 @@ export class PgBus {
 
   /** Sends a message to the other instances (in order, after the earlier ones). */
   publish(message: ClusterMessage): void {
-    if (this.closed) return
-    this.sending = this.sending.then(() =>
-      this.send(message).catch((err: unknown) => {
-        this.options.warn(`cluster bus: a message could not be sent: ${describe(err)}`)
-      }),
+    void this.post({ message })
+  }
+
+  /**
+   * Sends an envelope to the other instances, in order after the earlier ones; resolves once
+   * sent (false when it could not be, or the bus is closed).
+   */
+  post(body: EnvelopeBody): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false)
+    const sent = this.sending.then(() =>
+      this.send(body).then(
+        () => true,
+        (err: unknown) => {
+          this.options.warn(`cluster bus: a message could not be sent: ${describe(err)}`)
+          return false
+        },
+      ),
     )
+    this.sending = sent.then(() => undefined)
+    return sent
   }
 
   /** Waits for the messages published so far to be sent (or to have failed). */
@@ -98,12 +129,12 @@ export class PgBus {
     await this.receiving
   }
 
-  private async send(message: ClusterMessage): Promise<void> {
+  private async send(body: EnvelopeBody): Promise<void> {
     const { db, instanceId } = this.options
-    let payload = JSON.stringify({ from: instanceId, message })
+    let payload = JSON.stringify({ from: instanceId, ...body })
     if (Buffer.byteLength(payload) > INLINE_LIMIT) {
       const row = await db.get<{ id: number }>(
-        sql`INSERT INTO _svc_bus (at, body) VALUES (${NOW_MS}, ${JSON.stringify(message)}) RETURNING id`,
+        sql`INSERT INTO _svc_bus (at, body) VALUES (${NOW_MS}, ${payload}) RETURNING id`,
       )
       payload = JSON.stringify({ from: instanceId, ref: row!.id })
     }
@@ -185,7 +216,6 @@ export class PgBus {
       return
     }
     if (envelope.from === this.options.instanceId) return
-    let message: unknown = envelope.message
     if (envelope.ref !== undefined) {
       if (typeof envelope.ref !== 'number' || !Number.isSafeInteger(envelope.ref)) {
         this.options.warn('cluster bus: ignored a notification with an invalid reference')
@@ -198,8 +228,12 @@ export class PgBus {
         this.options.warn(`cluster bus: message ${envelope.ref} is no longer stored (pruned)`)
         return
       }
-      message = JSON.parse(row.body)
+      envelope = JSON.parse(row.body) as Envelope
     }
+    if (envelope.request !== undefined)
+      return this.options.onRequest?.(envelope.from, envelope.request)
+    if (envelope.reply !== undefined) return this.options.onReply?.(envelope.reply)
+    const message = envelope.message
     if (!isMessage(message)) {
       this.options.warn('cluster bus: ignored a notification with an unknown message')
       return

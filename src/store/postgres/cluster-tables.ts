@@ -10,6 +10,7 @@
  * Times are epoch milliseconds of the database's clock, so instances with skewed clocks agree.
  */
 import type { SharedCounterHit } from '../cluster.js'
+import { UniqueViolation } from '../db.js'
 import { ident, sql } from '../sql.js'
 import { LISTENER_PREFIX, NOW_MS } from './bus.js'
 import type { PgDb } from './database.js'
@@ -28,9 +29,16 @@ const CLAIMS_KEEP_MS = 60 * 60_000
  * the transaction makes them take turns, so `CREATE … IF NOT EXISTS` never races.
  */
 export async function createClusterTables(db: PgDb, schema: string): Promise<void> {
-  await db.run(sql`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`)
   await db.transaction(async (tx) => {
     await tx.run(sql`SELECT pg_advisory_xact_lock(hashtext(${`svc_cluster_tables:${schema}`}))`)
+    // NB: the store may be creating the schema at the same moment (another lock): both may try.
+    await tx.run(sql`SAVEPOINT svc_schema`)
+    try {
+      await tx.run(sql`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`)
+    } catch (err) {
+      if (!(err instanceof UniqueViolation)) throw err
+      await tx.run(sql`ROLLBACK TO SAVEPOINT svc_schema`)
+    }
     await tx.run(sql`CREATE TABLE IF NOT EXISTS _svc_bus (
       id BIGSERIAL PRIMARY KEY, at BIGINT NOT NULL, body TEXT NOT NULL)`)
     await tx.run(sql`CREATE TABLE IF NOT EXISTS _svc_cron_claims (

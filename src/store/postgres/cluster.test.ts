@@ -149,6 +149,30 @@ describe('the PostgreSQL cluster', () => {
     expect(warnings.some((w) => w.includes('listener connection was lost'))).toBe(true)
   })
 
+  it('answers requests from the instance that holds what is asked for', async () => {
+    const off = a.requests!.handle('find', async (payload) =>
+      payload.key === 'held-by-a' ? { holder: a.instanceId, echo: payload.big ?? '' } : undefined,
+    )
+    try {
+      expect(await b.requests!.ask('find', { key: 'held-by-a' })).toEqual({
+        holder: a.instanceId,
+        echo: '',
+      })
+      // Nobody holds it: every other instance said no.
+      expect(await b.requests!.ask('find', { key: 'nobody' })).toBeUndefined()
+      expect(await b.requests!.ask('unknown-topic', { key: 'held-by-a' })).toBeUndefined()
+      // Too big for NOTIFY both ways: through _svc_bus.
+      const big = 'x'.repeat(INLINE_LIMIT + 100)
+      expect(await b.requests!.ask('find', { key: 'held-by-a', big })).toEqual({
+        holder: a.instanceId,
+        echo: big,
+      })
+    } finally {
+      off()
+    }
+    expect(await b.requests!.ask('find', { key: 'held-by-a' })).toBeUndefined()
+  })
+
   it('gives each scheduled run to exactly one instance', async () => {
     const tick = new Date('2030-01-01T00:00:00Z')
     const claims = await Promise.all(
@@ -224,6 +248,8 @@ describe('the PostgreSQL cluster', () => {
     await c.start()
     try {
       expect(await c.liveInstances()).toBe(1)
+      // Alone: nobody to ask.
+      expect(await c.requests!.ask('find', { key: 'held-by-a' })).toBeUndefined()
       gotB.length = 0
       a.publish(recordMsg('only-same-schema'))
       c.publish(recordMsg('from-c'))

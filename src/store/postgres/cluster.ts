@@ -19,6 +19,7 @@ import {
   resetCounters,
 } from './cluster-tables.js'
 import { PgDb } from './database.js'
+import { PgRequests } from './requests.js'
 
 /** Options of {@link createPostgresCluster}. */
 export interface PostgresClusterOptions {
@@ -57,6 +58,13 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
   let starting: Promise<void> | null = null
   let closing: Promise<void> | null = null
 
+  const requests: PgRequests = new PgRequests({
+    instanceId,
+    post: (body) => running?.bus.post(body) ?? Promise.resolve(false),
+    others: async () => (running ? (await countLive(running.db, instanceId)) - 1 : 0),
+    warn,
+  })
+
   const need = (): PgDb => {
     if (!running) throw new Error('the PostgreSQL cluster is not started')
     return running.db
@@ -66,7 +74,16 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
     if (closing) await closing
     if (running) return
     const db = new PgDb({ url, schema, max: 4 })
-    const bus = new PgBus({ url, schema, instanceId, db, handlers, warn })
+    const bus = new PgBus({
+      url,
+      schema,
+      instanceId,
+      db,
+      handlers,
+      warn,
+      onRequest: (from, request) => requests.onRequest(from, request),
+      onReply: (reply) => requests.onReply(reply),
+    })
     try {
       await createClusterTables(db, schema)
       await heartbeat(db, instanceId)
@@ -94,6 +111,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
     running = null
     if (!r) return
     clearInterval(r.timer)
+    requests.close()
     await r.bus.close()
     await dropInstance(r.db, instanceId).catch(() => {})
     await r.db.close()
@@ -133,6 +151,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
       },
     },
     counters,
+    requests,
     liveInstances: async () => countLive(need(), instanceId),
     flush: () => running?.bus.flush() ?? Promise.resolve(),
     close() {
