@@ -100,7 +100,7 @@ describe('transactions', () => {
       return 'done'
     })
     expect(result).toBe('done')
-    expect(await db.all(sql`SELECT * FROM "tx_items"`)).toEqual([{ id: 'c', n: 2.5 }])
+    expect(await db.all(sql`SELECT "id", "n" FROM "tx_items"`)).toEqual([{ id: 'c', n: 2.5 }])
   })
 
   it('runs onCommit callbacks in order after the commit, never after a rollback', async () => {
@@ -191,6 +191,7 @@ describe('schema manager', () => {
     const cols = await db.describe(sql`SELECT * FROM "notes"`)
     expect(cols.map((c) => [c.name, c.declaredType])).toEqual([
       ['id', 'text'],
+      ['_rowid_', 'bigint'],
       ['done', 'boolean'],
       ['tags', 'text'],
     ])

@@ -66,7 +66,7 @@ async function rowsOf(owner: Owner, on: App = app): Promise<Record<string, numbe
   const out: Record<string, number> = {}
   for (const table of [...Object.keys(OWNED), '_api_keys']) {
     const row = await on.db.get<{ n: number }>(
-      sql`SELECT COUNT(*) AS n FROM ${ident(table)} WHERE recordRef = ${owner.id}`,
+      sql`SELECT COUNT(*) AS n FROM ${ident(table)} WHERE ${ident('recordRef')} = ${owner.id}`,
     )
     out[table] = Number(row?.n)
   }

@@ -22,6 +22,12 @@ export interface Dialect {
   columnDefinition(kind: ColumnKind): string
   /** A JSON value at `path` inside a JSON text expression, as a scalar SQL value. */
   jsonExtract(expr: Sql, path: readonly (string | number)[]): Sql
+  /**
+   * A JSON column's whole value as text, for comparing it with text (PocketBase compares a
+   * multi-valued field without `:each` as its JSON text). SQLite stores JSON as text already;
+   * PostgreSQL's JSONB is cast (its text form has a space after `,` and `:`).
+   */
+  jsonAsText(expr: Sql): Sql
   /** The length of a JSON array expression (0 for non-arrays and NULL). */
   jsonArrayLength(expr: Sql): Sql
   /**
@@ -45,6 +51,22 @@ export interface Dialect {
   castNumber(expr: Sql): Sql
   /** Casts an expression to text. */
   castText(expr: Sql): Sql
+  /**
+   * A bound value typed as a column of `kind` holds it, so expressions read it as they read the
+   * column (a record's values standing in for its row). SQLite casts text and numbers only (for
+   * their affinity); PostgreSQL types every kind.
+   */
+  castColumn(expr: Sql, kind: ColumnKind): Sql
+  /**
+   * A bound number compared with another bound value, typed as a number: SQLite keeps the
+   * parameter's own type, PostgreSQL would infer text for two parameters and needs a cast.
+   */
+  typedNumber(expr: Sql): Sql
+  /**
+   * The direction of an ORDER BY term, NULLs first when ascending and last when descending on
+   * every engine (SQLite's order; PostgreSQL's default is the opposite).
+   */
+  sortDirection(desc: boolean): Sql
   /** Calls the engine's strftime-like formatting on a date text value. */
   strftime(format: Sql, value: Sql, modifiers: readonly Sql[]): Sql
   /** Append-only tables guarded by the engine itself (the audit log), when the engine has them. */

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import type { Dialect } from './dialect.js'
 import { postgresDialect, toCharPattern } from './postgres/postgres-dialect.js'
-import { column, ident, param, raw, sql, type Sql } from './sql.js'
+import { column, ident, join, param, raw, sql, type Sql } from './sql.js'
 import { sqliteDialect, sqliteJsonPath } from './sqlite/sqlite-dialect.js'
 
 interface Case {
@@ -82,6 +82,39 @@ const cases: Case[] = [
     postgres: ['LOWER(a), RANDOM(), CAST(b AS DOUBLE PRECISION), CAST(c AS TEXT)', []],
   },
   {
+    name: 'castColumn per storage class',
+    build: (d) =>
+      join(
+        (['text', 'number', 'bool', 'json', 'blob'] as const).map((k) => d.castColumn(param(k), k)),
+      ),
+    sqlite: [
+      'CAST(? AS TEXT), CAST(? AS NUMERIC), ?, ?, ?',
+      ['text', 'number', 'bool', 'json', 'blob'],
+    ],
+    postgres: [
+      'CAST($1 AS TEXT), CAST($2 AS DOUBLE PRECISION), CAST($3 AS BOOLEAN), CAST($4 AS JSONB), CAST($5 AS BYTEA)',
+      ['text', 'number', 'bool', 'json', 'blob'],
+    ],
+  },
+  {
+    name: 'jsonAsText',
+    build: (d) => d.jsonAsText(col),
+    sqlite: ['"t"."data"', []],
+    postgres: ['CAST("t"."data" AS TEXT)', []],
+  },
+  {
+    name: 'typedNumber',
+    build: (d) => sql`${d.typedNumber(param(10))} > ${d.typedNumber(param(5))}`,
+    sqlite: ['? > ?', [10, 5]],
+    postgres: ['CAST($1 AS DOUBLE PRECISION) > CAST($2 AS DOUBLE PRECISION)', [10, 5]],
+  },
+  {
+    name: 'sortDirection: NULLs first ascending, last descending',
+    build: (d) => sql`a ${d.sortDirection(false)}, b ${d.sortDirection(true)}`,
+    sqlite: ['a ASC, b DESC', []],
+    postgres: ['a ASC NULLS FIRST, b DESC NULLS LAST', []],
+  },
+  {
     name: 'strftime',
     build: (d) => d.strftime(param('%Y-%m'), column('t', 'created'), []),
     sqlite: ['strftime(?, "t"."created")', ['%Y-%m']],
@@ -126,9 +159,9 @@ describe('dialects', () => {
     }
   })
 
-  it('has a rowid only on SQLite', () => {
+  it('has a rowid on both (PostgreSQL: the _rowid_ identity column of collection tables)', () => {
     expect(sqliteDialect.compile(sqliteDialect.rowid('p')!).sql).toBe('"p"."_rowid_"')
-    expect(postgresDialect.rowid('p')).toBeNull()
+    expect(postgresDialect.compile(postgresDialect.rowid('p')!).sql).toBe('"p"."_rowid_"')
   })
 
   it('builds JSON paths and to_char patterns', () => {

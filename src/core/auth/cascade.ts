@@ -36,7 +36,7 @@ export function bindAuthCascade(app: App, table: string): string {
       await e.app
         .dbFor(owned)
         .run(
-          sql`DELETE FROM ${ident(owned.name)} WHERE recordRef = ${id} AND collectionRef = ${e.collection.id}`,
+          sql`DELETE FROM ${ident(owned.name)} WHERE "recordRef" = ${id} AND "collectionRef" = ${e.collection.id}`,
         )
     },
   })

@@ -202,7 +202,7 @@ async function authAlert(
     .update(info.ip + ua)
     .digest('hex')
   const rows = await app.db.all<{ id: string; fingerprint: string }>(
-    sql`SELECT id, fingerprint FROM _authOrigins WHERE collectionRef = ${c.id} AND recordRef = ${String(record.id)} ORDER BY created`,
+    sql`SELECT id, fingerprint FROM "_authOrigins" WHERE "collectionRef" = ${c.id} AND "recordRef" = ${String(record.id)} ORDER BY created`,
   )
   if (rows.some((r) => r.fingerprint === fingerprint)) return
   const su = systemRequest(app)

@@ -83,7 +83,7 @@ export async function requestOtp(
   const otps = app.collections.get('_otps')
   const o = c.authOptions!.otp
   const live = await app.db.all<{ id: string; created: string }>(
-    sql`SELECT id, created FROM _otps WHERE collectionRef = ${c.id} AND recordRef = ${String(record.id)} ORDER BY created DESC`,
+    sql`SELECT id, created FROM _otps WHERE "collectionRef" = ${c.id} AND "recordRef" = ${String(record.id)} ORDER BY created DESC`,
   )
   const fresh = live.filter((r) => !isExpired(r.created, o.duration))
   if (fresh.length > 9) return { otpId: fresh[0]!.id }

@@ -222,13 +222,13 @@ export class CollectionService {
     if (old) {
       await this.app.db
         .run(sql`UPDATE _collections SET name = ${c.name}, fields = ${JSON.stringify(c.fields)},
-        indexes = ${JSON.stringify(c.indexes)}, listRule = ${c.listRule}, viewRule = ${c.viewRule},
-        createRule = ${c.createRule}, updateRule = ${c.updateRule}, deleteRule = ${c.deleteRule},
+        indexes = ${JSON.stringify(c.indexes)}, "listRule" = ${c.listRule}, "viewRule" = ${c.viewRule},
+        "createRule" = ${c.createRule}, "updateRule" = ${c.updateRule}, "deleteRule" = ${c.deleteRule},
         options = ${options}, updated = ${c.updated} WHERE id = ${c.id}`)
     } else {
       await this.app.db
-        .run(sql`INSERT INTO _collections (id, name, type, system, fields, indexes, listRule,
-        viewRule, createRule, updateRule, deleteRule, options, created, updated) VALUES (${c.id}, ${c.name},
+        .run(sql`INSERT INTO _collections (id, name, type, system, fields, indexes, "listRule",
+        "viewRule", "createRule", "updateRule", "deleteRule", options, created, updated) VALUES (${c.id}, ${c.name},
         ${c.type}, ${c.system}, ${JSON.stringify(c.fields)}, ${JSON.stringify(c.indexes)}, ${c.listRule},
         ${c.viewRule}, ${c.createRule}, ${c.updateRule}, ${c.deleteRule}, ${options}, ${c.created}, ${c.updated})`)
     }

@@ -15,7 +15,7 @@ import { MAIN, ruleContext } from './query.js'
 
 /**
  * `SELECT <value> AS "<field>", …` over the record's values, each through its field type's
- * `toDb`. Text and number values are cast so they carry their column's affinity, so that
+ * `toDb`. Values are cast as their column holds them (`Dialect.castColumn`), so that
  * comparisons coerce exactly as they do against the table.
  */
 export function recordSource(collection: Collection, record: RecordData, dialect: Dialect): Sql {
@@ -23,12 +23,7 @@ export function recordSource(collection: Collection, record: RecordData, dialect
     const ft = getFieldType(f.type)
     const value = param(ft ? ft.toDb(record[f.name], f) : (record[f.name] ?? null))
     const kind = ft?.column(f)
-    const typed =
-      kind === 'text'
-        ? dialect.castText(value)
-        : kind === 'number'
-          ? dialect.castNumber(value)
-          : value
+    const typed = kind === undefined ? value : dialect.castColumn(value, kind)
     return sql`${typed} AS ${ident(f.name)}`
   })
   return sql`SELECT ${join(columns)}`

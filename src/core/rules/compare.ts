@@ -37,6 +37,12 @@ function noViolation(left: Operand, op: BaseOperator, right: Operand, state: Com
 
 /** The row-level condition for one pair of operands. */
 function condition(left: Operand, op: BaseOperator, right: Operand, dialect: Dialect): Sql {
+  if (left.constant && right.constant) {
+    // Two bound values have no column to take a type from: an engine that types parameters by
+    // their use (PostgreSQL) would compare them as text, so numbers say they are numbers.
+    left = numericConstant(left, dialect)
+    right = numericConstant(right, dialect)
+  }
   let expr: Sql
   switch (op) {
     case '=':
@@ -52,6 +58,12 @@ function condition(left: Operand, op: BaseOperator, right: Operand, dialect: Dia
   }
   const guards = [left.guard, right.guard].filter((g): g is Sql => g !== undefined)
   return guards.length === 0 ? expr : sql`(${expr} AND ${join(guards, ' AND ')})`
+}
+
+/** A number constant typed as a number (other operands unchanged). */
+function numericConstant(op: Operand, dialect: Dialect): Operand {
+  if (op.type !== 'number' || op.constant?.value === null) return op
+  return { ...op, sql: dialect.typedNumber(op.sql) }
 }
 
 const EMPTY = raw("''")

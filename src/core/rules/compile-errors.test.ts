@@ -5,7 +5,7 @@ import { sqliteDialect } from '../../store/sqlite/sqlite-dialect.js'
 import type { Dialect } from '../../store/dialect.js'
 import { ApiError } from '../errors.js'
 import { compileFilter, compileSort, type RuleContext } from './index.js'
-import { context } from './test-fixtures.js'
+import { context, schema } from './test-fixtures.js'
 
 /** The ApiError a compile throws. */
 function failure(fn: () => unknown): ApiError {
@@ -199,7 +199,7 @@ describe('errors', () => {
     ],
     [
       '@rowid',
-      {},
+      { collection: { ...schema().posts!, type: 'view' } },
       postgresDialect,
       400,
       'Invalid sort: @rowid is not available for this collection.',

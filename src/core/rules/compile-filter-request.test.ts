@@ -26,7 +26,10 @@ describe('compileFilter: @request values and macros', () => {
         '@request.auth.verified = true && @request.auth.collectionName = "users" && @request.auth.age > 18',
       ctx: user,
       sqlite: ['(? = ? AND ? = ? AND ? > ?)', [1, 1, 'users', 'users', 30, 18]],
-      postgres: ['($1 = $2 AND $3 = $4 AND $5 > $6)', [true, true, 'users', 'users', 30, 18]],
+      postgres: [
+        '($1 = $2 AND $3 = $4 AND CAST($5 AS DOUBLE PRECISION) > CAST($6 AS DOUBLE PRECISION))',
+        [true, true, 'users', 'users', 30, 18],
+      ],
     },
     {
       filter: '@request.auth.roles:each ?= "b"',
@@ -45,7 +48,10 @@ describe('compileFilter: @request values and macros', () => {
         '@request.body.views > 3 && @request.body.title:isset = true && @request.body.tags:length = 2 && @request.body.nope = null',
       ctx: { request: userRequest({ body: { views: '5', title: 'T', tags: ['x', 'y'] } }) },
       sqlite: [`(? > ? AND ? = ? AND ? = ? AND '' = '')`, [5, 3, 1, 1, 2, 2]],
-      postgres: [`($1 > $2 AND $3 = $4 AND $5 = $6 AND '' = '')`, [5, 3, true, true, 2, 2]],
+      postgres: [
+        `(CAST($1 AS DOUBLE PRECISION) > CAST($2 AS DOUBLE PRECISION) AND $3 = $4 AND CAST($5 AS DOUBLE PRECISION) = CAST($6 AS DOUBLE PRECISION) AND '' = '')`,
+        [5, 3, true, true, 2, 2],
+      ],
     },
     {
       filter:
@@ -82,7 +88,7 @@ describe('compileFilter: @request values and macros', () => {
         ['2024-02-29 00:00:00.000Z', '2024-02-29 23:59:59.999Z', 2, 2, 4, 4],
       ],
       postgres: [
-        '("p"."created" >= $1 AND "p"."created" <= $2 AND $3 = $4 AND $5 = $6)',
+        '("p"."created" >= $1 AND "p"."created" <= $2 AND CAST($3 AS DOUBLE PRECISION) = CAST($4 AS DOUBLE PRECISION) AND CAST($5 AS DOUBLE PRECISION) = CAST($6 AS DOUBLE PRECISION))',
         ['2024-02-29 00:00:00.000Z', '2024-02-29 23:59:59.999Z', 2, 2, 4, 4],
       ],
     },

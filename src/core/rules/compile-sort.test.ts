@@ -12,9 +12,14 @@ describe('compileSort', () => {
       '-created,+title',
       {},
       ['"p"."created" DESC, "p"."title" ASC', []],
-      ['"p"."created" DESC, "p"."title" ASC', []],
+      ['"p"."created" DESC NULLS LAST, "p"."title" ASC NULLS FIRST', []],
     ],
-    ['@random,-@rowid', {}, ['RANDOM() ASC, "p"."_rowid_" DESC', []], ['', []]],
+    [
+      '@random,-@rowid',
+      {},
+      ['RANDOM() ASC, "p"."_rowid_" DESC', []],
+      ['RANDOM() ASC NULLS FIRST, "p"."_rowid_" DESC NULLS LAST', []],
+    ],
     [
       'author.name,-editors.name,data.a:lower',
       {},
@@ -25,9 +30,9 @@ describe('compileSort', () => {
         ['$.a'],
       ],
       [
-        '(SELECT "_r1"."name" FROM (SELECT 1) AS "_s2" LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC, ' +
+        '(SELECT "_r1"."name" FROM (SELECT 1) AS "_s2" LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC NULLS FIRST, ' +
           `(SELECT MAX("_r4"."name") FROM (SELECT 1) AS "_s5" LEFT JOIN ${pgEach('"p"."editors"')} AS "_j3"("value") ON 1 = 1 ` +
-          'LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC, LOWER(("p"."data" #>> $1::text[])) ASC',
+          'LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC NULLS LAST, LOWER(("p"."data" #>> $1::text[])) ASC NULLS FIRST',
         [['a']],
       ],
     ],
@@ -35,21 +40,24 @@ describe('compileSort', () => {
       '-comments_via_post:length',
       {},
       ['(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") DESC', []],
-      ['(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") DESC', []],
+      [
+        '(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") DESC NULLS LAST',
+        [],
+      ],
     ],
     // A superuser sorts by the real e-mail…
     [
       '-email',
       { collection: schema().users!, alias: 'u' },
       ['"u"."email" DESC', []],
-      ['"u"."email" DESC', []],
+      ['"u"."email" DESC NULLS LAST', []],
     ],
     // …a client by what its filter sees: a hidden e-mail matches nothing, so it sorts as NULL.
     [
       '-email',
       { collection: schema().users!, alias: 'u', restricted: true },
       ['CASE WHEN "u"."emailVisibility" = TRUE THEN "u"."email" END DESC', []],
-      ['CASE WHEN "u"."emailVisibility" = TRUE THEN "u"."email" END DESC', []],
+      ['CASE WHEN "u"."emailVisibility" = TRUE THEN "u"."email" END DESC NULLS LAST', []],
     ],
     [
       'author.email,-editors.email:lower',
@@ -63,9 +71,9 @@ describe('compileSort', () => {
       ],
       [
         '(SELECT CASE WHEN "_r1"."emailVisibility" = TRUE THEN "_r1"."email" END FROM (SELECT 1) AS "_s2" ' +
-          'LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC, ' +
+          'LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC NULLS FIRST, ' +
           '(SELECT MAX(CASE WHEN "_r4"."emailVisibility" = TRUE THEN LOWER("_r4"."email") END) FROM (SELECT 1) AS "_s5" ' +
-          `LEFT JOIN ${pgEach('"p"."editors"')} AS "_j3"("value") ON 1 = 1 LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC`,
+          `LEFT JOIN ${pgEach('"p"."editors"')} AS "_j3"("value") ON 1 = 1 LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC NULLS LAST`,
         [],
       ],
     ],

@@ -171,7 +171,7 @@ export function compileSort(text: string, ctx: RuleContext): Sql[] {
 
 function sortExpression(item: SortItem, state: State): Sql {
   const { dialect, collection, alias } = state.ctx
-  const direction = raw(item.direction)
+  const direction = dialect.sortDirection(item.direction === 'DESC')
   if (item.field === '@random') return sql`${dialect.random()} ${direction}`
   if (item.field === '@rowid') {
     const rowid = collection.type === 'view' ? null : dialect.rowid(alias)

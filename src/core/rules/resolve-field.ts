@@ -134,11 +134,13 @@ function lastField(
       ? sql`${column(base.alias, 'emailVisibility')} = TRUE`
       : undefined
   const guarded = guard ? { ...common, guard } : common
+  // NB: a multi-valued field without `:each` compares as its JSON text.
+  const whole = isMultiField(field) ? dialect.jsonAsText(col) : col
   switch (modifier) {
     case null:
-      return { ...guarded, sql: col, type: isMultiField(field) ? 'text' : fieldValueType(field) }
+      return { ...guarded, sql: whole, type: isMultiField(field) ? 'text' : fieldValueType(field) }
     case 'lower':
-      return { ...guarded, sql: dialect.lower(col), type: 'text' }
+      return { ...guarded, sql: dialect.lower(whole), type: 'text' }
     case 'length':
       if (isMultiField(field))
         return { ...common, sql: dialect.jsonArrayLength(col), type: 'number' }
@@ -173,7 +175,7 @@ function jsonPath(
   const path = rest.map((s) =>
     /^[0-9]+$/.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) : s,
   )
-  const value = path.length === 0 ? col : dialect.jsonExtract(col, path)
+  const value = path.length === 0 ? dialect.jsonAsText(col) : dialect.jsonExtract(col, path)
   const common = { fromColumn: true, multi: base.multi, noCoalesce: true } as const
   switch (modifier) {
     case null:

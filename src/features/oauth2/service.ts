@@ -215,14 +215,14 @@ export class OAuth2Service {
     const links = app.collections.get('_externalAuths')
     const linkDb = app.dbFor(links)
     const link = await linkDb.get<{ recordRef: string }>(
-      sql`SELECT recordRef FROM _externalAuths WHERE collectionRef = ${c.id} AND provider = ${p.name} AND providerId = ${user.id}`,
+      sql`SELECT "recordRef" FROM "_externalAuths" WHERE "collectionRef" = ${c.id} AND provider = ${p.name} AND "providerId" = ${user.id}`,
     )
     const linked = link ? await app.records.findById(c, link.recordRef) : undefined
     let record = linked
     if (link && !linked) {
       // a link left without its record (written around the cascade): it would block a new one
       await linkDb.run(
-        sql`DELETE FROM _externalAuths WHERE collectionRef = ${c.id} AND provider = ${p.name} AND providerId = ${user.id}`,
+        sql`DELETE FROM "_externalAuths" WHERE "collectionRef" = ${c.id} AND provider = ${p.name} AND "providerId" = ${user.id}`,
       )
     }
     let takeOver = false
@@ -252,7 +252,7 @@ export class OAuth2Service {
           await tx
             .dbFor(links)
             .run(
-              sql`DELETE FROM _externalAuths WHERE collectionRef = ${c.id} AND recordRef = ${String(found.id)}`,
+              sql`DELETE FROM "_externalAuths" WHERE "collectionRef" = ${c.id} AND "recordRef" = ${String(found.id)}`,
             )
         }
         if (!linked || takeOver) await createLink(tx, links, c, String(found.id), p.name, user.id)

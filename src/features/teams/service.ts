@@ -32,7 +32,7 @@ async function roleOf(app: App, team: string, info: RequestInfo): Promise<string
   const row = await app
     .dbFor(members)
     .get<{ role: string }>(
-      sql`SELECT role FROM ${ident(MEMBERS)} WHERE team = ${team} AND recordRef = ${str(auth.record.id)} AND collectionRef = ${auth.collection.id}`,
+      sql`SELECT role FROM ${ident(MEMBERS)} WHERE team = ${team} AND "recordRef" = ${str(auth.record.id)} AND "collectionRef" = ${auth.collection.id}`,
     )
   return row?.role ?? ''
 }
@@ -175,7 +175,7 @@ export function bindTeamsHooks(app: App): void {
         const rows = await e.app
           .dbFor(members)
           .all<{ id: string }>(
-            sql`SELECT id FROM ${ident(MEMBERS)} WHERE recordRef = ${str(e.record.id)} AND collectionRef = ${e.collection.id}`,
+            sql`SELECT id FROM ${ident(MEMBERS)} WHERE "recordRef" = ${str(e.record.id)} AND "collectionRef" = ${e.collection.id}`,
           )
         for (const { id } of rows) {
           const row = await e.app.records.findById(members, id)

@@ -4,7 +4,7 @@
  */
 import type { ColumnKind, Dialect } from '../dialect.js'
 import { postgresAppendOnly } from './append-only.js'
-import { compileFragment, ident, param, quoteDoubled, sql, type Sql } from '../sql.js'
+import { compileFragment, ident, param, quoteDoubled, raw, sql, type Sql } from '../sql.js'
 
 const columnTypes: Readonly<Record<ColumnKind, string>> = {
   text: "TEXT DEFAULT '' NOT NULL",
@@ -12,6 +12,15 @@ const columnTypes: Readonly<Record<ColumnKind, string>> = {
   bool: 'BOOLEAN DEFAULT FALSE NOT NULL',
   json: 'JSONB DEFAULT NULL',
   blob: 'BYTEA DEFAULT NULL',
+}
+
+/** The bare type of each storage class, for casts. */
+const castTypes: Readonly<Record<ColumnKind, string>> = {
+  text: 'TEXT',
+  number: 'DOUBLE PRECISION',
+  bool: 'BOOLEAN',
+  json: 'JSONB',
+  blob: 'BYTEA',
 }
 
 /** `expr` when it holds a JSON array, else an empty one (jsonb array functions reject others). */
@@ -77,6 +86,7 @@ export const postgresDialect: Dialect = {
   columnDefinition: (kind) => columnTypes[kind],
   // NB: the path is always a bound text[] parameter, never spliced into the SQL text.
   jsonExtract: (expr, path) => sql`(${expr} #>> ${param(path.map(String))}::text[])`,
+  jsonAsText: (expr) => sql`CAST(${expr} AS TEXT)`,
   jsonArrayLength: (expr) => sql`jsonb_array_length(${arrayOrEmpty(expr)})`,
   jsonEach: (expr, alias) => ({
     from: sql`jsonb_array_elements_text(${arrayOrEmpty(expr)}) AS ${ident(alias)}(${ident('value')})`,
@@ -91,9 +101,13 @@ export const postgresDialect: Dialect = {
   equalsIgnoreCase: (left, right) => sql`LOWER(${left}) = LOWER(${right})`,
   lower: (expr) => sql`LOWER(${expr})`,
   random: () => sql`RANDOM()`,
-  rowid: () => null,
+  // NB: collection tables get a `_rowid_` identity column (postgres/schema.ts): insertion order.
+  rowid: (tableAlias) => sql`${ident(tableAlias)}.${ident('_rowid_')}`,
   castNumber: (expr) => sql`CAST(${expr} AS DOUBLE PRECISION)`,
   castText: (expr) => sql`CAST(${expr} AS TEXT)`,
+  castColumn: (expr, kind) => sql`CAST(${expr} AS ${raw(castTypes[kind])})`,
+  typedNumber: (expr) => sql`CAST(${expr} AS DOUBLE PRECISION)`,
+  sortDirection: (desc) => raw(desc ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'),
   strftime: (format, value, modifiers) => {
     const only = format.parts.length === 1 ? format.parts[0] : undefined
     if (!only || !('param' in only) || typeof only.param !== 'string') {

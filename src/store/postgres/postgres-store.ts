@@ -8,6 +8,9 @@ import { postgresDialect } from './postgres-dialect.js'
 import { postgresSchema } from './schema.js'
 import { runPostgresConsole } from './console.js'
 import { restorePostgres } from './restore.js'
+import { checkPostgresSnapshot } from './snapshot-check.js'
+import { backupPostgres } from './snapshot.js'
+import { createPostgresCluster } from './cluster.js'
 
 /** Options of the PostgreSQL store. */
 export interface PostgresStoreOptions {
@@ -29,17 +32,6 @@ export function postgresSchemas(schema = 'public'): Record<DatabaseName, string>
   quoteSchema(schema)
   if (schema.length > 59) throw new Error(`the schema name ${schema} is longer than 59 characters`)
   return { main: schema, auxiliary: schema === 'public' ? 'svc_aux' : `${schema}_aux` }
-}
-
-// TODO(pg-ops): replaced by the imports of ./snapshot.js and ./snapshot-check.js.
-function backupPostgres(
-  _opts: { url: string; schemas: Record<DatabaseName, string> },
-  _dir: string,
-): Promise<string[]> {
-  return Promise.reject(new Error('not built yet'))
-}
-function checkPostgresSnapshot(_dir: string): Promise<void> {
-  return Promise.reject(new Error('not built yet'))
 }
 
 /** Creates the schemas when missing, one instance at a time. */
@@ -122,6 +114,9 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     },
     console(request) {
       return runPostgresConsole(opened().main, request)
+    },
+    cluster() {
+      return createPostgresCluster({ url: options.url, schema: schemas.main })
     },
     async close() {
       const dbs = open

@@ -4,7 +4,7 @@
  */
 import type { ColumnKind, Dialect } from '../dialect.js'
 import { sqliteAppendOnly } from './append-only.js'
-import { compileFragment, ident, join, param, quoteDoubled, sql, type Sql } from '../sql.js'
+import { compileFragment, ident, join, param, quoteDoubled, raw, sql, type Sql } from '../sql.js'
 
 const columnTypes: Readonly<Record<ColumnKind, string>> = {
   text: "TEXT DEFAULT '' NOT NULL",
@@ -50,6 +50,7 @@ export const sqliteDialect: Dialect = {
   columnDefinition: (kind) => columnTypes[kind],
   // NB: the path is always a bound parameter, never spliced into the SQL text.
   jsonExtract: (expr, path) => sql`json_extract(${expr}, ${param(sqliteJsonPath(path))})`,
+  jsonAsText: (expr) => expr,
   jsonArrayLength: (expr) => sql`COALESCE(json_array_length(${expr}), 0)`,
   jsonEach: (expr, alias) => ({
     from: sql`json_each(${expr}) AS ${ident(alias)}`,
@@ -65,6 +66,14 @@ export const sqliteDialect: Dialect = {
   rowid: (tableAlias) => sql`${ident(tableAlias)}.${ident('_rowid_')}`,
   castNumber: (expr) => sql`CAST(${expr} AS NUMERIC)`,
   castText: (expr) => sql`CAST(${expr} AS TEXT)`,
+  castColumn: (expr, kind) =>
+    kind === 'text'
+      ? sql`CAST(${expr} AS TEXT)`
+      : kind === 'number'
+        ? sql`CAST(${expr} AS NUMERIC)`
+        : expr,
+  typedNumber: (expr) => expr,
+  sortDirection: (desc) => raw(desc ? 'DESC' : 'ASC'),
   strftime: (format: Sql, value: Sql, modifiers: readonly Sql[]) =>
     sql`strftime(${join([format, value, ...modifiers])})`,
 }
