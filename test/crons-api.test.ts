@@ -90,7 +90,7 @@ describe('crons API', () => {
     const fresh = formatDate(new Date())
     const insert = (id: string, created: string, collectionRef = usersId) =>
       app.db.run(
-        sql`INSERT INTO _otps (id, collectionRef, recordRef, password, sentTo, created, updated) VALUES (${id}, ${collectionRef}, ${user!.id}, 'x', '', ${created}, ${created})`,
+        sql`INSERT INTO _otps (id, "collectionRef", "recordRef", password, "sentTo", created, updated) VALUES (${id}, ${collectionRef}, ${user!.id}, 'x', '', ${created}, ${created})`,
       )
     await insert('otpexpired00001', old)
     await insert('otpfresh0000001', fresh)
@@ -112,7 +112,7 @@ describe('crons API', () => {
       ['mfarecent000001', recent],
     ]) {
       await app.db.run(
-        sql`INSERT INTO _mfas (id, collectionRef, recordRef, method, created, updated) VALUES (${id}, ${usersId}, ${user!.id}, 'password', ${created}, ${created})`,
+        sql`INSERT INTO _mfas (id, "collectionRef", "recordRef", method, created, updated) VALUES (${id}, ${usersId}, ${user!.id}, 'password', ${created}, ${created})`,
       )
     }
     const res = await t.api('POST', '/api/crons/__svcMFACleanup__', { token: t.suToken })
@@ -133,13 +133,14 @@ describe('crons API', () => {
         body: { text: `note ${i} `.repeat(200) },
       })
     }
+    // On PostgreSQL there is no WAL file of ours: the job runs ANALYZE (docs/crons.md).
+    const onPostgres = Boolean(process.env.SVC_DATABASE_URL)
     const wal = join(t.dir, 'data.db-wal')
-    const before = statSync(wal).size
-    expect(before).toBeGreaterThan(64 * 4096)
+    if (!onPostgres) expect(statSync(wal).size).toBeGreaterThan(64 * 4096)
     const res = await t.api('POST', '/api/crons/__svcDBOptimize__', { token: t.suToken })
     expect(res.status).toBe(204)
     // Emptied by the checkpoint; what is left is the `_cron_jobs` row of this run, written after.
-    expect(statSync(wal).size).toBeLessThan(8 * 4096)
+    if (!onPostgres) expect(statSync(wal).size).toBeLessThan(8 * 4096)
     // The data is all there, read through the API.
     const list = await t.api('GET', '/api/collections/notes/records', { token: t.suToken })
     expect(list.body.totalItems).toBe(40)

@@ -157,7 +157,7 @@ describe('_cron_jobs', () => {
     const edit = await t.api('POST', '/api/sql', {
       token: t.suToken,
       body: {
-        sql: "INSERT INTO _cron_jobs (id, jobId, expression, source) VALUES ('fakecronjob0001', 'ghost', '@daily', 'system')",
+        sql: "INSERT INTO _cron_jobs (id, \"jobId\", expression, source) VALUES ('fakecronjob0001', 'ghost', '@daily', 'system')",
         write: true,
       },
     })
@@ -226,7 +226,7 @@ describe('_cron_jobs across a restart', () => {
     await first.app.cron.runNow('__svcOTPCleanup__')
     await first.app.services.get('crons').flush()
     const before = await first.app.db.all<Row>(
-      sql`SELECT jobId, lastStatus, lastRun FROM _cron_jobs ORDER BY jobId`,
+      sql`SELECT "jobId", "lastStatus", "lastRun" FROM _cron_jobs ORDER BY "jobId"`,
     )
     expect(before.map((r) => r.jobId)).toContain('gone-after-restart')
     await first.close()
@@ -234,7 +234,7 @@ describe('_cron_jobs across a restart', () => {
     const second = await createServer({ dataDir: dir, logger: silentLogger })
     try {
       const after = await second.app.db.all<Row>(
-        sql`SELECT jobId, lastStatus, lastRun FROM _cron_jobs ORDER BY jobId`,
+        sql`SELECT "jobId", "lastStatus", "lastRun" FROM _cron_jobs ORDER BY "jobId"`,
       )
       expect(after.map((r) => r.jobId)).toEqual(second.app.cron.list().map((j) => j.id))
       expect(after.map((r) => r.jobId)).not.toContain('gone-after-restart')

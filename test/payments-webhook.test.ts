@@ -65,7 +65,7 @@ describe('payment webhooks', () => {
     t.server.app.hooks.onPaymentEvent.bind(async (e: PaymentHookEvent) => {
       // The row is there inside the transaction the handler runs in.
       const row = await e.app.db.get(
-        sql`SELECT 1 AS one FROM _payment_events WHERE eventId = ${e.eventId}`,
+        sql`SELECT 1 AS one FROM _payment_events WHERE "eventId" = ${e.eventId}`,
       )
       seen.push({ eventId: e.eventId, type: e.type, payload: e.payload, inTx: !!row })
       if (e.type === throwFor) throw new Error('handler failed on purpose')
