@@ -180,11 +180,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (child && child.exitCode === null && child.signalCode === null) {
+    const workers = childPids(primaryPid)
     const exited = new Promise((r) => child.once('exit', r))
     child.kill('SIGTERM')
-    await exited
-    // Graceful: the workers are gone with the primary.
-    expect(() => childPids(primaryPid)).toThrow()
+    expect(await exited).toBe(0)
+    // The primary exits only once its workers did.
+    for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow()
   }
   rmSync(root, { recursive: true, force: true })
 })
