@@ -249,7 +249,7 @@ describe('SMS', () => {
       (
         await t.api('POST', '/api/sql', {
           token: t.suToken,
-          body: { sql: `SELECT sentTo FROM _otps WHERE id = '${String(req.body.otpId)}'` },
+          body: { sql: `SELECT "sentTo" FROM _otps WHERE id = '${String(req.body.otpId)}'` },
         })
       ).body.rows?.[0]?.sentTo as string | undefined
     await expect.poll(sentTo, { timeout: 5000 }).toBe('+14155550142')
