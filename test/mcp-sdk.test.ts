@@ -90,7 +90,7 @@ describe('MCP through the official SDK client (Streamable HTTP)', () => {
       body: {
         name: 'public_notes',
         type: 'view',
-        viewQuery: 'SELECT id, title FROM notes WHERE public = 1',
+        viewQuery: 'SELECT id, title FROM notes WHERE public = TRUE',
         listRule: '',
         viewRule: '',
       },
