@@ -50,9 +50,11 @@ export function webhooksFeature(options: DelivererOptions = {}): Feature {
         targets.invalidate()
         deliverer.forget()
       })
-      // Another instance changed `_webhooks` (the bridge re-publishes its events here).
+      // Another instance changed `_webhooks` (the bridge re-publishes its events here), or
+      // this one may have missed changes (a remote settings event: the bus reconnected).
       app.events.subscribe((e) => {
-        if (e.kind !== 'record' || e.collection.name !== WEBHOOKS) return
+        const rows = e.kind === 'record' && e.collection.name === WEBHOOKS
+        if (!rows && !(e.kind === 'settings' && e.remote)) return
         targets.invalidate()
         deliverer.forget()
       })

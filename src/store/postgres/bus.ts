@@ -75,6 +75,8 @@ export class PgBus {
   private client: pg.Client | null = null
   private closed = false
   private retryMs = FIRST_RETRY_MS
+  /** True once the first connection listened: later ones are reconnections. */
+  private connected = false
   private retryTimer: NodeJS.Timeout | null = null
   private sending: Promise<void> = Promise.resolve()
   private receiving: Promise<void> = Promise.resolve()
@@ -160,8 +162,12 @@ export class PgBus {
     }
     client.on('error', onDrop)
     client.on('end', () => onDrop())
+    // Until LISTEN returned (and a reconnection's resync is queued), payloads wait here.
+    let early: string[] | null = []
     client.on('notification', (n) => {
-      if (n.channel === this.channel) this.enqueue(n.payload ?? '')
+      if (n.channel !== this.channel) return
+      if (early) early.push(n.payload ?? '')
+      else this.enqueue(n.payload ?? '')
     })
     try {
       await client.connect()
@@ -178,6 +184,10 @@ export class PgBus {
     }
     this.client = client
     this.retryMs = FIRST_RETRY_MS
+    if (this.connected) this.resync()
+    this.connected = true
+    for (const payload of early) this.enqueue(payload)
+    early = null
   }
 
   private scheduleReconnect(): void {
@@ -193,6 +203,22 @@ export class PgBus {
       })
     }, delay)
     this.retryTimer.unref()
+  }
+
+  /**
+   * After a reconnection: messages sent meanwhile are lost, so the handlers are told to reload
+   * what they cache from the database, as if every setting and collection had changed: a
+   * `settings` message and a `collection` update with an empty id (the collections are read
+   * again; no collection has that id, so no collection event follows).
+   */
+  private resync(): void {
+    const messages: ClusterMessage[] = [
+      { kind: 'settings' },
+      { kind: 'collection', action: 'update', collectionId: '' },
+    ]
+    for (const message of messages) {
+      this.receiving = this.receiving.then(() => this.deliver(message))
+    }
   }
 
   private enqueue(payload: string): void {
@@ -238,6 +264,10 @@ export class PgBus {
       this.options.warn('cluster bus: ignored a notification with an unknown message')
       return
     }
+    this.deliver(message)
+  }
+
+  private deliver(message: ClusterMessage): void {
     for (const handler of [...this.options.handlers]) {
       try {
         handler(message)

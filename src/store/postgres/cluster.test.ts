@@ -136,7 +136,7 @@ describe('the PostgreSQL cluster', () => {
     // Messages sent while B reconnects may be lost: send until one arrives.
     let n = 0
     await until(() => {
-      if (gotB.length > 0) return true
+      if (gotB.some((m) => m.kind === 'record')) return true
       a.publish(recordMsg(`ping${n++}`))
       return false
     }, 'B to listen again')
@@ -146,6 +146,13 @@ describe('the PostgreSQL cluster', () => {
     )
     expect(again.rows.length).toBe(1)
     expect(again.rows[0]!.pid).not.toBe(killed.rows[0]!.pid)
+    // What B missed meanwhile is unknown: its handlers were told to reload settings and
+    // collections, before any message received on the new connection.
+    expect(gotB.slice(0, 2)).toEqual([
+      { kind: 'settings' },
+      { kind: 'collection', action: 'update', collectionId: '' },
+    ])
+    expect(gotB.slice(2).every((m) => m.kind === 'record')).toBe(true)
     expect(warnings.some((w) => w.includes('listener connection was lost'))).toBe(true)
   })
 
