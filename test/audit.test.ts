@@ -3,10 +3,12 @@
  * collection, settings and backup changes and sign-ins, written in the change's transaction;
  * no update or delete through the records API, batch or the SQL console; retention.
  */
-import Database from 'better-sqlite3'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { onPostgres, otherConnection } from './helpers/other-connection.js'
 import { startServer, type TestServer } from './helpers/server.js'
+
+/** The engine's own refusal (the guard's trigger). */
+const APPEND_ONLY_DB = '_audit_log is append-only: its rows cannot be updated or deleted'
 
 const APPEND_ONLY =
   'The audit log is append-only: its rows are written by svcbase and cannot be created, updated or deleted through the API.'
@@ -304,10 +306,17 @@ describe('audit log', () => {
       body: { sql: 'DELETE FROM _audit_log', write: true },
     })
     expect(del.status).toBe(400)
-    expect(del.body.message).toContain('no such function: audit_log_is_append_only')
+    expect(del.body.message).toContain(
+      onPostgres ? APPEND_ONLY_DB : 'no such function: audit_log_is_append_only',
+    )
     const drop = await t.api('POST', '/api/sql', {
       token: t.suToken,
-      body: { sql: 'DROP TRIGGER svc__audit_log_no_delete', write: true },
+      body: {
+        sql: onPostgres
+          ? 'DROP TRIGGER svc__audit_log_no_change ON _audit_log'
+          : 'DROP TRIGGER svc__audit_log_no_delete',
+        write: true,
+      },
     })
     expect(drop.status).toBe(400)
     const truncate = await t.api('DELETE', '/api/collections/_audit_log/truncate', {
@@ -317,14 +326,14 @@ describe('audit log', () => {
     expect(truncate.body.message).toBe(APPEND_ONLY)
     expect((await t.api('DELETE', '/api/collections/_audit_log/truncate')).status).toBe(401)
     // A connection of another program (the sqlite3 shell, a script) is refused as well.
-    const other = new Database(join(t.dir, 'data.db'))
+    const other = await otherConnection(t.dir)
     try {
-      expect(() => other.prepare('DELETE FROM _audit_log').run()).toThrow(
-        /no such function: audit_log_is_append_only/,
+      await expect(other.run('DELETE FROM _audit_log')).rejects.toThrow(
+        onPostgres ? APPEND_ONLY_DB : /no such function: audit_log_is_append_only/,
       )
-      expect(() => other.prepare("UPDATE _audit_log SET ip = 'x'").run()).toThrow(/append-only/)
+      await expect(other.run("UPDATE _audit_log SET ip = 'x'")).rejects.toThrow(/append-only/)
     } finally {
-      other.close()
+      await other.close()
     }
     expect(await rows(`id = '${row!.id}'`)).toEqual([row])
   })
@@ -353,18 +362,20 @@ describe('audit log', () => {
 
   it('deletes rows older than audit.maxDays with __svcAuditCleanup__ and keeps the others', async () => {
     const total = (await rows("id != ''")).length
-    const other = new Database(join(t.dir, 'data.db'))
+    const other = await otherConnection(t.dir)
     try {
-      const insert = other.prepare(
-        "INSERT INTO _audit_log (id, action, collection, created, updated) VALUES (?, 'old', 'x', ?, ?)",
-      )
+      const insert = (id: string, at: string) =>
+        other.run(
+          "INSERT INTO _audit_log (id, action, collection, created, updated) VALUES (?, 'old', 'x', ?, ?)",
+          [id, at, at],
+        )
       const at = (days: number) =>
         new Date(Date.now() - days * 86_400_000).toISOString().replace('T', ' ')
-      insert.run('oldrow000000001', at(40), at(40))
-      insert.run('oldrow000000002', at(400), at(400))
-      insert.run('oldrow000000003', at(10), at(10))
+      await insert('oldrow000000001', at(40))
+      await insert('oldrow000000002', at(400))
+      await insert('oldrow000000003', at(10))
     } finally {
-      other.close()
+      await other.close()
     }
     // Kept forever with 0.
     await t.api('PATCH', '/api/settings', { token: t.suToken, body: { audit: { maxDays: 0 } } })
