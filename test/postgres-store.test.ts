@@ -284,8 +284,8 @@ describe('schema manager', () => {
     expect(cols.map((c) => [c.name, c.table, c.column, c.declaredType])).toEqual([
       ['id', 'posts', 'id', 'text'],
       ['title', 'posts', 'title', 'text'],
-      ['kind', null, null, 'text'],
-      ['n', null, null, 'bigint'],
+      ['kind', null, null, null],
+      ['n', null, null, null],
     ])
     await expect(s().viewQuery(db, 'SELECT id FROM nowhere')).rejects.toThrow(/nowhere/)
     await s().createView(db, 'post_view', query)

@@ -132,7 +132,14 @@ export function clientFilterAndSort(
 ): { where: Sql | null; order: Sql[] } {
   const ctx = ruleContext(app, collection, info, !isSuperuser(info))
   const where = params.filter.trim() === '' ? null : compileFilter(params.filter, ctx)
-  const order = params.sort.trim() === '' ? [] : compileSort(params.sort, ctx)
+  // NB: a copy: compiled sorts are cached and shared.
+  const order = params.sort.trim() === '' ? [] : [...compileSort(params.sort, ctx)]
+  // NB: rows equal under the sort come in insertion order (SQLite's scan order), the same on
+  // every engine: a table's row id ends the ORDER BY unless the sort names it.
+  const rowid = collection.type === 'view' ? null : ctx.dialect.rowid(MAIN)
+  if (order.length > 0 && rowid && !/@rowid\b/.test(params.sort)) {
+    order.push(sql`${rowid} ${ctx.dialect.sortDirection(false)}`)
+  }
   return { where, order }
 }
 

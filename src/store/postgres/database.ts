@@ -258,6 +258,8 @@ async function describeOn(db: PgDb, client: pg.PoolClient, query: Sql): Promise<
     for (const f of r.fields) {
       let table: string | null = null
       let column: string | null = null
+      // NB: as SQLite's declared type, only a plain column of a table has one: an expression's
+      // (a literal, a function) is null, so views type it as PocketBase does.
       let declaredType: string | null = null
       if (f.tableID) {
         const src = await client.query<{ relname: string; attname: string; type: string }>(
@@ -272,12 +274,6 @@ async function describeOn(db: PgDb, client: pg.PoolClient, query: Sql): Promise<
           column = s.attname
           declaredType = s.type
         }
-      }
-      if (declaredType === null) {
-        const t = await client.query<{ type: string }>('SELECT format_type($1, NULL) AS type', [
-          f.dataTypeID,
-        ])
-        declaredType = t.rows[0]?.type ?? null
       }
       out.push({ name: f.name, table, column, declaredType })
     }
