@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config'
  * a real PostgreSQL. test/global-setup.ts starts the server (scripts/postgres.sh) and, because
  * `SVC_TEST_DATABASE` is `postgres`, sets `SVC_DATABASE_URL` to it and `SVC_DATABASE_SCHEMA` to
  * `@dir`: each app (CLI children included) keeps its data in a schema derived from its data folder.
- * Suites about SQLite itself stay out of this list.
+ * Suites about SQLite itself stay out of this list (import-pocketbase reads sqlite_master and runs
+ * PocketBase's SQLite view queries; teams and backups edit data.db directly).
  */
 process.env.SVC_TEST_DATABASE = 'postgres'
 
@@ -36,6 +37,20 @@ export const postgresSuites = [
   'test/settings-patch.test.ts',
   'test/settings-validation.test.ts',
   'test/sdk.test.ts',
+  'test/webhooks.test.ts',
+  'test/files-large.test.ts',
+  'test/settings-validation-features.test.ts',
+  'test/request-budgets-expand.test.ts',
+  'test/request-budgets-expand-paths.test.ts',
+  'test/hidden-sort.test.ts',
+  'test/field-errors.test.ts',
+  'test/write-only-fields.test.ts',
+  'test/oauth2.test.ts',
+  'test/oauth2-sdk.test.ts',
+  'test/teams-sdk.test.ts',
+  'test/schema-apply.test.ts',
+  'test/hooks-events.test.ts',
+  'test/concurrency.test.ts',
 ]
 
 export default defineConfig({
