@@ -4,12 +4,11 @@
  * (test/helpers/openai-double.ts) that streams, reports usage, fails, breaks mid-stream and
  * stalls.
  */
-import Database from 'better-sqlite3'
-import { join } from 'node:path'
 import { EventSource } from 'eventsource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startOpenAiDouble, type OpenAiDouble } from './helpers/openai-double.js'
 import { startServer, type TestServer } from './helpers/server.js'
+import { onPostgres, otherConnection } from './helpers/other-connection.js'
 
 interface Received {
   name: string
@@ -352,18 +351,20 @@ describe('LLM gateway', () => {
         error: '',
       })
       // Kept with the request logs in auxiliary.db, not in the data file.
-      const aux = new Database(join(t.dir, 'auxiliary.db'), { readonly: true })
-      const main = new Database(join(t.dir, 'data.db'), { readonly: true })
+      const aux = await otherConnection(t.dir, 'auxiliary')
+      const main = await otherConnection(t.dir, 'main')
       try {
-        const count = aux.prepare('SELECT count(*) AS n FROM _llm_usage').get() as { n: number }
-        expect(count.n).toBeGreaterThanOrEqual(rows.length)
-        const inMain = main
-          .prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name = '_llm_usage'")
-          .get() as { n: number }
-        expect(inMain.n).toBe(0)
+        const [count] = await aux.all<{ n: number }>('SELECT count(*) AS n FROM _llm_usage')
+        expect(Number(count!.n)).toBeGreaterThanOrEqual(rows.length)
+        const [inMain] = await main.all<{ n: number }>(
+          onPostgres
+            ? "SELECT count(*) AS n FROM pg_class WHERE relname = '_llm_usage' AND relnamespace = current_schema()::regnamespace"
+            : "SELECT count(*) AS n FROM sqlite_schema WHERE name = '_llm_usage'",
+        )
+        expect(Number(inMain!.n)).toBe(0)
       } finally {
-        aux.close()
-        main.close()
+        await aux.close()
+        await main.close()
       }
       const asUser = await t.api('GET', '/api/collections/_llm_usage/records', {
         token: users.bob!.token,

@@ -6,11 +6,10 @@
 import { EventSource } from 'eventsource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rmSync } from 'node:fs'
-import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import { silentLogger } from '../src/core/logger.js'
 import { createServer } from '../src/server.js'
 import { SU_EMAIL, SU_PASSWORD, startServer, type TestServer } from './helpers/server.js'
+import { otherConnection } from './helpers/other-connection.js'
 
 /** The rule docs/teams.md documents for a collection with a `team` relation to `_teams`. */
 const MY_TEAMS =
@@ -300,15 +299,16 @@ describe('teams on a database made before the default rules', () => {
     const dir = t.dir
     await t.server.close()
     // the state of a database made before: every rule empty (superusers only), no index
-    const db = new Database(join(dir, 'data.db'))
-    db.exec('DROP INDEX idx_team_members_member; DROP INDEX idx_team_members_record')
-    db.prepare(
-      `UPDATE _collections SET listRule = NULL, viewRule = NULL, createRule = NULL,
-       updateRule = NULL, deleteRule = NULL, indexes = '[]' WHERE name IN ('_teams', '_team_members')`,
-    ).run()
+    const db = await otherConnection(dir)
+    await db.run('DROP INDEX idx_team_members_member')
+    await db.run('DROP INDEX idx_team_members_record')
+    await db.run(
+      `UPDATE _collections SET "listRule" = NULL, "viewRule" = NULL, "createRule" = NULL,
+       "updateRule" = NULL, "deleteRule" = NULL, indexes = '[]' WHERE name IN ('_teams', '_team_members')`,
+    )
     // An older svcbase recorded no versions of the system definitions.
-    db.exec(`DELETE FROM _params WHERE id = 'svc_system_versions'`)
-    db.close()
+    await db.run(`DELETE FROM _params WHERE id = 'svc_system_versions'`)
+    await db.close()
     const server = await createServer({ dataDir: dir, logger: silentLogger })
     try {
       const url = await server.listen({ host: '127.0.0.1', port: 0 })
