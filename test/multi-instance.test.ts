@@ -215,7 +215,7 @@ beforeAll(async () => {
     const s = await signIn(b, 'users', `${name}@example.com`, 'password123')
     users[name] = { id: s.record.id, token: s.token }
   }
-})
+}, 120_000)
 
 afterAll(async () => {
   await Promise.all(
@@ -235,6 +235,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true })
 })
 
+// NB: three CLI processes start in beforeAll (tsx compiles each): generous bounds for loaded CI.
 describe('two svcbase processes on one PostgreSQL schema', () => {
   it('delivers a create made on B to an SSE client on A, with A applying the rules', async () => {
     const u1 = users.u1!
@@ -344,7 +345,7 @@ describe('two svcbase processes on one PostgreSQL schema', () => {
     const ticks = ((await list()).body.items as { tick: number }[]).map((r) => r.tick)
     expect(ticks.length).toBeGreaterThanOrEqual(4)
     expect(new Set(ticks).size).toBe(ticks.length)
-  })
+  }, 60_000)
 
   it('shares a rate limit, and a settings change on A takes effect on B', async () => {
     const rules = [{ label: 'limited:create', audience: '@guest', duration: 60, maxRequests: 5 }]
@@ -405,5 +406,5 @@ describe('two svcbase processes on one PostgreSQL schema', () => {
     expect(acknowledged.filter((id) => !seen.has(id))).toEqual([])
     // A goes on alone.
     expect((await call(a, 'POST', '/api/collections/items/records', { n: -1 })).status).toBe(200)
-  })
+  }, 60_000)
 })
