@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import Database from 'better-sqlite3'
+import { onPostgres, otherConnection, type OtherConnection } from './helpers/other-connection.js'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../src/core/create-app.js'
 import { silentLogger } from '../src/core/logger.js'
@@ -79,23 +79,29 @@ function serve(
 }
 
 /** The column names of a collection's table in a data folder (an independent reader). */
-function columns(dir: string, table: string): string[] {
-  const db = new Database(join(dir, 'data.db'), { readonly: true })
+async function columns(dir: string, table: string): Promise<string[]> {
+  const db = await otherConnection(dir)
   try {
-    return (db.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[]).map(
-      (c) => c.name,
+    const rows = await db.all<{ name: string }>(
+      onPostgres
+        ? 'SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position'
+        : `SELECT name FROM pragma_table_info(?) ORDER BY cid`,
+      [table],
     )
+    // PostgreSQL's tables carry `_rowid_`, the store's insertion order (what SQLite's rowid is).
+    return rows.map((c) => c.name).filter((n) => !(onPostgres && n === '_rowid_'))
   } finally {
-    db.close()
+    await db.close()
   }
 }
 
-function sqlite<T>(dir: string, fn: (db: Database.Database) => T): T {
-  const db = new Database(join(dir, 'data.db'))
+/** Runs `fn` on another connection to the data folder's main database. */
+async function direct<T>(dir: string, fn: (db: OtherConnection) => Promise<T>): Promise<T> {
+  const db = await otherConnection(dir)
   try {
-    return fn(db)
+    return await fn(db)
   } finally {
-    db.close()
+    await db.close()
   }
 }
 
@@ -176,7 +182,7 @@ describe('svcbase schema: the round trip through a file', { timeout: 90_000 }, (
     expect(applied.stdout).toContain('authors: create')
     expect(applied.stdout).toContain('books: create')
     expect(applied.stdout).toMatch(/applied: 3 created, 0 updated, \d+ unchanged/)
-    expect(columns(dirB, 'books')).toEqual([
+    expect(await columns(dirB, 'books')).toEqual([
       'id',
       'title',
       'legacy',
@@ -192,12 +198,11 @@ describe('svcbase schema: the round trip through a file', { timeout: 90_000 }, (
   })
 
   it('shows an edit of the file in diff (exit 1), and apply writes it, keeping data', async () => {
-    sqlite(dirB, (db) =>
-      db
-        .prepare(
-          `INSERT INTO books (id, title, legacy, author, created, updated) VALUES (?, ?, ?, '', '', '')`,
-        )
-        .run('b00000000000001', 'Dune', 'old value'),
+    await direct(dirB, (db) =>
+      db.run(
+        `INSERT INTO books (id, title, legacy, author, created, updated) VALUES (?, ?, ?, '', '', '')`,
+        ['b00000000000001', 'Dune', 'old value'],
+      ),
     )
     const payload = readPayload()
     const books = payload.collections.find((c) => c.name === 'books')!
@@ -217,13 +222,13 @@ describe('svcbase schema: the round trip through a file', { timeout: 90_000 }, (
       ].join('\n'),
     )
     expect(diff.stdout).toMatch(/0 to create, 1 to update/)
-    expect(columns(dirB, 'books')).not.toContain('pages')
+    expect(await columns(dirB, 'books')).not.toContain('pages')
 
     const applied = await run(['schema', 'apply', file, `--dir=${dirB}`])
     expect(applied.code, applied.stderr).toBe(0)
     expect(applied.stdout).toMatch(/applied: 0 created, 1 updated/)
     expect(applied.stdout).toContain('1 field(s) not dropped (pending removal): books.legacy')
-    expect(columns(dirB, 'books')).toEqual([
+    expect(await columns(dirB, 'books')).toEqual([
       'id',
       'title',
       'legacy',
@@ -232,10 +237,7 @@ describe('svcbase schema: the round trip through a file', { timeout: 90_000 }, (
       'updated',
       'pages',
     ])
-    const row = sqlite(dirB, (db) => db.prepare('SELECT * FROM books').get()) as Record<
-      string,
-      unknown
-    >
+    const [row] = await direct(dirB, (db) => db.all('SELECT * FROM books'))
     expect(row).toMatchObject({ title: 'Dune', legacy: 'old value', pages: 0 })
 
     // The kept field still differs from the file; --force drops it, then nothing differs.
@@ -243,10 +245,10 @@ describe('svcbase schema: the round trip through a file', { timeout: 90_000 }, (
     const forced = await run(['schema', 'apply', file, '--force', `--dir=${dirB}`])
     expect(forced.code, forced.stderr).toBe(0)
     expect(forced.stdout).toContain('books: update\n  - legacy\n')
-    expect(columns(dirB, 'books')).not.toContain('legacy')
+    expect(await columns(dirB, 'books')).not.toContain('legacy')
     expect((await run(['schema', 'diff', file, `--dir=${dirB}`])).code).toBe(0)
     // Folder A was never touched, and is left alone by a diff that names it.
-    expect(columns(dirA, 'books')).toContain('legacy')
+    expect(await columns(dirA, 'books')).toContain('legacy')
   })
 
   it('prints progress for a large schema and names collections the file leaves out', async () => {
@@ -291,7 +293,7 @@ describe('svcbase schema: the round trip through a file', { timeout: 90_000 }, (
     const missing = await run(['schema', 'diff', join(root, 'nope.json'), `--dir=${dirB}`])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('cannot read')
-    expect(columns(dirB, 'broken')).toEqual([])
+    expect(await columns(dirB, 'broken')).toEqual([])
   })
 
   it('answers a mistake on the command line with the usage and exit status 2', async () => {
@@ -325,7 +327,7 @@ describe('svcbase serve --automigrate', () => {
     // books (public list) answers at once, with the file's fields.
     const list = await fetch(`${s.url}/api/collections/books/records`)
     expect(list.status).toBe(200)
-    expect(columns(join(cwd, 'data'), 'books')).toEqual([
+    expect(await columns(join(cwd, 'data'), 'books')).toEqual([
       'id',
       'title',
       'pages',
@@ -351,6 +353,6 @@ describe('svcbase serve --automigrate', () => {
     expect(s.url).toBeNull()
     expect(s.code).toBe(1)
     expect(s.err).toContain('automigrate: Failed to apply the schema of collection "broken".')
-    expect(columns(join(cwd, 'data'), 'fine')).toEqual([])
+    expect(await columns(join(cwd, 'data'), 'fine')).toEqual([])
   })
 })
