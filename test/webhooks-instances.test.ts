@@ -161,6 +161,32 @@ describe('the outbox with two instances on one PostgreSQL schema', () => {
     })
   })
 
+  it('queues on B for a webhook added on A (B hears of the _webhooks change)', async () => {
+    const [a, b] = instances as [Instance, Instance]
+    const hook = await a.api('POST', '/api/collections/_webhooks/records', {
+      name: 'orders updates',
+      url: receiver.url,
+      collection: 'orders',
+      events: 'update',
+      secret: SECRET,
+      enabled: true,
+    })
+    expect(hook.status, JSON.stringify(hook.body)).toBe(200)
+    const order = await b.api('POST', '/api/collections/orders/records', { n: 1000 })
+    expect(order.status).toBe(200)
+    // B learns of the new webhook through the bus, a moment after A's commit: update until an
+    // update delivery arrives.
+    let n = 1000
+    await waitFor(async () => {
+      const updates = receiver.received.filter((r) => r.body?.event === 'update')
+      if (updates.length > 0) return true
+      await b.api('PATCH', `/api/collections/orders/records/${order.body.id}`, { n: ++n })
+      return false
+    })
+    const update = receiver.received.find((r) => r.body?.event === 'update')!
+    expect(update.body.record.id).toBe(order.body.id)
+  })
+
   it('takes over a row whose lease ran out (its instance crashed)', async () => {
     const [a, b] = instances as [Instance, Instance]
     // A row leased long ago by an instance that is gone, due since then.

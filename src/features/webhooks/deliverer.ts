@@ -249,11 +249,7 @@ export class Deliverer {
     if (starts <= 0 && waiting.length > 0) this.again = true
     // Only the rows this instance took go out (another instance may be sending the others).
     const leaseMs = this.app.settings.get().webhooks.timeout * 1000 + LEASE_MARGIN_MS
-    const taken = await takeRows(
-      this.app,
-      picked.map((r) => r.id),
-      leaseMs,
-    ).catch((err: unknown) => {
+    const taken = await takeRows(this.app, picked, leaseMs).catch((err: unknown) => {
       this.app.logger.error('webhook rows could not be taken', { error: String(err) })
       return new Map<string, number>()
     })

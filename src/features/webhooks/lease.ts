@@ -25,17 +25,23 @@ export const unleased = (at: string) =>
   sql`(${LEASE_UNTIL} IS NULL OR ${LEASE_UNTIL} = '' OR ${LEASE_UNTIL} <= ${at})`
 
 /**
- * Takes the rows among `ids` that are still due and that no other instance holds, for
+ * Takes the rows among `rows` that are still due and that no other instance holds, for
  * `leaseMs`; returns their ids with their current attempt counts (a row another instance
  * retried meanwhile has a new one). One statement, in a transaction (so it runs on the writer).
+ * A process alone on its data (`app.cluster.shared` false) takes them all without writing.
  */
 export async function takeRows(
   app: App,
-  rowIds: readonly string[],
+  rows: readonly { id: string; attempts: number }[],
   leaseMs: number,
 ): Promise<Map<string, number>> {
   const taken = new Map<string, number>()
-  if (rowIds.length === 0) return taken
+  if (rows.length === 0) return taken
+  if (!app.cluster.shared) {
+    for (const r of rows) taken.set(r.id, Number(r.attempts))
+    return taken
+  }
+  const rowIds = rows.map((r) => r.id)
   const now = new Date()
   const at = formatDate(now)
   const until = formatDate(new Date(now.getTime() + leaseMs))
