@@ -73,6 +73,8 @@ export interface BusOptions {
 export class PgBus {
   private readonly channel: string
   private client: pg.Client | null = null
+  /** Drops the current listener connection and reconnects (set while one is connected). */
+  private drop: ((err?: Error) => void) | null = null
   private closed = false
   private retryMs = FIRST_RETRY_MS
   /** True once the first connection listened: later ones are reconnections. */
@@ -120,6 +122,28 @@ export class PgBus {
   }
 
   /** Stops listening; messages being sent are awaited. */
+  /**
+   * Checks that the listener connection still answers (a connection cut without a reset, by a
+   * NAT or a failover, would otherwise go quiet forever): a `SELECT 1` on it, given up after
+   * `timeoutMs`, in which case the connection is dropped and a new one listens.
+   */
+  async probe(timeoutMs: number): Promise<void> {
+    const client = this.client
+    const drop = this.drop
+    if (!client || !drop || this.closed) return
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+    })
+    try {
+      await Promise.race([client.query('SELECT 1'), late])
+    } catch (err) {
+      if (this.client === client) drop(err instanceof Error ? err : new Error(String(err)))
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true
     if (this.retryTimer) clearTimeout(this.retryTimer)
@@ -162,6 +186,7 @@ export class PgBus {
     }
     client.on('error', onDrop)
     client.on('end', () => onDrop())
+    this.drop = onDrop
     // Until LISTEN returned (and a reconnection's resync is queued), payloads wait here.
     let early: string[] | null = []
     client.on('notification', (n) => {

@@ -2,6 +2,7 @@
  * The PostgreSQL cluster against a real server (`SVC_TEST_PG_URL`, started by the test setup):
  * two clusters on one schema in this process, as two instances would be.
  */
+import net from 'node:net'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClusterMessage } from '../cluster.js'
@@ -178,6 +179,57 @@ describe('the PostgreSQL cluster', () => {
       off()
     }
     expect(await b.requests!.ask('find', { key: 'held-by-a' })).toBeUndefined()
+  })
+
+  it('replaces a listener connection that went quiet without being closed', async () => {
+    // A TCP proxy whose connections can be frozen: data stops, nothing is closed (a NAT that
+    // forgot the connection). New connections pass.
+    const target = new URL(url)
+    const live = new Set<{ frozen: boolean; sockets: net.Socket[] }>()
+    const proxy = net.createServer((inbound) => {
+      const outbound = net.connect(Number(target.port), target.hostname)
+      const link = { frozen: false, sockets: [inbound, outbound] }
+      live.add(link)
+      inbound.on('data', (d) => link.frozen || outbound.write(d))
+      outbound.on('data', (d) => link.frozen || inbound.write(d))
+      for (const s of link.sockets) s.on('error', () => s.destroy())
+      inbound.on('close', () => outbound.destroy())
+      outbound.on('close', () => inbound.destroy())
+    })
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r))
+    const via = new URL(url)
+    via.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`
+    const quiet: string[] = []
+    const d = createPostgresCluster({
+      url: via.toString(),
+      schema,
+      warn: (m) => quiet.push(m),
+      heartbeatMs: 200,
+    })
+    const gotD: ClusterMessage[] = []
+    d.subscribe((m) => gotD.push(m))
+    await d.start()
+    try {
+      a.publish(recordMsg('before-freeze'))
+      await until(() => gotD.length === 1, 'D to receive through the proxy')
+      for (const link of live) link.frozen = true
+      await until(
+        () => quiet.some((w) => w.includes('no answer within 200 ms')),
+        'the probe to give up on the quiet listener',
+      )
+      let n = 0
+      await until(() => {
+        if (gotD.some((m) => m.kind === 'record' && m.recordId.startsWith('after-freeze')))
+          return true
+        a.publish(recordMsg(`after-freeze${n++}`))
+        return false
+      }, 'D to listen again on a new connection')
+    } finally {
+      // NB: the frozen pool connections would never answer: cut them first.
+      for (const link of live) for (const s of link.sockets) s.destroy()
+      proxy.close()
+      await d.close()
+    }
   })
 
   it('gives each scheduled run to exactly one instance', async () => {

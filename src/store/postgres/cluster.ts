@@ -29,6 +29,11 @@ export interface PostgresClusterOptions {
   schema: string
   /** Where problems that must not stop the instance are told (default: `console.warn`). */
   warn?: (message: string) => void
+  /**
+   * How often the heartbeat is written and the listener probed, in ms (default 5000; tests
+   * shorten it). The probe waits as long for its answer.
+   */
+  heartbeatMs?: number
 }
 
 /** Heartbeats between two prunings of old rows (bus messages, claims, counters, instances). */
@@ -54,6 +59,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
   const warn = options.warn ?? ((m: string) => console.warn(m))
   const instanceId = randomBytes(8).toString('hex')
   const handlers = new Set<ClusterHandler>()
+  const every = options.heartbeatMs ?? HEARTBEAT_MS
   let running: Running | null = null
   let starting: Promise<void> | null = null
   let closing: Promise<void> | null = null
@@ -97,10 +103,11 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
     const timer = setInterval(() => {
       beats++
       const work = beats % PRUNE_EVERY === 0 ? prune(db) : Promise.resolve()
+      void bus.probe(every)
       Promise.all([heartbeat(db, instanceId), work]).catch((err: unknown) =>
         warn(`cluster: heartbeat failed: ${err instanceof Error ? err.message : String(err)}`),
       )
-    }, HEARTBEAT_MS)
+    }, every)
     timer.unref()
     running = { db, bus, timer }
   }
