@@ -38,7 +38,6 @@ export const postgresSuites = [
   'test/settings-validation.test.ts',
   'test/sdk.test.ts',
   'test/webhooks.test.ts',
-  'test/files-large.test.ts',
   'test/settings-validation-features.test.ts',
   'test/request-budgets-expand.test.ts',
   'test/request-budgets-expand-paths.test.ts',

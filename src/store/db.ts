@@ -79,9 +79,18 @@ export class UniqueViolation extends Error {
   }
 }
 
-/** Any other driver failure, with the driver's message kept for logs and the SQL console. */
+/**
+ * Any other driver failure, with the driver's message kept for logs and the SQL console.
+ * `kind` is `'type'` when the engine refused to compare, convert or compute the values a query
+ * was given (PostgreSQL's strict typing: `text_column >= bool_column`, a NUL in text), which
+ * SQLite never does: the caller may then answer the client's filter as invalid, not fail.
+ */
 export class DbError extends Error {
-  constructor(message: string, cause: unknown) {
+  constructor(
+    message: string,
+    cause: unknown,
+    readonly kind: 'type' | null = null,
+  ) {
     super(message, { cause })
     this.name = 'DbError'
   }

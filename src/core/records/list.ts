@@ -1,4 +1,5 @@
 /** Record reads: list pages, single records by rule, and internal lookups by id. */
+import { DbError } from '../../store/db.js'
 import { join, sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
@@ -7,6 +8,24 @@ import type { RecordData, RequestInfo } from '../request-info.js'
 import type { RecordListOptions, RecordListResult } from './api.js'
 import { byId, clientFilterAndSort, parseListParams, ruleCondition, selectFrom } from './query.js'
 import { recordFromRow } from './serialize.js'
+
+/**
+ * A query of a client's filter and sort: values the engine refuses to evaluate (a strictly typed
+ * engine: PostgreSQL's `text_field >= bool_field`, a NUL in text) are the filter's fault, a 400.
+ */
+async function typed<T>(query: Promise<T>): Promise<T> {
+  try {
+    return await query
+  } catch (err) {
+    if (err instanceof DbError && err.kind === 'type') {
+      throw badRequest(messages.invalidFilter({ reason: TYPE_MISMATCH }), {}, err)
+    }
+    throw err
+  }
+}
+
+/** The reason of {@link typed}'s 400. */
+const TYPE_MISMATCH = 'the database cannot evaluate it with these values'
 
 /** Lists records visible to the requester; a failing listRule yields an empty page. */
 export async function listRecords(
@@ -37,12 +56,12 @@ export async function listRecords(
   const base = selectFrom(collection, [rule, where])
   const ordered = order.length > 0 ? sql`${base} ORDER BY ${join(order)}` : base
   const offset = (params.page - 1) * params.perPage
-  const rows = await db.all(sql`${ordered} LIMIT ${params.perPage} OFFSET ${offset}`)
+  const rows = await typed(db.all(sql`${ordered} LIMIT ${params.perPage} OFFSET ${offset}`))
   let totalItems = -1
   let totalPages = -1
   if (!params.skipTotal) {
-    const count = await db.get<{ n: number }>(
-      selectFrom(collection, [rule, where], sql`COUNT(*) AS n`),
+    const count = await typed(
+      db.get<{ n: number }>(selectFrom(collection, [rule, where], sql`COUNT(*) AS n`)),
     )
     totalItems = Number(count?.n ?? 0)
     totalPages = Math.ceil(totalItems / params.perPage)

@@ -5,6 +5,7 @@
 import type { ComparisonNode } from '../../tools/filter/index.js'
 import type { Dialect } from '../../store/dialect.js'
 import { join, param, raw, sql, type Sql } from '../../store/sql.js'
+import { coerceOperand, decideByTypeOrder } from './coerce.js'
 import { JoinSink, type CompileState, type Operand } from './context.js'
 import { isEmptyConstant, isKnownConstant } from './constants.js'
 import { resolveOperand } from './resolve.js'
@@ -43,6 +44,20 @@ function condition(left: Operand, op: BaseOperator, right: Operand, dialect: Dia
     left = numericConstant(left, dialect)
     right = numericConstant(right, dialect)
   }
+  // Constants next to number and bool columns are read as SQLite's NUMERIC affinity reads them.
+  const decided = decideByTypeOrder(left, op, right)
+  for (let pass = 0; pass < 2 && op !== '~' && op !== '!~'; pass++) {
+    const l = coerceOperand(left, right)
+    right = coerceOperand(right, left)
+    left = l
+  }
+  const expr = decided ?? comparison(left, op, right, dialect)
+  const guards = [left.guard, right.guard].filter((g): g is Sql => g !== undefined)
+  return guards.length === 0 ? expr : sql`(${expr} AND ${join(guards, ' AND ')})`
+}
+
+/** `left op right` for operands of comparable types. */
+function comparison(left: Operand, op: BaseOperator, right: Operand, dialect: Dialect): Sql {
   let expr: Sql
   switch (op) {
     case '=':
@@ -56,8 +71,7 @@ function condition(left: Operand, op: BaseOperator, right: Operand, dialect: Dia
     default:
       expr = sql`${left.sql} ${raw(op)} ${right.sql}`
   }
-  const guards = [left.guard, right.guard].filter((g): g is Sql => g !== undefined)
-  return guards.length === 0 ? expr : sql`(${expr} AND ${join(guards, ' AND ')})`
+  return expr
 }
 
 /** A number constant typed as a number (other operands unchanged). */

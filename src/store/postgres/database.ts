@@ -50,6 +50,14 @@ interface TxState {
   committed: Array<() => void>
 }
 
+/**
+ * SQLSTATEs of values a query cannot take: every data exception (class 22: invalid text for a
+ * type, out of range, a bad date, a NUL in text, a negative square root…), no operator or
+ * function for the operand types, mismatched types.
+ */
+const typeErrors = (code: string): boolean =>
+  code.startsWith('22') || code === '42883' || code === '42804' || code === '42725'
+
 /** Translates a driver error: unique violations by their columns, the rest as `DbError`. */
 export function translatePgError(err: unknown): Error {
   if (err instanceof UniqueViolation || err instanceof DbError) return err
@@ -58,7 +66,7 @@ export function translatePgError(err: unknown): Error {
     return new UniqueViolation(e.table ?? '', uniqueColumns(e.detail ?? ''), err)
   }
   const message = e && typeof e.message === 'string' ? e.message : String(err)
-  return new DbError(message, err)
+  return new DbError(message, err, typeErrors(e?.code ?? '') ? 'type' : null)
 }
 
 /**

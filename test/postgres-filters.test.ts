@@ -1,0 +1,150 @@
+/**
+ * Filters mean the same on SQLite and on PostgreSQL (`SVC_TEST_PG_URL`, started by
+ * test/global-setup.ts): one server on each engine with the same records, the same filters and
+ * sorts, the same answers. Covers what PostgreSQL's strict typing would otherwise refuse
+ * (constants next to number and bool columns, two bound numbers, NULL order, sort ties).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startServer, type TestServer } from './helpers/server.js'
+
+const url = process.env.SVC_TEST_PG_URL ?? ''
+
+/** Starts a server on SQLite (`pg` false) or on the test PostgreSQL, in a schema of its own. */
+async function start(pg: boolean): Promise<TestServer> {
+  const saved = [process.env.SVC_DATABASE_URL, process.env.SVC_DATABASE_SCHEMA]
+  if (pg) {
+    process.env.SVC_DATABASE_URL = url
+    process.env.SVC_DATABASE_SCHEMA = '@dir'
+  } else {
+    delete process.env.SVC_DATABASE_URL
+    delete process.env.SVC_DATABASE_SCHEMA
+  }
+  try {
+    return await startServer()
+  } finally {
+    for (const [key, value] of [
+      ['SVC_DATABASE_URL', saved[0]],
+      ['SVC_DATABASE_SCHEMA', saved[1]],
+    ] as const) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
+  }
+}
+
+const servers: { name: string; t: TestServer }[] = []
+
+beforeAll(async () => {
+  if (!url) throw new Error('SVC_TEST_PG_URL is not set: test/global-setup.ts starts PostgreSQL')
+  for (const [name, pg] of [
+    ['sqlite', false],
+    ['postgres', true],
+  ] as const) {
+    const t = await start(pg)
+    expect(t.server.app.store.dialect.name).toBe(name)
+    const owners = await t.api('POST', '/api/collections', {
+      token: t.suToken,
+      body: {
+        name: 'owners',
+        type: 'base',
+        listRule: '',
+        fields: [{ name: 'title', type: 'text' }],
+      },
+    })
+    expect(owners.status, JSON.stringify(owners.body)).toBe(200)
+    const made = await t.api('POST', '/api/collections', {
+      token: t.suToken,
+      body: {
+        name: 'items',
+        type: 'base',
+        listRule: '',
+        fields: [
+          { name: 'title', type: 'text' },
+          { name: 'views', type: 'number' },
+          { name: 'published', type: 'bool' },
+          { name: 'tags', type: 'select', maxSelect: 3, values: ['a', 'b', 'c'] },
+          { name: 'parent', type: 'relation', collectionId: owners.body.id, maxSelect: 1 },
+        ],
+      },
+    })
+    expect(made.status, JSON.stringify(made.body)).toBe(200)
+    const owner = await t.api('POST', '/api/collections/owners/records', {
+      token: t.suToken,
+      body: { title: 'zed' },
+    })
+    const rows = [
+      { title: 'one', views: 7, published: true, tags: ['a', 'b'] },
+      { title: 'two', views: 0, published: false, tags: ['c'], parent: owner.body.id },
+      { title: 'three', views: 12.5, published: true, tags: [] },
+      { title: 'four', views: 7, published: false, tags: ['a'] },
+    ]
+    for (const body of rows) {
+      const res = await t.api('POST', '/api/collections/items/records', { token: t.suToken, body })
+      expect(res.status).toBe(200)
+    }
+    servers.push({ name, t })
+  }
+})
+
+afterAll(async () => {
+  for (const { t } of servers.splice(0)) await t.close()
+})
+
+/** The titles a list answers, in order, or the error status and message. */
+async function titles(t: TestServer, query: string): Promise<unknown> {
+  const res = await t.api('GET', `/api/collections/items/records?${query}`)
+  if (res.status !== 200) return { status: res.status, message: res.body?.message }
+  return (res.body.items as { title: string }[]).map((r) => r.title)
+}
+
+describe('the same filters on SQLite and PostgreSQL', () => {
+  const filters = [
+    "views = 'abc'",
+    "views != 'abc'",
+    "views < 'abc'",
+    "views > 'abc'",
+    "'abc' > views",
+    "views = '7'",
+    "views >= ' 7.0 '",
+    'views = true',
+    'published = 1',
+    "published = '0'",
+    "published = 'true'",
+    'published = true',
+    '10 > 5',
+    '5 > 10',
+    "tags ?= 'a'",
+    "tags:each != 'c'",
+    'tags:length > 1',
+    "parent.title = ''",
+    "title ~ 'O'",
+  ]
+  it.each(filters)('%s', async (filter) => {
+    const q = `filter=${encodeURIComponent(filter)}&sort=title`
+    const [sqlite, postgres] = await Promise.all(servers.map(({ t }) => titles(t, q)))
+    expect(Array.isArray(sqlite), JSON.stringify(sqlite)).toBe(true)
+    expect(postgres).toEqual(sqlite)
+  })
+
+  it.each(['-views', 'views,-published', 'parent.title', '-parent.title,title', '@rowid', ''])(
+    'sort %j (ties in insertion order, NULLs first ascending)',
+    async (sort) => {
+      const q = `sort=${encodeURIComponent(sort)}`
+      const [sqlite, postgres] = await Promise.all(servers.map(({ t }) => titles(t, q)))
+      expect(Array.isArray(sqlite), JSON.stringify(sqlite)).toBe(true)
+      expect(postgres).toEqual(sqlite)
+    },
+  )
+
+  it('answers a filter PostgreSQL cannot evaluate as an invalid filter, never a 500', async () => {
+    const pg = servers.find((s) => s.name === 'postgres')!.t
+    const res = await pg.api(
+      'GET',
+      `/api/collections/items/records?filter=${encodeURIComponent("title = '\u0000'")}`,
+    )
+    expect(res.status).toBe(400)
+    expect(res.body.message).toBe(
+      'Invalid filter: the database cannot evaluate it with these values.',
+    )
+  })
+})
