@@ -15,6 +15,8 @@ import { silentLogger } from '../src/core/logger.js'
 import { createServer } from '../src/server.js'
 import { seedPosts, titles, until } from './helpers/backups.js'
 import { startServer, type TestServer } from './helpers/server.js'
+import { onPostgres, otherConnection } from './helpers/other-connection.js'
+import { dirSchema } from '../src/core/store-choice.js'
 
 const CLI = ['--import', 'tsx', 'src/cli.ts']
 const root = mkdtempSync(join(tmpdir(), 'svcbase-backups-cli-'))
@@ -143,6 +145,28 @@ describe('Server.restart', () => {
     let undone = false
     let finished = false
     const failure = t.server.restart(async () => {
+      if (onPostgres) {
+        // The "restored" schema holds a _collections table the new app cannot read.
+        const schema = dirSchema(dir)
+        const db = await otherConnection(dir)
+        await db.run(`ALTER SCHEMA "${schema}" RENAME TO "${schema}_aside"`)
+        await db.run(`CREATE SCHEMA "${schema}"`)
+        await db.run(`CREATE TABLE "${schema}"._collections (id TEXT PRIMARY KEY)`)
+        await db.run(`INSERT INTO "${schema}"._collections VALUES ('broken')`)
+        await db.close()
+        return {
+          async undo() {
+            undone = true
+            const again = await otherConnection(dir)
+            await again.run(`DROP SCHEMA "${schema}" CASCADE`)
+            await again.run(`ALTER SCHEMA "${schema}_aside" RENAME TO "${schema}"`)
+            await again.close()
+          },
+          async done() {
+            finished = true
+          },
+        }
+      }
       // The "restored" data is not a database: the new app cannot start on it.
       const { renameSync } = await import('node:fs')
       renameSync(join(dir, 'data.db'), join(dir, 'data.db.aside'))
