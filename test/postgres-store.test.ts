@@ -3,6 +3,9 @@
  * open and migrate, transactions, onCommit, unique violations, and the schema manager's round
  * trips. Each test file run gets schemas of its own, dropped at the end.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultStore, dirSchema } from '../src/core/store-choice.js'
@@ -75,6 +78,26 @@ describe('open and migrate', () => {
       sql`SELECT "system", (SELECT count(*) FROM "_collections") AS n FROM "_collections" WHERE id = 'c1'`,
     )
     expect(row).toEqual({ system: true, n: 1 })
+  })
+})
+
+describe('upkeep and snapshots', () => {
+  it('analyzes its own tables, and writes a snapshot its check reads back', async () => {
+    await expect(store.optimize()).resolves.toBeUndefined()
+    const dir = mkdtempSync(join(tmpdir(), 'svcbase-pg-snap-'))
+    try {
+      const files = await store.backup(dir)
+      expect(files.map((f) => basename(f))).toEqual(['data.pgdump', 'auxiliary.pgdump'])
+      // The dump reads back; it is refused only for lacking the tables an app creates.
+      await expect(store.checkSnapshot(dir)).rejects.toThrow(/no _superusers table/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('offers the PostgreSQL cluster', () => {
+    const cluster = store.cluster?.()
+    expect(cluster?.shared).toBe(true)
   })
 })
 
