@@ -18,9 +18,9 @@ if (!url) throw new Error('SVC_TEST_PG_URL is not set: this test needs the Postg
 const schema = `svc_st_${Math.random().toString(36).slice(2, 10)}`
 const dirs: string[] = []
 
-async function start(): Promise<Server> {
-  const dir = mkdtempSync(join(tmpdir(), 'svcbase-st-instances-'))
-  dirs.push(dir)
+async function start(shareDir?: string): Promise<Server> {
+  const dir = shareDir ?? mkdtempSync(join(tmpdir(), 'svcbase-st-instances-'))
+  if (!shareDir) dirs.push(dir)
   return createServer(
     { dataDir: dir, logger: silentLogger, databaseUrl: url, databaseSchema: schema },
     {},
@@ -69,6 +69,18 @@ describe('files with several instances on one PostgreSQL schema', () => {
     )
     // The refused instance is gone: A is alone again.
     expect(await a.app.cluster.liveInstances()).toBe(1)
+  })
+
+  it('lets instances sharing one data folder on one machine keep local files', async () => {
+    // As the workers of one `serve --workers`: one place, whatever the number of processes.
+    const sibling = await start(a.app.config.dataDir)
+    try {
+      expect(await a.app.cluster.liveInstances()).toBe(2)
+      expect(await a.app.cluster.livePlaces!()).toBe(1)
+      expect((await patchSettings({ meta: { appName: 'siblings' } })).status).toBe(200)
+    } finally {
+      await sibling.close()
+    }
   })
 
   it('lets it start once S3 is on, and then S3 cannot be turned off', async () => {

@@ -3,6 +3,7 @@
  * (`AppConfig.databaseUrl`, else `SVC_DATABASE_URL`), else SQLite files in `dataDir`.
  */
 import { createHash } from 'node:crypto'
+import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import { createPostgresStore, createSqliteStore, type Store } from '../store/index.js'
 import type { AppConfig } from './app.js'
@@ -34,5 +35,10 @@ export function defaultStore(config: AppConfig, verbose?: (sql: string) => void)
       `the database schema "${schema}" must be a letter or _ then letters, digits or _ (at most 59) (--dbSchema, SVC_DATABASE_SCHEMA)`,
     )
   }
-  return createPostgresStore({ url, schema, verbose })
+  // Instances on one machine and one data folder (`serve --workers`) share their local files.
+  const place = createHash('sha256')
+    .update(`${hostname()}\0${resolve(config.dataDir)}`)
+    .digest('hex')
+    .slice(0, 24)
+  return createPostgresStore({ url, schema, verbose, place })
 }

@@ -112,6 +112,12 @@ export interface Cluster {
    * refuse what needs to be alone: local file storage, a restore.
    */
   liveInstances(): Promise<number>
+  /**
+   * How many places the live instances keep local files in: the instances that share one data
+   * folder on one machine (the workers of one `serve --workers`) count once. Absent: as many as
+   * `liveInstances()`.
+   */
+  livePlaces?(): Promise<number>
   /** Stops listening and releases connections; idempotent. */
   close(): Promise<void>
 }

@@ -15,11 +15,14 @@ import type { FastifyInstance } from 'fastify'
 import { requireSuperuser } from '../../http/guards.js'
 import { requestInfo } from '../../http/request-info.js'
 
-/** The instances sharing the data across machines now, or 1 when that cannot be the case. */
+/**
+ * How many places (machines and data folders) the instances sharing the data keep local files
+ * in now, or 1 when that cannot be more (a process alone, `serve --workers` on SQLite).
+ */
 async function machinesSharing(app: App): Promise<number> {
   const cluster = app.cluster
   if (!cluster.shared || cluster.spansMachines !== true) return 1
-  return cluster.liveInstances()
+  return cluster.livePlaces ? cluster.livePlaces() : cluster.liveInstances()
 }
 
 /** Throws when this instance would serve local files while other instances share the data. */

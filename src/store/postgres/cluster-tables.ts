@@ -47,7 +47,10 @@ export async function createClusterTables(db: PgDb, schema: string): Promise<voi
     await tx.run(sql`CREATE TABLE IF NOT EXISTS _svc_rate_counters (
       key TEXT PRIMARY KEY, count INTEGER NOT NULL, reset_at BIGINT NOT NULL)`)
     await tx.run(sql`CREATE TABLE IF NOT EXISTS _svc_instances (
-      id TEXT PRIMARY KEY, seen BIGINT NOT NULL)`)
+      id TEXT PRIMARY KEY, seen BIGINT NOT NULL, place TEXT NOT NULL DEFAULT '')`)
+    await tx.run(
+      sql`ALTER TABLE _svc_instances ADD COLUMN IF NOT EXISTS place TEXT NOT NULL DEFAULT ''`,
+    )
   })
 }
 
@@ -90,10 +93,11 @@ export async function resetCounters(db: PgDb): Promise<void> {
   await db.run(sql`DELETE FROM _svc_rate_counters`)
 }
 
-/** Records that `instanceId` is alive now. */
-export async function heartbeat(db: PgDb, instanceId: string): Promise<void> {
-  await db.run(sql`INSERT INTO _svc_instances (id, seen) VALUES (${instanceId}, ${NOW_MS})
-    ON CONFLICT (id) DO UPDATE SET seen = excluded.seen`)
+/** Records that `instanceId` (keeping its local files at `place`) is alive now. */
+export async function heartbeat(db: PgDb, instanceId: string, place: string): Promise<void> {
+  await db.run(sql`INSERT INTO _svc_instances (id, seen, place)
+    VALUES (${instanceId}, ${NOW_MS}, ${place})
+    ON CONFLICT (id) DO UPDATE SET seen = excluded.seen, place = excluded.place`)
 }
 
 /** Removes an instance's heartbeat (at close). */
@@ -107,11 +111,28 @@ export async function dropInstance(db: PgDb, instanceId: string): Promise<void> 
  * counting as soon as the server dropped its connections, not a heartbeat period later.
  */
 export async function countLive(db: PgDb, self: string): Promise<number> {
-  const row = await db.get<{ n: number }>(sql`SELECT count(*) AS n FROM _svc_instances i
-    WHERE i.seen > ${NOW_MS} - ${LIVE_MS}::bigint
-      AND (i.id = ${self} OR EXISTS (SELECT 1 FROM pg_stat_activity a
-        WHERE a.datname = current_database() AND a.application_name = ${LISTENER_PREFIX} || i.id))`)
+  const row = await db.get<{ n: number }>(
+    sql`SELECT count(*) AS n FROM _svc_instances i WHERE ${alive(self)}`,
+  )
   return row?.n ?? 0
+}
+
+/**
+ * The distinct places of the instances alive now: instances with the same non-empty `place`
+ * share their local files and count once; an instance without one counts alone.
+ */
+export async function countPlaces(db: PgDb, self: string): Promise<number> {
+  const row = await db.get<{ n: number }>(sql`SELECT count(DISTINCT
+      CASE WHEN i.place = '' THEN 'id:' || i.id ELSE 'place:' || i.place END) AS n
+    FROM _svc_instances i WHERE ${alive(self)}`)
+  return row?.n ?? 0
+}
+
+/** The condition of a live instance row `i` (see {@link countLive}). */
+function alive(self: string) {
+  return sql`i.seen > ${NOW_MS} - ${LIVE_MS}::bigint
+    AND (i.id = ${self} OR EXISTS (SELECT 1 FROM pg_stat_activity a
+      WHERE a.datname = current_database() AND a.application_name = ${LISTENER_PREFIX} || i.id))`
 }
 
 /** Deletes what nobody needs any more: old big messages, claims, expired counters, dead instances. */

@@ -299,6 +299,27 @@ describe('the PostgreSQL cluster', () => {
     await admin.query(`DELETE FROM "${schema}"._svc_instances WHERE id = 'killed'`)
   })
 
+  it('counts the places of the live instances: one place per shared data folder', async () => {
+    const other = `${schema}_p`
+    const made = [
+      createPostgresCluster({ url, schema: other, warn, place: 'p1' }),
+      createPostgresCluster({ url, schema: other, warn, place: 'p1' }),
+      createPostgresCluster({ url, schema: other, warn, place: 'p2' }),
+      createPostgresCluster({ url, schema: other, warn }),
+    ]
+    try {
+      for (const c of made) await c.start()
+      expect(await made[0]!.liveInstances()).toBe(4)
+      expect(await made[0]!.livePlaces!()).toBe(3)
+      await made[1]!.close()
+      await made[3]!.close()
+      expect(await made[0]!.livePlaces!()).toBe(2)
+    } finally {
+      for (const c of made) await c.close()
+      await admin.query(`DROP SCHEMA IF EXISTS "${other}" CASCADE`)
+    }
+  })
+
   it('keeps two schemas apart', async () => {
     const other = `${schema}_x`
     const c = createPostgresCluster({ url, schema: other, warn })

@@ -11,6 +11,7 @@ import {
   HEARTBEAT_MS,
   claimRun,
   countLive,
+  countPlaces,
   createClusterTables,
   dropInstance,
   heartbeat,
@@ -34,6 +35,11 @@ export interface PostgresClusterOptions {
    * shorten it). The probe waits as long for its answer.
    */
   heartbeatMs?: number
+  /**
+   * Where this instance keeps local files (a digest of the machine and the data folder): the
+   * instances of one place share them (`livePlaces`). Default: a place of its own.
+   */
+  place?: string
 }
 
 /** Heartbeats between two prunings of old rows (bus messages, claims, counters, instances). */
@@ -60,6 +66,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
   const instanceId = randomBytes(8).toString('hex')
   const handlers = new Set<ClusterHandler>()
   const every = options.heartbeatMs ?? HEARTBEAT_MS
+  const place = options.place ?? ''
   let running: Running | null = null
   let starting: Promise<void> | null = null
   let closing: Promise<void> | null = null
@@ -92,7 +99,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
     })
     try {
       await createClusterTables(db, schema)
-      await heartbeat(db, instanceId)
+      await heartbeat(db, instanceId, place)
       await bus.start()
     } catch (err) {
       await bus.close()
@@ -104,7 +111,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
       beats++
       const work = beats % PRUNE_EVERY === 0 ? prune(db) : Promise.resolve()
       void bus.probe(every)
-      Promise.all([heartbeat(db, instanceId), work]).catch((err: unknown) =>
+      Promise.all([heartbeat(db, instanceId, place), work]).catch((err: unknown) =>
         warn(`cluster: heartbeat failed: ${err instanceof Error ? err.message : String(err)}`),
       )
     }, every)
@@ -160,6 +167,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
     counters,
     requests,
     liveInstances: async () => countLive(need(), instanceId),
+    livePlaces: async () => countPlaces(need(), instanceId),
     flush: () => running?.bus.flush() ?? Promise.resolve(),
     close() {
       closing ??= stop().finally(() => (closing = null))

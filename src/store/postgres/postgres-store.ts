@@ -25,6 +25,11 @@ export interface PostgresStoreOptions {
   verbose?: (sql: string) => void
   /** Connections in each schema's pool (default 10). */
   max?: number
+  /**
+   * Where this instance keeps local files (a digest of the machine and the data folder), told to
+   * the cluster so instances sharing one data folder count once for file storage.
+   */
+  place?: string
 }
 
 /** The schema of each database for a main schema name. */
@@ -116,7 +121,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       return runPostgresConsole(opened().main, request)
     },
     cluster() {
-      return createPostgresCluster({ url: options.url, schema: schemas.main })
+      return createPostgresCluster({ url: options.url, schema: schemas.main, place: options.place })
     },
     async close() {
       const dbs = open
