@@ -281,6 +281,10 @@ describe('the PostgreSQL cluster', () => {
       [listenerName(b.instanceId)],
     )
     expect(left.rows[0].n).toBe(0)
+    const row = await admin.query(`SELECT id FROM "${schema}"._svc_instances WHERE id = $1`, [
+      b.instanceId,
+    ])
+    expect(row.rows).toEqual([])
     await b.start()
     expect(await a.liveInstances()).toBe(2)
     gotB.length = 0
