@@ -11,7 +11,11 @@ import { S3Filesystem } from '../src/tools/filesystem/s3.js'
 import {
   download,
   seedPosts,
-  sqlite3,
+  checkDbFile,
+  dbFiles,
+  dropScratchDatabases,
+  onPostgres,
+  queryBackup,
   titles,
   unzipTest,
   unzipTo,
@@ -69,8 +73,9 @@ describe('backups on S3 (Ceph RGW)', () => {
     expect(unzipTest(work, data)).toContain('No errors detected')
     const out = join(work, 'x')
     unzipTo(work, data, out)
-    expect(sqlite3(join(out, 'data.db'), 'PRAGMA integrity_check')).toBe('ok')
-    expect(sqlite3(join(out, 'data.db'), 'SELECT COUNT(*) FROM posts')).toBe('4')
+    expect(checkDbFile(join(out, dbFiles.main))).toBe('ok')
+    expect(queryBackup(join(out, dbFiles.main), 'SELECT COUNT(*) FROM posts')).toBe('4')
+    if (onPostgres) dropScratchDatabases()
   })
 
   it('restores from the bucket', async () => {
@@ -104,7 +109,7 @@ describe('backups on S3 (Ceph RGW)', () => {
     })
     expect(res.status).toBe(204)
     const listing = unzipTest(work, await download(t, 'no_files.zip'), 'nf.zip')
-    expect(listing).toMatch(/testing: data\.db\s+OK/)
+    expect(listing).toMatch(new RegExp(`testing: ${dbFiles.main.replace('.', '\\.')}\\s+OK`))
     expect(listing).not.toContain('storage/')
     // Deleting works on the bucket too.
     expect((await t.api('DELETE', '/api/backups/no_files.zip', { token: t.suToken })).status).toBe(
