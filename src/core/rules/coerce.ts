@@ -4,7 +4,8 @@
  * fails on it: text that looks like a number is that number, `true`/`false` next to a number are
  * 1/0, and text that does not look like a number sorts after every number.
  */
-import { raw, sql, type Sql } from '../../store/sql.js'
+import type { Dialect } from '../../store/dialect.js'
+import { sql, type Sql } from '../../store/sql.js'
 import { constant } from './constants.js'
 import type { Operand } from './context.js'
 
@@ -28,29 +29,41 @@ function nonNumericText(op: Operand): boolean {
  * column is below the text whenever it has a value. Null when the operands are not such a pair.
  * `''` under `=`/`!=` is left to the empty-value rules.
  */
-export function decideByTypeOrder(left: Operand, op: string, right: Operand): Sql | null {
+export function decideByTypeOrder(
+  left: Operand,
+  op: string,
+  right: Operand,
+  dialect: Dialect,
+): Sql | null {
   const columnLeft = numberColumn(left) && nonNumericText(right)
   const columnRight = numberColumn(right) && nonNumericText(left)
   if (!columnLeft && !columnRight) return null
   const text = columnLeft ? right : left
   if ((op === '=' || op === '!=') && text.constant?.value === '') return null
   const column = columnLeft ? left : right
+  // NB: both operands stay in the SQL, the text still a bound parameter (never spliced).
   const below = sql`${column.sql} IS NOT NULL`
-  const never = raw('1 = 0')
+  const never = sql`(${column.sql} IS NOT NULL AND 1 = 0)`
+  let decided: Sql
   switch (op) {
     case '=':
-      return never
+      decided = never
+      break
     case '!=':
-      return raw('1 = 1')
+      decided = sql`(${column.sql} IS NULL OR 1 = 1)`
+      break
     case '<':
     case '<=':
-      return columnLeft ? below : never
+      decided = columnLeft ? below : never
+      break
     case '>':
     case '>=':
-      return columnLeft ? never : below
+      decided = columnLeft ? never : below
+      break
     default:
       return null
   }
+  return sql`(${dialect.castText(text.sql)} IS NOT NULL AND ${decided})`
 }
 
 /**

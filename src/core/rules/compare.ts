@@ -45,7 +45,7 @@ function condition(left: Operand, op: BaseOperator, right: Operand, dialect: Dia
     right = numericConstant(right, dialect)
   }
   // Constants next to number and bool columns are read as SQLite's NUMERIC affinity reads them.
-  const decided = decideByTypeOrder(left, op, right)
+  const decided = decideByTypeOrder(left, op, right, dialect)
   for (let pass = 0; pass < 2 && op !== '~' && op !== '!~'; pass++) {
     const l = coerceOperand(left, right)
     right = coerceOperand(right, left)
