@@ -348,6 +348,30 @@ describe('push triggers', () => {
     expect(push.received.length).toBe(n)
     expect(push.rejections).toEqual([])
   })
+
+  it("leaves another instance's change to that instance (a remote event pushes nothing)", async () => {
+    const b = users[1]!
+    const app = t.server.app
+    const messages = app.collections.get('messages')
+    const n = push.received.length
+    // What the cluster bridge publishes for a create made on another instance: it pushes there.
+    app.events.publish({
+      kind: 'record',
+      action: 'create',
+      collection: messages,
+      record: { id: 'remote000000000', text: 'remote', to: b.id, secret: '' },
+      remote: true,
+    })
+    const local = await t.api('POST', '/api/collections/messages/records', {
+      body: { text: 'local', to: b.id },
+    })
+    expect(local.status).toBe(200)
+    await push.waitFor(n + 1)
+    // The queue is in event order: a push of the remote event would have come first.
+    expect(since(n).map((r) => r.payload)).toEqual([
+      { title: 'New message local', body: `for ${b.id} !` },
+    ])
+  })
 })
 
 describe('push feature off', () => {
