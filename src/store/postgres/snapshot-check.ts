@@ -51,6 +51,18 @@ export async function checkPostgresSnapshot(dir: string): Promise<void> {
     const toc = parseToc(listing)
     const schema = dumpedSchema(toc)
     if (schema === null) throw new PostgresSnapshotError(`${name}: it holds no schema`)
+    // Objects outside any schema (extensions, event triggers, …) never come from our dumps.
+    const global = toc.find(
+      (e) =>
+        e.schema === '-' &&
+        e.kind !== 'SCHEMA' &&
+        !(e.kind === 'COMMENT' && e.name.startsWith('SCHEMA ')),
+    )
+    if (global) {
+      throw new PostgresSnapshotError(
+        `${name}: it holds an object outside its schema (${global.kind} ${global.name})`,
+      )
+    }
     const foreign = toc.find((e) => e.schema !== '-' && e.schema !== schema)
     if (foreign) {
       throw new PostgresSnapshotError(
