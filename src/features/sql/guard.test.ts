@@ -35,6 +35,8 @@ describe('refusedConstruct', () => {
       `SELECT id, title FROM posts WHERE title LIKE '%rule%' ORDER BY created`,
       `WITH x AS (SELECT 1 AS a) SELECT * FROM x`,
       `UPDATE posts SET title = 'the settings' WHERE id = 'a'`,
+      `UPDATE users SET role = 'admin', authorization = 'x' WHERE id = 'a'`,
+      `SELECT id FROM t WHERE program = 'copy' AND rule = 'do'`,
       `CREATE TABLE scratch (x INTEGER)`,
       `CREATE INDEX scratch_x ON scratch (x)`,
       `DELETE FROM scratch`,

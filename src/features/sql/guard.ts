@@ -41,7 +41,7 @@ const WORDS: ReadonlyArray<[RegExp, string]> = [
     'server administration functions',
   ],
   // The session's settings (session_replication_role, role) and SQL run from text.
-  [/\b(set_config|session_replication_role|SET\s+ROLE|SESSION\s+AUTHORIZATION)\b/i, 'settings'],
+  [/\b(set_config|session_replication_role)\b/i, 'settings'],
   [
     /\b(query_to_xml\w*|cursor_to_xml\w*|table_to_xml\w*|database_to_xml\w*|schema_to_xml\w*)\b/i,
     'SQL run from text',
