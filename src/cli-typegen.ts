@@ -38,7 +38,8 @@ export async function typegenCommand(
   const dir = resolve(ctx.dir ?? './svc_data')
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new Error(`no data folder at ${dir} (give it with --dir)`)
-  if (!existsSync(join(dir, 'data.db')))
+  // NB: on PostgreSQL (--db / SVC_DATABASE_URL) the data is in the database, not in data.db.
+  if (!process.env.SVC_DATABASE_URL && !existsSync(join(dir, 'data.db')))
     throw new Error(`no svcbase data in ${dir}: data.db is missing (give the folder with --dir)`)
   const app = await createApp({
     dataDir: dir,
