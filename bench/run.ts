@@ -29,6 +29,7 @@ import {
 import { allSteps, signIn, type Context } from './scenarios.js'
 import { defineCollections, seedRows, type SeedSizes } from './seed.js'
 import { createSuperuser, ROOT, startBaseline, startSvcbase } from './servers.js'
+import { postgresRows } from './postgres.js'
 import { workersRows } from './workers.js'
 
 const started = performance.now()
@@ -106,13 +107,15 @@ async function runSteps(ctx: Context): Promise<ScenarioRow[]> {
   return rows
 }
 
-/** The `--workers 2` vs `--workers 1` rows (`bench/workers.ts`; label `workers` for BENCH_ONLY). */
-async function runWorkers(ctx: Context, dataDir: string): Promise<ScenarioRow[]> {
-  const label = 'workers: --workers 2 vs --workers 1 (wrk)'
+/**
+ * A group of rows measured by its own module (`bench/workers.ts`, `bench/postgres.ts`), selected
+ * by its label with BENCH_ONLY; a failure becomes a row with a note.
+ */
+async function runGroup(label: string, fn: () => Promise<ScenarioRow[]>): Promise<ScenarioRow[]> {
   if (process.env.BENCH_ONLY && !new RegExp(process.env.BENCH_ONLY, 'i').test(label)) return []
   log(`${label} …`)
   try {
-    const rows = await workersRows(ctx, dataDir)
+    const rows = await fn()
     for (const r of rows) log(`  ${summary(r)}`)
     return rows
   } catch (err) {
@@ -148,7 +151,17 @@ async function main(args: BenchArgs): Promise<void> {
       log,
     }
     rows.push(...(await runSteps(ctx)))
-    rows.push(...(await runWorkers(ctx, join(tmp, 'data'))))
+    const c = ctx
+    rows.push(
+      ...(await runGroup('workers: --workers 2 vs --workers 1 (wrk)', () =>
+        workersRows(c, join(tmp, 'data')),
+      )),
+    )
+    rows.push(
+      ...(await runGroup('postgres: view, list and create on PostgreSQL', () =>
+        postgresRows(c, join(tmp, 'baseline.db'), tmp, SUPERUSER),
+      )),
+    )
     rows.push({
       name: 'server RSS after all scenarios',
       reqPerSec: null,
@@ -171,6 +184,7 @@ async function main(args: BenchArgs): Promise<void> {
     `Each run: ${ctx.warmupS} s warm-up, then ${ctx.durationS} s measured; closed loop. Keep-alive rows with a baseline measure svcbase and the baseline in three alternating slices of ${ctx.durationS / 3} s each (svcbase, baseline, baseline, svcbase, svcbase, baseline) after a warm-up of each, so drift of the machine falls on both alike; new-connection rows measure svcbase, then the baseline. Keep-alive runs use autocannon with ${ctx.connections} connections unless the row says otherwise (concurrency 1 rows: 1; password auth: 8; thumbnail generation: 4); new-connection rows open a fresh TCP connection per request from ${ctx.freshConnections} concurrent loops.`,
     'svcbase runs from `dist/` as its own process; the baseline is plain Fastify + better-sqlite3 (same pragmas) over a copy of the same SQLite file, in another process; the load generator is a third process on the same 2 cores.',
     `Data: ${SIZES.users} users, posts collections of ${SIZES.small} and ${SIZES.large} rows (~500-character description, a select, an author relation, an editors multi relation, an index on created). Rule scenarios sign in as ${SIGNED_IN} users in turn.`,
+    'The `PostgreSQL:` rows: svcbase with `serve --db=postgres://…` against a bare Fastify + pg baseline (the same pool size, JSON read as text) over a copy of the same tables in another schema of the same throwaway PostgreSQL 15 cluster (scripts/postgres.sh, fsync on, synchronous_commit off), rows copied from the seeded SQLite file; their ratio is svcbase on PostgreSQL ÷ that baseline.',
     'The `--workers 2 vs --workers 1` rows: `serve --workers 2` over the same data folder beside the one-process server, both measured with wrk (keep-alive, 1 thread, the same connections) pinned to core 0 by `taskset -c 0`, in slices 1, 2, 2, 1 after a warm-up of each; their baseline column is `--workers 1` and their ratio is 2 ÷ 1.',
     'Ratio = svcbase req/s ÷ baseline req/s. PocketBase figures are its published CAX11 (2 vCPU) results, measured with a new connection per request.',
     `Total run time: ${total}.`,

@@ -98,10 +98,15 @@ function spawnServer(
 }
 
 /** Creates the first superuser of a data dir with the compiled CLI. */
-export function createSuperuser(dir: string, email: string, password: string): void {
+export function createSuperuser(
+  dir: string,
+  email: string,
+  password: string,
+  extraArgs: readonly string[] = [],
+): void {
   execFileSync(
     process.execPath,
-    ['dist/cli.js', 'superuser', 'create', email, password, `--dir=${dir}`],
+    ['dist/cli.js', 'superuser', 'create', email, password, `--dir=${dir}`, ...extraArgs],
     { cwd: ROOT, stdio: 'pipe' },
   )
 }
@@ -117,7 +122,7 @@ const WORKERS_READY =
  */
 export function startSvcbase(
   dir: string,
-  options: { workers?: number } = {},
+  options: { workers?: number; extraArgs?: readonly string[] } = {},
 ): Promise<ServerProcess> {
   const workers = options.workers ?? 1
   const prof = workers > 1 ? undefined : process.env.BENCH_CPU_PROF
@@ -130,6 +135,7 @@ export function startSvcbase(
       '--http=127.0.0.1:0',
       `--dir=${dir}`,
       ...(workers > 1 ? [`--workers=${workers}`] : []),
+      ...(options.extraArgs ?? []),
     ],
     workers > 1 ? WORKERS_READY : SVCBASE_READY,
   )
@@ -145,6 +151,22 @@ export function startBaseline(dbFile: string, tables: string[]): Promise<ServerP
       'bench/baseline-server.ts',
       `--db=${dbFile}`,
       `--tables=${tables.join(',')}`,
+    ],
+    /baseline listening (http:\/\/\S+)/,
+  )
+}
+
+/** Starts the bare Fastify + pg server over the `baseline` schema of `url`, serving `tables`. */
+export function startPostgresBaseline(url: string, tables: string[]): Promise<ServerProcess> {
+  return spawnServer(
+    'baseline (PostgreSQL)',
+    [
+      '--import',
+      'tsx',
+      'bench/baseline-postgres-server.ts',
+      `--url=${url}`,
+      `--tables=${tables.join(',')}`,
+      '--http=127.0.0.1:0',
     ],
     /baseline listening (http:\/\/\S+)/,
   )

@@ -7,7 +7,8 @@
 #                                    writes DIR/env (SVC_TEST_PG_URL and the postmaster's PID)
 #   scripts/postgres.sh stop DIR     fast shutdown of the cluster in DIR
 #
-# Port: 55432; override with SVC_PG_PORT.
+# Port: 55432; override with SVC_PG_PORT. fsync is off (a throwaway cluster); SVC_PG_FSYNC=on keeps
+# it (the benchmark's cluster, closer to SQLite's WAL with synchronous=NORMAL).
 set -euo pipefail
 
 PG_PORT="${SVC_PG_PORT:-55432}"
@@ -51,7 +52,7 @@ cmd_start() {
     die "initdb failed: $(cat "$dir/initdb.log")"
   # NB: the socket goes into the cluster's own folder, never the shared /run path.
   as_pg "$PG_BIN/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 30 \
-    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -c unix_socket_directories=$data -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400" \
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -c unix_socket_directories=$data -c fsync=${SVC_PG_FSYNC:-off} -c synchronous_commit=off -c full_page_writes=${SVC_PG_FSYNC:-off} -c max_connections=400" \
     start >/dev/null || die "pg_ctl start failed: $(tail -20 "$dir/server.log")"
   local pid
   pid=$(head -1 "$data/postmaster.pid")
