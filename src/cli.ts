@@ -18,7 +18,7 @@ function version(): string {
 }
 
 const USAGE = `svcbase: a PocketBase-compatible backend (collections, records, rules, auth, files,
-realtime) over SQLite.
+realtime) over SQLite or PostgreSQL.
 
 Usage:
   svcbase serve [flags]                                 start the HTTP server
