@@ -87,9 +87,15 @@ export const postgresSuites = [
   'test/mcp-inspector.test.ts',
 ]
 
+/**
+ * `SVC_PG_TRY=test/a.test.ts,test/b.test.ts` runs those files on PostgreSQL instead of the list
+ * (to try a suite before adding it); unset, the run is the list above.
+ */
+const tried = process.env.SVC_PG_TRY?.split(',').filter(Boolean)
+
 export default defineConfig({
   test: {
-    include: postgresSuites,
+    include: tried?.length ? tried : postgresSuites,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -294,7 +294,7 @@ describe('API keys', () => {
     const res = await t.api('GET', '/api/collections', { token: minted.key })
     expect(res.status).toBe(200)
     const row = await t.server.app.db.get<{ collectionRef: string }>(
-      sql`SELECT collectionRef FROM _api_keys WHERE id = ${minted.id}`,
+      sql`SELECT "collectionRef" FROM _api_keys WHERE id = ${minted.id}`,
     )
     expect(row?.collectionRef).toBe('pbc_3142635823')
   })

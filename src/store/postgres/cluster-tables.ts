@@ -4,7 +4,8 @@
  * - `_svc_bus(id, at, body)`: messages too big for a NOTIFY payload, pruned after a few minutes;
  * - `_svc_cron_claims(job, at, instance)`: one row per scheduled run, inserted by the instance
  *   that runs it (the primary key makes the insert succeed once);
- * - `_svc_rate_counters(key, count, reset_at)`: fixed-window counters, one upsert per hit;
+ * - `_svc_rate_counters(key, count, reset_at, window_ms)`: fixed-window counters, one upsert per
+ *   hit;
  * - `_svc_instances(id, seen)`: the heartbeat of each running instance.
  *
  * Times are epoch milliseconds of the database's clock, so instances with skewed clocks agree.
@@ -46,6 +47,9 @@ export async function createClusterTables(db: PgDb, schema: string): Promise<voi
       claimed BIGINT NOT NULL, PRIMARY KEY (job, at))`)
     await tx.run(sql`CREATE TABLE IF NOT EXISTS _svc_rate_counters (
       key TEXT PRIMARY KEY, count INTEGER NOT NULL, reset_at BIGINT NOT NULL)`)
+    // NB: added later; a row from before it (0) simply ends its window one window later at most.
+    await tx.run(sql`ALTER TABLE _svc_rate_counters
+      ADD COLUMN IF NOT EXISTS window_ms BIGINT NOT NULL DEFAULT 0`)
     await tx.run(sql`CREATE TABLE IF NOT EXISTS _svc_instances (
       id TEXT PRIMARY KEY, seen BIGINT NOT NULL, place TEXT NOT NULL DEFAULT '')`)
     await tx.run(
@@ -70,7 +74,9 @@ export async function claimRun(
 /**
  * One hit on a fixed-window counter, atomically: a new key or an expired window starts at 1,
  * else the count grows by one. A single upsert, so concurrent hits from any instance each get
- * their own count.
+ * their own count. As in the in-memory store, the window length in force now decides expiry: a
+ * window runs from its start (`reset_at - window_ms`, the length it was last hit with) for
+ * `windowMs`, so a shortened duration in the settings ends a running window at once.
  */
 export async function hitCounter(
   db: PgDb,
@@ -78,12 +84,14 @@ export async function hitCounter(
   windowMs: number,
 ): Promise<SharedCounterHit> {
   const window = Math.max(1, Math.round(windowMs))
+  const end = sql`c.reset_at - c.window_ms + ${window}::bigint`
   const row = await db.get<{ count: number; reset_at: number }>(sql`
-    INSERT INTO _svc_rate_counters AS c (key, count, reset_at)
-    VALUES (${key}, 1, ${NOW_MS} + ${window}::bigint)
+    INSERT INTO _svc_rate_counters AS c (key, count, reset_at, window_ms)
+    VALUES (${key}, 1, ${NOW_MS} + ${window}::bigint, ${window}::bigint)
     ON CONFLICT (key) DO UPDATE SET
-      count = CASE WHEN c.reset_at <= ${NOW_MS} THEN 1 ELSE c.count + 1 END,
-      reset_at = CASE WHEN c.reset_at <= ${NOW_MS} THEN ${NOW_MS} + ${window}::bigint ELSE c.reset_at END
+      count = CASE WHEN ${end} <= ${NOW_MS} THEN 1 ELSE c.count + 1 END,
+      reset_at = CASE WHEN ${end} <= ${NOW_MS} THEN ${NOW_MS} + ${window}::bigint ELSE ${end} END,
+      window_ms = ${window}::bigint
     RETURNING count, reset_at`)
   return { count: row!.count, resetAt: row!.reset_at }
 }

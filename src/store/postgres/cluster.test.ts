@@ -267,6 +267,12 @@ describe('the PostgreSQL cluster', () => {
     expect(fresh.resetAt).toBeGreaterThan(Date.now() - 60_000)
     await a.counters!.reset()
     expect((await b.counters!.hit('ip:1', 60_000)).count).toBe(1)
+    expect((await b.counters!.hit('ip:1', 60_000)).count).toBe(2)
+    // The length in force decides: a window shortened below its age has ended, the next starts.
+    await admin.query('SELECT pg_sleep(0.01)')
+    const shortened = await a.counters!.hit('ip:1', 5)
+    expect(shortened.count).toBe(1)
+    expect((await a.counters!.hit('ip:1', 60_000)).count).toBe(2)
   })
 
   it('counts live instances, and forgets one that closes; start again after close works', async () => {
