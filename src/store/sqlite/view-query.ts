@@ -1,56 +1,13 @@
 import type { Db } from '../db.js'
-import { raw } from '../sql.js'
-import { tokenizeSql, type SqlToken } from '../../tools/sql-tokens.js'
+import { rewriteQuotedStrings } from '../view-query.js'
 
 /** SQLite's complaint about a double-quoted token that names no column (DQS is off here). */
 const unknownQuoted = /no such column: "?(.*?)"? - should this be a string literal/
 
 /**
  * Rewrites double-quoted tokens that name no column into string literals, as SQLite built with
- * double-quoted strings enabled (PocketBase's) reads them. Tokens are rewritten only when SQLite
- * names them as unknown columns, and any rewritten one that also works as an identifier is put
- * back, so a query that runs as written is returned unchanged.
+ * double-quoted strings enabled (PocketBase's) reads them (see `rewriteQuotedStrings`).
  */
-export async function sqliteViewQuery(db: Db, query: string): Promise<string> {
-  let tokens: SqlToken[] | null = null
-  const replaced = new Set<SqlToken>()
-  const build = (set: ReadonlySet<SqlToken>): string => {
-    let out = ''
-    let at = 0
-    for (const t of tokens ?? []) {
-      if (!set.has(t)) continue
-      out += `${query.slice(at, t.start)}'${t.value.replaceAll("'", "''")}'`
-      at = t.end
-    }
-    return out + query.slice(at)
-  }
-  const runs = async (text: string): Promise<Error | null> =>
-    db.describe(raw(text)).then(
-      () => null,
-      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
-    )
-  for (;;) {
-    const err = await runs(build(replaced))
-    if (err === null) break
-    const name = unknownQuoted.exec(err.message)?.[1]
-    if (name === undefined) throw err
-    try {
-      tokens ??= tokenizeSql(query)
-    } catch {
-      throw err
-    }
-    const found = tokens.filter(
-      (t) => t.kind === 'quoted' && t.quote === '"' && t.value === name && !replaced.has(t),
-    )
-    if (found.length === 0) throw err
-    for (const t of found) replaced.add(t)
-  }
-  // A name can be a literal in one place and a column in another: keep only the needed rewrites.
-  for (const t of [...replaced]) {
-    if (!tokens?.some((o) => o !== t && replaced.has(o) && o.value === t.value)) continue
-    const without = new Set(replaced)
-    without.delete(t)
-    if ((await runs(build(without))) === null) replaced.delete(t)
-  }
-  return build(replaced)
+export function sqliteViewQuery(db: Db, query: string): Promise<string> {
+  return rewriteQuotedStrings(db, query, (message) => unknownQuoted.exec(message)?.[1])
 }
