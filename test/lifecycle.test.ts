@@ -171,7 +171,7 @@ describe('app lifecycle', () => {
         openFiles.add(openFilesUnder(dir).length)
         await app.bootstrap() // terminate (as a restart), then open again
         await stream.ended // terminating ended the stream
-        expect(app.services.get('messenger').sendToClient('x', 'e', {})).toBe(false)
+        expect(await app.services.get('messenger').sendToClient('x', 'e', {})).toBe(false)
         await app.serve()
         expect(app.cron.started).toBe(true)
         const row = await app.db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM notes`)

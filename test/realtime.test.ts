@@ -481,9 +481,9 @@ describe('realtime composition', () => {
           /^id:(\w+)\nevent:SVC_CONNECT\ndata:\{"clientId":"\1"\}\n\n/.exec(text)?.[1] ?? ''
         if (clientId && !sent) {
           sent = true
-          expect(rt.sendToClient(clientId, 'llm_chunk', { requestId: 'r1', delta: 'Hi' })).toBe(
-            true,
-          )
+          expect(
+            await rt.sendToClient(clientId, 'llm_chunk', { requestId: 'r1', delta: 'Hi' }),
+          ).toBe(true)
         }
       }
       expect(clientId).toHaveLength(40)
@@ -491,7 +491,7 @@ describe('realtime composition', () => {
         `id:${clientId}\nevent:llm_chunk\ndata:{"requestId":"r1","delta":"Hi"}\n\n`,
       )
       expect(text).toContain('\n:\n\n')
-      expect(rt.sendToClient('unknown', 'llm_done', {})).toBe(false)
+      expect(await rt.sendToClient('unknown', 'llm_done', {})).toBe(false)
       ac.abort()
       await reader.cancel().catch(() => undefined)
       const deadline = Date.now() + 2000

@@ -43,7 +43,7 @@ describe('services registry of an app', () => {
     })
     afterAll(() => t.close())
 
-    it('holds what the features offer, under their names', () => {
+    it('holds what the features offer, under their names', async () => {
       const { services } = t.server.app
       expect(services.names()).toEqual(
         expect.arrayContaining(['logs', 'mailer', 'messenger', 'metrics']),
@@ -51,7 +51,9 @@ describe('services registry of an app', () => {
       // The mail feature replaced the log backend with the one that follows settings.smtp.
       expect(services.get('mailer')).not.toBeInstanceOf(LogMailer)
       expect(services.get('logs').job.id).toBe('__svcLogsCleanup__')
-      expect(services.get('messenger').sendToClient('no-such-client', 'llm_done', {})).toBe(false)
+      expect(await services.get('messenger').sendToClient('no-such-client', 'llm_done', {})).toBe(
+        false,
+      )
     })
 
     it('sends the auth mails and the test email through the mailer it finds there', async () => {

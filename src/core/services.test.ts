@@ -5,9 +5,9 @@ import { createServices, type AppServices } from './services.js'
 
 const mailer: Mailer = { send: (_m: MailMessage) => Promise.resolve() }
 const messenger: ClientMessenger = {
-  sendToClient: () => true,
-  clientOwner: () => undefined,
-  takeSubscription: () => false,
+  sendToClient: () => Promise.resolve(true),
+  clientOwner: () => Promise.resolve(undefined),
+  takeSubscription: () => Promise.resolve(false),
 }
 
 describe('services registry', () => {

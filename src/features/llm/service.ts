@@ -123,12 +123,17 @@ export function checkChat(app: App, body: Record<string, unknown>): ChatRequest 
 
 /**
  * The messenger to push to when `clientId` names an open realtime connection bound to `auth`'s
- * record; 404 for an unknown or closed connection, a guest one, or another record's (one answer
- * for all, so other callers' connection ids cannot be probed).
+ * record, on this instance or another one sharing the data; 404 for an unknown or closed
+ * connection, a guest one, or another record's (one answer for all, so other callers'
+ * connection ids cannot be probed).
  */
-export function ownConnection(app: App, clientId: string, auth: AuthInfo): ClientMessenger {
+export async function ownConnection(
+  app: App,
+  clientId: string,
+  auth: AuthInfo,
+): Promise<ClientMessenger> {
   const messenger = app.services.find('messenger')
-  const owner = messenger?.clientOwner(clientId)
+  const owner = await messenger?.clientOwner(clientId)
   if (
     !messenger ||
     !owner ||
@@ -170,12 +175,19 @@ function failure(err: unknown, timedOut: boolean, seconds: number, caller: Abort
  */
 export async function chat(ctx: ChatContext, request: ChatRequest): Promise<ChatAnswer> {
   const { app, info } = ctx
-  const messenger = request.clientId ? ownConnection(app, request.clientId, info.auth) : undefined
+  const messenger = request.clientId
+    ? await ownConnection(app, request.clientId, info.auth)
+    : undefined
   const settings = app.settings.get().llm
   const provider: ChatProvider = resolveProvider(settings)
   const requestId = randomString(15)
+  // Pushes are not awaited one by one (the messenger keeps their order, also to a client on
+  // another instance); the answer waits for the last one, so the client has `llm_done` (or
+  // `llm_error`) before the HTTP answer, as it has when its stream is on this instance.
+  let pushed: Promise<boolean> = Promise.resolve(true)
   const push = (event: string, data: unknown) => {
-    if (messenger && request.clientId) messenger.sendToClient(request.clientId, event, data)
+    if (messenger && request.clientId)
+      pushed = messenger.sendToClient(request.clientId, event, data)
   }
   // One controller for the time limit and the caller's abort; the timer is cleared at the end,
   // so finished calls hold no pending timer (AbortSignal.timeout would, until it fires).
@@ -213,6 +225,7 @@ export async function chat(ctx: ChatContext, request: ChatRequest): Promise<Chat
     const error = failure(err, timedOut, settings.timeout, ctx.signal)
     push('llm_error', { requestId, message: error.message })
     account(null, error.message)
+    await pushed
     throw error
   } finally {
     clearTimeout(timer)
@@ -220,6 +233,7 @@ export async function chat(ctx: ChatContext, request: ChatRequest): Promise<Chat
   }
   push('llm_done', { requestId, text })
   account(usage, '')
+  await pushed
   const answer: ChatAnswer = {
     reply: text,
     promptTokens: usage?.promptTokens ?? 0,

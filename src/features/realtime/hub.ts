@@ -4,7 +4,7 @@
  * connected to; events reach them through the app's event bus (ARCHITECTURE, scaling out).
  */
 import type { Logger } from '../../core/logger.js'
-import type { ClientMessenger, ClientOwner } from '../../core/realtime.js'
+import type { ClientOwner } from '../../core/realtime.js'
 import type { AuthInfo } from '../../core/request-info.js'
 import { randomString } from '../../tools/ids.js'
 import { formatSseComment, formatSseMessage } from '../../tools/sse.js'
@@ -64,7 +64,12 @@ export class RealtimeClient {
    * when the client is closed or was just dropped for an over-full socket buffer.
    */
   send(event: string, data: unknown): boolean {
-    return this.write(formatSseMessage({ id: this.id, event, data: JSON.stringify(data) }))
+    return this.sendJson(event, JSON.stringify(data))
+  }
+
+  /** {@link send} with the data already serialised as JSON (a push forwarded by another instance). */
+  sendJson(event: string, json: string): boolean {
+    return this.write(formatSseMessage({ id: this.id, event, data: json }))
   }
 
   /** Writes a `:` keep-alive comment. */
@@ -111,8 +116,12 @@ export class RealtimeClient {
   }
 }
 
-/** The clients of this instance, indexed by id and by subscribed topic. */
-export class RealtimeHub implements ClientMessenger {
+/**
+ * The clients of this instance, indexed by id and by subscribed topic. Its `sendToClient`,
+ * `clientOwner` and `takeSubscription` are the synchronous, this-instance-only forms of the
+ * `ClientMessenger` calls (`messenger.ts` builds the service over them and the cluster).
+ */
+export class RealtimeHub {
   readonly maxBufferedBytes: number
   readonly maxPendingTasks: number
   readonly logger: Logger | undefined
@@ -201,12 +210,12 @@ export class RealtimeHub implements ClientMessenger {
     return out
   }
 
-  /** Sends a named event to one client of this instance (see {@link ClientMessenger}). */
+  /** Sends a named event to one client of this instance (see `ClientMessenger`). */
   sendToClient(clientId: string, event: string, data: unknown): boolean {
     return this.clients.get(clientId)?.send(event, data) ?? false
   }
 
-  /** The auth record bound to an open client (see {@link ClientMessenger.clientOwner}). */
+  /** The auth record bound to an open client (see `ClientMessenger.clientOwner`). */
   clientOwner(clientId: string): ClientOwner | null | undefined {
     const client = this.clients.get(clientId)
     if (!client || client.closed) return undefined
@@ -214,7 +223,7 @@ export class RealtimeHub implements ClientMessenger {
     return { collectionId: client.auth.collection.id, recordId: String(client.auth.record.id) }
   }
 
-  /** Drops a client's subscriptions to `topic` (see {@link ClientMessenger.takeSubscription}). */
+  /** Drops a client's subscriptions to `topic` (see `ClientMessenger.takeSubscription`). */
   takeSubscription(clientId: string, topic: string, ip?: string): boolean {
     const client = this.clients.get(clientId)
     if (!client || client.closed || (ip !== undefined && client.ip !== ip)) return false

@@ -9,6 +9,7 @@ import type { ClientMessenger } from '../../core/realtime.js'
 import type { Feature } from '../../http/feature.js'
 import { handleBusEvent } from './broadcast.js'
 import { RealtimeHub, type HubOptions } from './hub.js'
+import { answerForwardedPushes, createMessenger } from './messenger.js'
 import { registerConnect } from './routes/connect.js'
 import { answerForwardedSubscriptions, registerSubscriptions } from './routes/subscriptions.js'
 
@@ -23,7 +24,8 @@ export interface Realtime extends ClientMessenger {
 
 /**
  * Registers the realtime routes and offers the `messenger` service, whose `sendToClient` pushes
- * named events (`llm_chunk`, …) to one client. While the app serves (`onServe` to `onTerminate`)
+ * named events (`llm_chunk`, …) to one client, on this instance or, through the cluster's
+ * requests, on the one holding its stream (`messenger.ts`). While the app serves (`onServe` to `onTerminate`)
  * the hub listens to the app's event bus; terminating the app ends every stream. Closing the
  * HTTP instance ends them too, so `http.close()` does not wait for them.
  */
@@ -39,7 +41,14 @@ export function registerRealtime(
   registerSubscriptions(app, http, hub)
   app.hooks.onServe.bind(async (e) => {
     unsubscribe ??= app.events.subscribe((event) => handleBusEvent(app, hub, event))
-    stopAnswering ??= answerForwardedSubscriptions(app, hub)
+    if (!stopAnswering) {
+      const stopSubscriptions = answerForwardedSubscriptions(app, hub)
+      const stopPushes = answerForwardedPushes(app, hub)
+      stopAnswering = () => {
+        stopSubscriptions()
+        stopPushes()
+      }
+    }
     await e.next()
   })
   app.hooks.onTerminate.bind(async (e) => {
@@ -51,12 +60,7 @@ export function registerRealtime(
     await e.next()
   })
   http.addHook('preClose', async () => hub.close())
-  const realtime: Realtime = {
-    hub,
-    sendToClient: (clientId, event, data) => hub.sendToClient(clientId, event, data),
-    clientOwner: (clientId) => hub.clientOwner(clientId),
-    takeSubscription: (clientId, topic, ip) => hub.takeSubscription(clientId, topic, ip),
-  }
+  const realtime: Realtime = { hub, ...createMessenger(app, hub) }
   app.services.set('messenger', realtime)
   return realtime
 }

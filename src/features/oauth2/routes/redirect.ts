@@ -39,10 +39,11 @@ export function registerRedirect(http: FastifyInstance, app: App, oauth2: OAuth2
     const messenger = app.services.find('messenger')
     if (state === '' || !messenger) return page(reply, false)
     const ip = req.svcIp || req.ip
-    if (!messenger.takeSubscription(state, OAUTH2_TOPIC, ip)) return page(reply, false)
+    // On any instance sharing the data: the one holding the client's stream takes it, once.
+    if (!(await messenger.takeSubscription(state, OAUTH2_TOPIC, ip))) return page(reply, false)
     // Apple posts the user's name (first sign-in only) beside the code
     if (typeof v.user === 'string') oauth2.rememberRedirectName(code, v.user)
-    messenger.sendToClient(state, OAUTH2_TOPIC, { state, code, ...(error ? { error } : {}) })
+    await messenger.sendToClient(state, OAUTH2_TOPIC, { state, code, ...(error ? { error } : {}) })
     return page(reply, error === '' && code !== '')
   }
   http.get('/api/oauth2-redirect', (req, reply) => handle(req, reply, req.query))
