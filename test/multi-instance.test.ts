@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SVCBASE_READY } from '../bench/servers.js'
+import { startOpenAiDouble } from './helpers/openai-double.js'
 import { s3Settings } from './helpers/s3.js'
 import { waitFor } from './helpers/webhook-receiver.js'
 
@@ -302,6 +303,62 @@ describe('two svcbase processes on one PostgreSQL schema', () => {
       expect(missing.status).toBe(404)
     } finally {
       stream.close()
+    }
+  })
+
+  it('streams an LLM answer from B to a client on A in order, and hands A’s client an @oauth2 code from B once', async () => {
+    const u1 = users.u1!
+    const double = await startOpenAiDouble({ apiKey: 'sk-test-key', models: ['tiny-model'] })
+    // Chunks come faster than the bus's round trips: most travel several to a notification.
+    const chunks = Array.from({ length: 400 }, (_, i) => `chunk number ${i} `.repeat(3))
+    double.behaviour = { chunks }
+    const stream = await openStream(a)
+    try {
+      const llm = {
+        enabled: true,
+        provider: 'openai-compatible',
+        baseUrl: double.url,
+        apiKey: 'sk-test-key',
+        model: 'tiny-model',
+        timeout: 60,
+      }
+      expect((await call(a, 'PATCH', '/api/settings', { llm }, su)).status).toBe(200)
+      const sub = await call(
+        a,
+        'POST',
+        '/api/realtime',
+        { clientId: stream.clientId, subscriptions: ['@oauth2'] },
+        u1.token,
+      )
+      expect(sub.status).toBe(204)
+      const body = { messages: [{ role: 'user', content: 'hi' }], clientId: stream.clientId }
+      await waitFor(
+        async () => (await call(b, 'GET', '/api/settings', undefined, su)).body.llm.enabled,
+      )
+      const chat = await call(b, 'POST', '/api/llm/chat', body, u1.token)
+      expect(chat.status, JSON.stringify(chat.body)).toBe(200)
+      await waitFor(() => stream.events.some((e) => e.event === 'llm_done'))
+      const deltas = stream.events.filter((e) => e.event === 'llm_chunk').map((e) => e.data.delta)
+      expect(deltas).toEqual(chunks)
+      expect(stream.events.find((e) => e.event === 'llm_done')!.data.text).toBe(chunks.join(''))
+      // Another user's chat to u1's client: 404 from B.
+      const other = await call(b, 'POST', '/api/llm/chat', body, users.u2!.token)
+      expect(other.status).toBe(404)
+
+      const redirect = `/api/oauth2-redirect?state=${stream.clientId}&code=abc`
+      const first = await fetch(`${b.base}${redirect}`)
+      expect(first.status).toBe(200)
+      await waitFor(() => stream.events.some((e) => e.event === '@oauth2'))
+      expect(stream.events.filter((e) => e.event === '@oauth2').map((e) => e.data)).toEqual([
+        { state: stream.clientId, code: 'abc' },
+      ])
+      // The subscription was taken: a second redirect, on either instance, is refused.
+      expect((await fetch(`${b.base}${redirect}`)).status).toBe(400)
+      expect((await fetch(`${a.base}${redirect}`)).status).toBe(400)
+    } finally {
+      stream.close()
+      await call(a, 'PATCH', '/api/settings', { llm: { enabled: false } }, su)
+      await double.close()
     }
   })
 
