@@ -7,6 +7,7 @@ import { countSuperusers, describeError, manageSuperuser } from './core/auth/sup
 import { automigrate, schemaCommand } from './cli-schema.js'
 import { IpcCluster, MAX_WORKERS, notifyReady, runPrimary, workerRole } from './cluster/index.js'
 import { typegenCommand } from './cli-typegen.js'
+import { copyCommand } from './cli-copy.js'
 import { createServer } from './server.js'
 
 /** The package version (package.json sits one folder up from both `src/` and `dist/`). */
@@ -29,6 +30,10 @@ Usage:
   svcbase schema apply FILE [--force]                   apply FILE; --force drops omitted fields
   svcbase typegen [--out FILE]                          print (or write) TypeScript types of the
                                                         collections for the pocketbase SDK
+  svcbase copy --from=DIR|URL --to=DIR|URL [--noLogs]  copy an app's data into an empty store
+                                                        (SQLite folder or postgres:// URL, with
+                                                        --fromSchema / --toSchema); storage/ is
+                                                        not copied; see docs/postgresql.md
   svcbase help                                          this text
   svcbase --version                                     the version
 
@@ -90,6 +95,11 @@ const FLAGS = {
   queryTimeout: { type: 'int' },
   db: { type: 'string' },
   dbSchema: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  fromSchema: { type: 'string' },
+  toSchema: { type: 'string' },
+  noLogs: { type: 'bool' },
   http: { type: 'string', serve: true },
   https: { type: 'string', serve: true },
   origins: { type: 'list', serve: true },
@@ -370,6 +380,11 @@ export async function main(argv: string[]): Promise<void> {
   }
   if (cl.flags.out !== undefined && command !== 'typegen')
     throw new UsageError(`--out belongs to typegen, not "${command}"`)
+  const copyFlags = (['from', 'to', 'fromSchema', 'toSchema', 'noLogs'] as const).filter(
+    (name) => cl.flags[name] !== undefined,
+  )
+  if (copyFlags.length > 0 && command !== 'copy')
+    throw new UsageError(`--${copyFlags[0]} belongs to copy, not "${command}"`)
   if (command === 'serve') return serve(cl)
   if (command === 'superuser') return superuser(cl)
   if (command === 'schema') {
@@ -388,6 +403,22 @@ export async function main(argv: string[]): Promise<void> {
       usageError: (message) => new UsageError(message),
       dir: cl.flags.dir as string | undefined,
       out: cl.flags.out as string | undefined,
+      encryptionKey: encryptionKey(cl.flags),
+    })
+  }
+  if (command === 'copy') {
+    refuseServeFlags('copy', cl)
+    if (cl.flags.db !== undefined || cl.flags.dbSchema !== undefined || cl.flags.dir !== undefined)
+      throw new UsageError(
+        'copy takes --from and --to (with --fromSchema, --toSchema), not --dir or --db',
+      )
+    return copyCommand(cl.positionals, {
+      usageError: (message) => new UsageError(message),
+      from: cl.flags.from as string | undefined,
+      to: cl.flags.to as string | undefined,
+      fromSchema: cl.flags.fromSchema as string | undefined,
+      toSchema: cl.flags.toSchema as string | undefined,
+      noLogs: cl.flags.noLogs === true,
       encryptionKey: encryptionKey(cl.flags),
     })
   }
