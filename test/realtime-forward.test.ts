@@ -14,6 +14,7 @@ import { createApp } from '../src/core/create-app.js'
 import { silentLogger } from '../src/core/logger.js'
 import { createHttp } from '../src/http/server.js'
 import * as realtime from '../src/features/realtime/index.js'
+import { ProviderClient } from '../src/features/oauth2/client.js'
 import { MAX_BATCH_EVENTS } from '../src/features/realtime/messenger.js'
 import type {
   Cluster,
@@ -244,6 +245,24 @@ describe('pushes to a realtime client held by another instance', () => {
       expect(client.subscriptions.size).toBe(0)
     } finally {
       await stream.close()
+    }
+  })
+
+  it("hands Apple's posted name to the instance that exchanges the code, once", async () => {
+    const onA = new ProviderClient(a.app)
+    const onB = new ProviderClient(b.app)
+    const stop = onA.answerRedirectNames()
+    try {
+      onA.rememberRedirectName(
+        'code-1',
+        JSON.stringify({ name: { firstName: 'Ann', lastName: 'Lee' } }),
+      )
+      expect(await onB.takeSharedRedirectName('code-2')).toBe('')
+      expect(await onB.takeSharedRedirectName('code-1')).toBe('Ann Lee')
+      expect(await onB.takeSharedRedirectName('code-1')).toBe('')
+      expect(onA.takeRedirectName('code-1')).toBe('')
+    } finally {
+      stop()
     }
   })
 })

@@ -74,6 +74,9 @@ async function providerJson(url: string, init: RequestInit): Promise<Record<stri
 }
 
 /** Talks to the providers of one app: discovery and JWKS caches, code exchange, user. */
+/** The topic of a redirect name asked of the other instances. */
+const REDIRECT_NAME_TOPIC = 'oauth2.redirectName'
+
 export class ProviderClient {
   private readonly discoveries = new Map<string, { at: number; doc: Promise<Discovery> }>()
   private readonly jwks = new Map<string, JWTVerifyGetKey>()
@@ -103,10 +106,38 @@ export class ProviderClient {
     this.redirectNames.set(code, { name, at: now })
   }
 
+  /** The name kept on this instance for `code` ('' when none), forgotten once taken. */
   takeRedirectName(code: string): string {
     const kept = this.redirectNames.get(code)
     this.redirectNames.delete(code)
     return kept && Date.now() - kept.at <= 60_000 ? kept.name : ''
+  }
+
+  /**
+   * {@link takeRedirectName}, then on the other instances sharing the data (the form_post
+   * redirect may have reached another instance than this exchange); '' when none kept it.
+   */
+  async takeSharedRedirectName(code: string): Promise<string> {
+    const local = this.takeRedirectName(code)
+    if (local !== '' || code === '') return local
+    const requests = this.app.cluster.shared ? this.app.cluster.requests : undefined
+    if (!requests) return ''
+    try {
+      const answer = await requests.ask(REDIRECT_NAME_TOPIC, { code })
+      return typeof answer?.name === 'string' ? answer.name.slice(0, 255) : ''
+    } catch {
+      return ''
+    }
+  }
+
+  /** Answers the other instances' {@link takeSharedRedirectName} asks; returns the removal. */
+  answerRedirectNames(): () => void {
+    const requests = this.app.cluster.requests
+    if (!requests) return () => undefined
+    return requests.handle(REDIRECT_NAME_TOPIC, (payload) => {
+      const name = typeof payload.code === 'string' ? this.takeRedirectName(payload.code) : ''
+      return Promise.resolve(name === '' ? undefined : { name })
+    })
   }
 
   constructor(private readonly app: App) {}
@@ -191,7 +222,8 @@ export class ProviderClient {
     }
     const raw: Record<string, unknown> = { ...(claims ?? {}), ...(info ?? {}) }
     const user = p.mapUser(raw)
-    if (p.name === 'apple' && user.name === '') user.name = this.takeRedirectName(input.code)
+    if (p.name === 'apple' && user.name === '')
+      user.name = await this.takeSharedRedirectName(input.code)
     if (p.name === 'github' && p.config.userInfoURL === '')
       await this.githubEmail(accessToken, user)
     if (user.id === '') throw badRequest(messages.oauth2MissingUserId)

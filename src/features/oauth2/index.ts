@@ -21,6 +21,17 @@ export function oauth2Feature(): Feature {
       app.registerSettingsGroup(oauth2Settings)
       const service = new OAuth2Service(app)
       app.services.set('oauth2', service)
+      // Apple's posted name, asked by the instance that exchanges the code (docs/scaling.md).
+      let stopAnswering: (() => void) | null = null
+      app.hooks.onServe.bind(async (e) => {
+        stopAnswering ??= service.client.answerRedirectNames()
+        await e.next()
+      })
+      app.hooks.onTerminate.bind(async (e) => {
+        stopAnswering?.()
+        stopAnswering = null
+        await e.next()
+      })
       for (const hook of [app.hooks.onCollectionCreate, app.hooks.onCollectionUpdate]) {
         hook.bind(async (e) => {
           const o = e.collection.authOptions?.oauth2
