@@ -85,6 +85,12 @@ export const postgresSuites = [
   'test/mcp-sdk.test.ts',
   'test/mcp-tool-schema.test.ts',
   'test/mcp-inspector.test.ts',
+  'test/api-keys.test.ts',
+  'test/rate-limit.test.ts',
+  'test/filter-fuzz-deep-json.test.ts',
+  'test/filter-fuzz-expand.test.ts',
+  'test/filter-fuzz-http.test.ts',
+  'test/filter-fuzz-laws.test.ts',
 ]
 
 /**
@@ -96,7 +102,9 @@ const tried = process.env.SVC_PG_TRY?.split(',').filter(Boolean)
 export default defineConfig({
   test: {
     include: tried?.length ? tried : postgresSuites,
-    testTimeout: 30_000,
+    // NB: twice the SQLite pass's: a query costs a network round trip here, and the filter fuzz
+    // runs thousands of them in one test.
+    testTimeout: 60_000,
     hookTimeout: 30_000,
     pool: 'forks',
     reporters: ['default', 'json'],

@@ -118,6 +118,20 @@ describe('the same filters on SQLite and PostgreSQL', () => {
     'tags:length > 1',
     "parent.title = ''",
     "title ~ 'O'",
+    // Two values of the filter itself, compared as SQLite compares bound values.
+    '7 = false',
+    '-0.25 < true',
+    "423 = 'a'",
+    "'' > 42",
+    "'a' >= 11",
+    'null = 5',
+    'null != 5',
+    '323 ~ 32',
+    'true ~ 1',
+    'views > published',
+    '-0.25 <= published',
+    "strftime('%Y', title) = ''",
+    "strftime('%Y', parent.title) != ''",
   ]
   it.each(filters)('%s', async (filter) => {
     const q = `filter=${encodeURIComponent(filter)}&sort=title`

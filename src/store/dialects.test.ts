@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import type { Dialect } from './dialect.js'
-import { postgresDialect, toCharPattern } from './postgres/postgres-dialect.js'
+import { postgresDialect, STRFTIME_TIME, toCharPattern } from './postgres/postgres-dialect.js'
 import { column, ident, join, param, raw, sql, type Sql } from './sql.js'
 import { sqliteDialect, sqliteJsonPath } from './sqlite/sqlite-dialect.js'
 
@@ -119,8 +119,8 @@ const cases: Case[] = [
     build: (d) => d.strftime(param('%Y-%m'), column('t', 'created'), []),
     sqlite: ['strftime(?, "t"."created")', ['%Y-%m']],
     postgres: [
-      `to_char(CAST(NULLIF(CAST("t"."created" AS TEXT), '') AS TIMESTAMPTZ) AT TIME ZONE 'UTC', $1)`,
-      ['YYYY"-"MM'],
+      `to_char(CAST(substring(CAST("t"."created" AS TEXT) from $1) AS TIMESTAMPTZ) AT TIME ZONE 'UTC', $2)`,
+      [STRFTIME_TIME, 'YYYY"-"MM'],
     ],
   },
 ]
@@ -172,6 +172,23 @@ describe('dialects', () => {
     expect(toCharPattern('100%%')).toBe('"100%"')
     expect(() => toCharPattern('%s')).toThrow('not supported')
     expect(() => postgresDialect.strftime(param('%Y'), raw('x'), [param('+1 day')])).toThrow()
+  })
+
+  it('lets strftime read only SQLite time forms on PostgreSQL (others are NULL, not a cast error)', () => {
+    const time = new RegExp(STRFTIME_TIME)
+    for (const v of ['now', 'NOW', '2024-05-06', '2024-05-06 10:11', '2024-05-06T10:11:12.345Z'])
+      expect(v).toMatch(time)
+    expect('2024-05-06 10:11:12+02:00').toMatch(time)
+    for (const v of [
+      '',
+      'bob',
+      '123',
+      '2024-13-01',
+      '2024-05-06 24:00',
+      "2024-05-06'; --",
+      'x2024-05-06',
+    ])
+      expect(v).not.toMatch(time)
   })
 
   it('runs the SQLite functions for real', () => {

@@ -5,7 +5,7 @@
  * 1/0, and text that does not look like a number sorts after every number.
  */
 import type { Dialect } from '../../store/dialect.js'
-import { sql, type Sql } from '../../store/sql.js'
+import { raw, sql, type Sql } from '../../store/sql.js'
 import { constant } from './constants.js'
 import type { Operand } from './context.js'
 
@@ -67,9 +67,60 @@ export function decideByTypeOrder(
 }
 
 /**
+ * Two constants as SQLite compares bound values (no affinity): a bool is 1/0 (two bools stay
+ * bools), and a number and a
+ * text are never equal, the number sorting first. Returns the pair with bools made numbers and,
+ * for a number next to a text, the comparison decided (both values still bound, never spliced),
+ * so a strictly typed engine (PostgreSQL) never casts one to the other's type. `''` under
+ * `=`/`!=` and NULL are left to the empty-value rules.
+ */
+export function compareConstants(
+  left: Operand,
+  op: string,
+  right: Operand,
+  dialect: Dialect,
+): { left: Operand; right: Operand; decided: Sql | null } {
+  const asNumber = (o: Operand, other: Operand) =>
+    typeof o.constant?.value === 'boolean' && typeof other.constant?.value !== 'boolean'
+      ? constant(o.constant.value ? 1 : 0)
+      : o
+  ;[left, right] = [asNumber(left, right), asNumber(right, left)]
+  const l = left.constant?.value
+  const r = right.constant?.value
+  const mixed =
+    (typeof l === 'number' && typeof r === 'string') ||
+    (typeof l === 'string' && typeof r === 'number')
+  if (!mixed || ((op === '=' || op === '!=') && (l === '' || r === ''))) {
+    return { left, right, decided: null }
+  }
+  const numberLeft = typeof l === 'number'
+  let holds: boolean
+  switch (op) {
+    case '=':
+      holds = false
+      break
+    case '!=':
+      holds = true
+      break
+    case '<':
+    case '<=':
+      holds = numberLeft
+      break
+    case '>':
+    case '>=':
+      holds = !numberLeft
+      break
+    default:
+      return { left, right, decided: null }
+  }
+  const bound = sql`${dialect.castText(left.sql)} IS NOT NULL AND ${dialect.castText(right.sql)} IS NOT NULL`
+  return { left, right, decided: sql`(${bound} AND ${raw(holds ? '1 = 1' : '1 = 0')})` }
+}
+
+/**
  * `op` coerced for a comparison with `other`: a constant next to a number or bool column becomes
- * a number when SQLite would read it as one; a bool column next to a number constant is read as
- * 1/0 (NULL stays NULL).
+ * a number when SQLite would read it as one; a bool column next to a number constant or column is
+ * read as 1/0 (NULL stays NULL).
  */
 export function coerceOperand(op: Operand, other: Operand): Operand {
   const value = op.constant?.value
@@ -78,8 +129,12 @@ export function coerceOperand(op: Operand, other: Operand): Operand {
     if (typeof value === 'boolean' && other.type === 'number') return constant(value ? 1 : 0)
     return op
   }
-  if (numberColumn(op) && op.type === 'bool' && typeof other.constant?.value === 'number') {
-    const asNumber = sql`(CASE WHEN ${op.sql} THEN 1 WHEN NOT ${op.sql} THEN 0 END)`
+  const otherNumber =
+    typeof other.constant?.value === 'number' ||
+    (other.constant === undefined && other.type === 'number')
+  if (numberColumn(op) && op.type === 'bool' && otherNumber) {
+    // NB: 1.0/0.0, so a typed engine compares with any number, not only integers.
+    const asNumber = sql`(CASE WHEN ${op.sql} THEN 1.0 WHEN NOT ${op.sql} THEN 0.0 END)`
     return { ...op, sql: asNumber, type: 'number' }
   }
   return op

@@ -5,7 +5,7 @@
 import type { ComparisonNode } from '../../tools/filter/index.js'
 import type { Dialect } from '../../store/dialect.js'
 import { join, param, raw, sql, type Sql } from '../../store/sql.js'
-import { coerceOperand, decideByTypeOrder } from './coerce.js'
+import { coerceOperand, compareConstants, decideByTypeOrder } from './coerce.js'
 import { JoinSink, type CompileState, type Operand } from './context.js'
 import { isEmptyConstant, isKnownConstant } from './constants.js'
 import { resolveOperand } from './resolve.js'
@@ -38,14 +38,17 @@ function noViolation(left: Operand, op: BaseOperator, right: Operand, state: Com
 
 /** The row-level condition for one pair of operands. */
 function condition(left: Operand, op: BaseOperator, right: Operand, dialect: Dialect): Sql {
+  let decidedConstants: Sql | null = null
   if (left.constant && right.constant) {
-    // Two bound values have no column to take a type from: an engine that types parameters by
-    // their use (PostgreSQL) would compare them as text, so numbers say they are numbers.
+    // Two bound values have no column to take a type from: compared as SQLite compares them
+    // (bools 1/0, a number and a text decided by type order), and an engine that types
+    // parameters by their use (PostgreSQL) would compare them as text, so numbers say they are.
+    ;({ left, right, decided: decidedConstants } = compareConstants(left, op, right, dialect))
     left = numericConstant(left, dialect)
     right = numericConstant(right, dialect)
   }
   // Constants next to number and bool columns are read as SQLite's NUMERIC affinity reads them.
-  const decided = decideByTypeOrder(left, op, right, dialect)
+  const decided = decidedConstants ?? decideByTypeOrder(left, op, right, dialect)
   for (let pass = 0; pass < 2 && op !== '~' && op !== '!~'; pass++) {
     const l = coerceOperand(left, right)
     right = coerceOperand(right, left)
@@ -91,6 +94,12 @@ function equality(left: Operand, right: Operand, negate: boolean, dialect: Diale
   const leftEmpty = isEmptyConstant(left)
   const rightEmpty = isEmptyConstant(right)
   if (leftEmpty && rightEmpty) return negate ? raw("'' <> ''") : raw("'' = ''")
+  const known = leftEmpty ? right : rightEmpty ? left : undefined
+  if (known && isKnownConstant(known) && typeof known.constant?.value !== 'string') {
+    // An empty constant next to a known number or bool is never equal (a typed engine cannot
+    // compare '' with a number); the value stays bound.
+    return sql`(${dialect.castText(known.sql)} IS NOT NULL AND ${raw(negate ? '1 = 1' : '1 = 0')})`
+  }
   if (isKnownConstant(left) || isKnownConstant(right)) {
     const l = leftEmpty ? EMPTY : left.sql
     const r = rightEmpty ? EMPTY : right.sql
@@ -130,7 +139,8 @@ function likePattern(right: Operand, dialect: Dialect): Sql {
     const pattern = hasUnescapedPercent(value) ? value : `%${escapeLike(value)}%`
     return right.constant.lower ? dialect.lower(param(pattern)) : param(pattern)
   }
-  if (right.constant) return right.sql
+  // NB: a number pattern as text, as SQLite's LIKE reads it (a typed engine has no LIKE on numbers).
+  if (right.constant) return right.constant.value === null ? right.sql : dialect.castText(right.sql)
   return sql`('%' || ${right.sql} || '%')`
 }
 

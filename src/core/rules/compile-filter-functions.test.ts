@@ -1,6 +1,6 @@
 /** compileFilter over the filter functions: geoDistance and strftime. */
 import { describe, expect, it } from 'vitest'
-import { postgresDialect } from '../../store/postgres/postgres-dialect.js'
+import { postgresDialect, STRFTIME_TIME } from '../../store/postgres/postgres-dialect.js'
 import { sqliteDialect } from '../../store/sqlite/sqlite-dialect.js'
 import { caseRunner, compile } from './test-fixtures.js'
 
@@ -32,8 +32,8 @@ describe('compileFilter: functions', () => {
       filter: 'strftime("%Y-%m", created) = "2024-02"',
       sqlite: [`COALESCE(strftime(?, "p"."created"), '') = ?`, ['%Y-%m', '2024-02']],
       postgres: [
-        `COALESCE(to_char(CAST(NULLIF(CAST("p"."created" AS TEXT), '') AS TIMESTAMPTZ) AT TIME ZONE 'UTC', $1), '') = $2`,
-        ['YYYY"-"MM', '2024-02'],
+        `COALESCE(to_char(CAST(substring(CAST("p"."created" AS TEXT) from $1) AS TIMESTAMPTZ) AT TIME ZONE 'UTC', $2), '') = $3`,
+        [STRFTIME_TIME, 'YYYY"-"MM', '2024-02'],
       ],
     },
   ])

@@ -72,6 +72,18 @@ export function toCharPattern(format: string): string {
   return out
 }
 
+/**
+ * The time values `strftime` reads on PostgreSQL: `now` and SQLite's date forms (`YYYY-MM-DD`,
+ * then optionally ` HH:MM[:SS[.fff]]` or with `T`, then optionally `Z` or `±HH:MM`), fields in
+ * range. Any other value (a name, a number, '') gives NULL, as SQLite's strftime does, instead
+ * of a cast error. Bound as a parameter; non-capturing groups only, so `substring` returns the
+ * whole match.
+ */
+export const STRFTIME_TIME =
+  '^(?:[nN][oO][wW]|\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])' +
+  '(?:[ T](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?)?' +
+  '(?:[zZ]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)?)$'
+
 /** The PostgreSQL implementation of `Dialect`. */
 export const postgresDialect: Dialect = {
   name: 'postgres',
@@ -114,7 +126,8 @@ export const postgresDialect: Dialect = {
       throw new Error('strftime needs a literal format on PostgreSQL')
     }
     if (modifiers.length > 0) throw new Error('strftime modifiers are not supported on PostgreSQL')
-    const time = sql`CAST(NULLIF(CAST(${value} AS TEXT), '') AS TIMESTAMPTZ) AT TIME ZONE 'UTC'`
+    const text = sql`substring(CAST(${value} AS TEXT) from ${param(STRFTIME_TIME)})`
+    const time = sql`CAST(${text} AS TIMESTAMPTZ) AT TIME ZONE 'UTC'`
     return sql`to_char(${time}, ${param(toCharPattern(only.param))})`
   },
   appendOnly: postgresAppendOnly,
