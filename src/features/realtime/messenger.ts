@@ -59,7 +59,11 @@ const isOwner = (v: unknown): v is ClientOwner =>
  */
 export function createMessenger(app: App, hub: RealtimeHub): ClientMessenger {
   const queues = new Map<string, Queued[]>()
-  const requests = () => (app.cluster.shared ? app.cluster.requests : undefined)
+  /** The cluster's requests when instances share the data; none before bootstrap or after terminate. */
+  const requests = () => {
+    if (!app.isBootstrapped) return undefined
+    return app.cluster.shared ? app.cluster.requests : undefined
+  }
 
   /** Asks the others; undefined when none holds the client, none answered, or the link failed. */
   const ask = async (topic: string, payload: ClusterRecord): Promise<ClusterRecord | undefined> => {
