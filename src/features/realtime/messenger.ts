@@ -108,7 +108,7 @@ export function createMessenger(app: App, hub: RealtimeHub): ClientMessenger {
       if (hub.get(clientId) || !requests())
         return hub.sendToClient(clientId, event, data) ? resolved.true : resolved.false
       assertEventName(event)
-      const json = JSON.stringify(data)
+      const json = JSON.stringify(data) ?? 'null'
       return new Promise<boolean>((resolve) => {
         let queue = queues.get(clientId)
         const idle = !queue
