@@ -91,6 +91,8 @@ export const postgresSuites = [
   'test/filter-fuzz-expand.test.ts',
   'test/filter-fuzz-http.test.ts',
   'test/filter-fuzz-laws.test.ts',
+  'test/files-large.test.ts',
+  'test/typegen.test.ts',
 ]
 
 /**

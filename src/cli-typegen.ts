@@ -3,9 +3,10 @@
  * this process (the server may be running), printed or written whole. See docs/typegen.md.
  */
 import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { generateTypes, typegenCollections } from './core/collections/typegen.js'
 import { createApp } from './core/create-app.js'
+import { defaultStoreHasData } from './core/store-choice.js'
 
 /** What the command needs from `cli.ts`: its usage error, and the flags it already read. */
 export interface TypegenCommandContext {
@@ -38,8 +39,12 @@ export async function typegenCommand(
   const dir = resolve(ctx.dir ?? './svc_data')
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new Error(`no data folder at ${dir} (give it with --dir)`)
-  // NB: on PostgreSQL (--db / SVC_DATABASE_URL) the data is in the database, not in data.db.
-  if (!process.env.SVC_DATABASE_URL && !existsSync(join(dir, 'data.db')))
+  // NB: on PostgreSQL (--db / SVC_DATABASE_URL) the data is in a schema of the database: an
+  // empty one is refused as a folder without data.db is, and nothing is created.
+  const data = await defaultStoreHasData({ dataDir: dir })
+  if (!data.found && process.env.SVC_DATABASE_URL)
+    throw new Error(`no svcbase data in ${data.where} (give it with --dbSchema or --dir)`)
+  if (!data.found)
     throw new Error(`no svcbase data in ${dir}: data.db is missing (give the folder with --dir)`)
   const app = await createApp({
     dataDir: dir,

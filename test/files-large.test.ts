@@ -40,21 +40,25 @@ describe('large files stream through the server (separate process)', () => {
       'password123',
       `--dir=${dir}`,
     ])
-    const port = 20000 + Math.floor(Math.random() * 20000)
-    server = spawn(
-      process.execPath,
-      [...cli, 'serve', `--http=127.0.0.1:${port}`, `--dir=${dir}`],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    )
-    url = `http://127.0.0.1:${port}`
-    for (let i = 0; i < 100; i++) {
-      const ok = await fetch(`${url}/api/health`).then(
-        (r) => r.ok,
-        () => false,
+    // Port 0: the server picks a free port and says which once it listens (its readiness); no
+    // deadline of its own (the hook's timeout bounds it), and a server that exits first fails
+    // at once with its output.
+    server = spawn(process.execPath, [...cli, 'serve', '--http=127.0.0.1:0', `--dir=${dir}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    url = await new Promise<string>((ok, fail) => {
+      let output = ''
+      const read = (d: Buffer) => {
+        output += d.toString()
+        const m = /serving (http:\/\/\S+)\/api\//.exec(output)
+        if (m) ok(m[1]!)
+      }
+      server.stdout?.on('data', read)
+      server.stderr?.on('data', read)
+      server.once('exit', () =>
+        fail(new Error(`the server exited before it was ready:\n${output}`)),
       )
-      if (ok) break
-      await new Promise((r) => setTimeout(r, 100))
-    }
+    })
     const login = await fetch(`${url}/api/collections/_superusers/auth-with-password`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

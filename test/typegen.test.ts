@@ -18,11 +18,13 @@ import {
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import pg from 'pg'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { blankCollection, makeField } from '../src/core/collections/defaults.js'
 import type { Collection } from '../src/core/collections/model.js'
 import { collectionIdentifiers, generateTypes } from '../src/core/collections/typegen.js'
+import { dirSchema } from '../src/core/store-choice.js'
 import { startServer, type TestServer } from './helpers/server.js'
 
 /** The CLI from its sources, runnable from any working directory. */
@@ -371,7 +373,21 @@ describe('svcbase typegen', { timeout: 60_000 }, () => {
     expect(noDir.stderr).toContain(`no data folder at ${join(root, 'missing')}`)
     expect(existsSync(join(root, 'missing'))).toBe(false)
     expect(noData.code).toBe(1)
-    expect(noData.stderr).toContain('data.db is missing')
+    if (process.env.SVC_DATABASE_URL) {
+      // On PostgreSQL the folder's schema has no svcbase tables: refused, and not created.
+      const schema = dirSchema(join(root, 'types'))
+      expect(noData.stderr).toContain(`no svcbase data in the PostgreSQL schema ${schema}`)
+      const admin = new pg.Client({ connectionString: process.env.SVC_DATABASE_URL })
+      await admin.connect()
+      try {
+        const r = await admin.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])
+        expect(r.rowCount).toBe(0)
+      } finally {
+        await admin.end()
+      }
+    } else {
+      expect(noData.stderr).toContain('data.db is missing')
+    }
     expect(badOut.code).toBe(1)
     expect(badOut.stderr).toContain(`cannot write ${join(root, 'nowhere', 'x.ts')}`)
     expect(extra.code).toBe(2)

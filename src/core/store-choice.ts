@@ -3,9 +3,15 @@
  * (`AppConfig.databaseUrl`, else `SVC_DATABASE_URL`), else SQLite files in `dataDir`.
  */
 import { createHash } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { hostname } from 'node:os'
-import { resolve } from 'node:path'
-import { createPostgresStore, createSqliteStore, type Store } from '../store/index.js'
+import { join, resolve } from 'node:path'
+import {
+  createPostgresStore,
+  createSqliteStore,
+  postgresHasData,
+  type Store,
+} from '../store/index.js'
 import type { AppConfig } from './app.js'
 
 /** The `databaseSchema` value that derives one schema per data folder. */
@@ -19,10 +25,27 @@ export function dirSchema(dataDir: string): string {
   return `svc_${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 24)}`
 }
 
-/** The store for `config`: see the module comment. Throws on a URL that is not PostgreSQL's. */
-export function defaultStore(config: AppConfig, verbose?: (sql: string) => void): Store {
+/**
+ * Whether the store `defaultStore(config)` would open holds svcbase's data, without creating
+ * anything: `data.db` in the data folder on SQLite, svcbase's tables in the schema on
+ * PostgreSQL. `where` says where the data was looked for (for a message).
+ */
+export async function defaultStoreHasData(
+  config: AppConfig,
+): Promise<{ found: boolean; where: string }> {
+  const pgChoice = postgresChoice(config)
+  if (!pgChoice) {
+    const file = join(config.dataDir, 'data.db')
+    return { found: existsSync(file), where: file }
+  }
+  const found = await postgresHasData(pgChoice.url, pgChoice.schema)
+  return { found, where: `the PostgreSQL schema ${pgChoice.schema}` }
+}
+
+/** The database URL and schema `config` picks, or null for SQLite; throws on bad values. */
+function postgresChoice(config: AppConfig): { url: string; schema: string } | null {
   const url = config.databaseUrl ?? process.env.SVC_DATABASE_URL
-  if (url === undefined || url === '') return createSqliteStore({ dir: config.dataDir, verbose })
+  if (url === undefined || url === '') return null
   if (!/^postgres(ql)?:\/\//i.test(url)) {
     throw new Error(
       'the database URL must start with postgres:// or postgresql:// (--db, SVC_DATABASE_URL)',
@@ -35,6 +58,14 @@ export function defaultStore(config: AppConfig, verbose?: (sql: string) => void)
       `the database schema "${schema}" must be a letter or _ then letters, digits or _ (at most 59) (--dbSchema, SVC_DATABASE_SCHEMA)`,
     )
   }
+  return { url, schema }
+}
+
+/** The store for `config`: see the module comment. Throws on a URL that is not PostgreSQL's. */
+export function defaultStore(config: AppConfig, verbose?: (sql: string) => void): Store {
+  const choice = postgresChoice(config)
+  if (!choice) return createSqliteStore({ dir: config.dataDir, verbose })
+  const { url, schema } = choice
   // Instances on one machine and one data folder (`serve --workers`) share their local files.
   const place = createHash('sha256')
     .update(`${hostname()}\0${resolve(config.dataDir)}`)

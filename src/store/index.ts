@@ -5,3 +5,4 @@
 export type { DatabaseName, Store } from './store.js'
 export { createSqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.js'
 export { createPostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js'
+export { postgresHasData } from './postgres/has-data.js'

@@ -102,7 +102,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       return backupPostgres({ url: options.url, schemas }, dir)
     },
     checkSnapshot(dir) {
-      return checkPostgresSnapshot(dir)
+      return checkPostgresSnapshot(dir, { url: options.url, schemas })
     },
     restore: (dir) => restorePostgres({ url: options.url, schemas }, dir),
     async optimize() {

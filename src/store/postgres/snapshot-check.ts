@@ -4,7 +4,9 @@
  */
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import pg from 'pg'
 import { refuseOtherEngine } from '../snapshot-engines.js'
+import type { DatabaseName } from '../store.js'
 import { dumpedSchema, dumpFileNames, parseToc, runPgTool } from './pg-tools.js'
 
 /** The tables every svcbase main schema has (system tables and the superusers' collection). */
@@ -18,13 +20,23 @@ export class PostgresSnapshotError extends Error {
   }
 }
 
+/** The database a snapshot would be restored into, and the live schema of each role there. */
+export interface SnapshotTarget {
+  url: string
+  schemas: Record<DatabaseName, string>
+}
+
 /**
  * Checks `dir`: only `data.pgdump` and optionally `auxiliary.pgdump` in it (a SQLite backup is
  * refused naming both engines), each a dump pg_restore reads (`pg_restore --list`) of exactly
- * one schema, and the main one holding svcbase's own tables with their data. Rejects with an
- * Error saying what is wrong.
+ * one schema, and the main one holding svcbase's own tables with their data. With a `target`,
+ * a dump taken from another schema than the live one of its role is refused when a schema of
+ * that name exists in the target database (the restore would have to put it aside first), so
+ * the refusal comes before the restore is accepted. Rejects with an Error saying what is wrong.
  */
-export async function checkPostgresSnapshot(dir: string): Promise<void> {
+export async function checkPostgresSnapshot(dir: string, target?: SnapshotTarget): Promise<void> {
+  /** The schema each dump restores into, when it is not the live one of its role. */
+  const renamed: string[] = []
   const present = readdirSync(dir)
   refuseOtherEngine(present, 'PostgreSQL')
   const known = new Map(Object.entries(dumpFileNames).map(([role, file]) => [file, role]))
@@ -69,7 +81,9 @@ export async function checkPostgresSnapshot(dir: string): Promise<void> {
         `${name}: it holds more than one schema (${schema}, ${foreign.schema})`,
       )
     }
-    if (known.get(name) !== 'main') continue
+    const role = known.get(name) as DatabaseName
+    if (target && schema !== target.schemas[role]) renamed.push(schema)
+    if (role !== 'main') continue
     const tables = new Set(toc.filter((e) => e.kind === 'TABLE').map((e) => e.name))
     const data = new Set(toc.filter((e) => e.kind === 'TABLE DATA').map((e) => e.name))
     const missing = OWN_TABLES.filter((t) => !tables.has(t) || !data.has(t))
@@ -78,5 +92,28 @@ export async function checkPostgresSnapshot(dir: string): Promise<void> {
         `${name}: it is not a svcbase database (no ${missing.join(', ')} table)`,
       )
     }
+  }
+  if (target && renamed.length > 0) await refuseTakenSchemas(target.url, renamed)
+}
+
+/** Refuses when one of `names` is a schema of the database at `url` (read only, nothing made). */
+async function refuseTakenSchemas(url: string, names: readonly string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  client.on('error', () => {})
+  let taken: string | undefined
+  try {
+    await client.connect()
+    const r = await client.query<{ nspname: string }>(
+      'SELECT nspname FROM pg_namespace WHERE nspname = ANY($1::text[]) ORDER BY nspname',
+      [names],
+    )
+    taken = r.rows[0]?.nspname
+  } finally {
+    await client.end().catch(() => {})
+  }
+  if (taken !== undefined) {
+    throw new PostgresSnapshotError(
+      `the backup's schema ${taken} exists already in the database: drop or rename it first`,
+    )
   }
 }

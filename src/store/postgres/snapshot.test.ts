@@ -213,6 +213,28 @@ describe('restorePostgres', () => {
     expect(await schemaNames()).toEqual(before)
   })
 
+  it('is refused by the check, given the target, when its schema exists in the database', async () => {
+    await createSchemas('other', 'other_aux')
+    await backupPostgres({ url, schemas: { main: 'other', auxiliary: 'other_aux' } }, work)
+    const before = await schemaNames()
+    await expect(checkPostgresSnapshot(work, { url, schemas })).rejects.toThrow(
+      "the backup's schema other exists already in the database: drop or rename it first",
+    )
+    expect(await schemaNames()).toEqual(before)
+    // Without those schemas (or without a target) the same snapshot passes.
+    await expect(checkPostgresSnapshot(work)).resolves.toBeUndefined()
+    await db.query('DROP SCHEMA other CASCADE; DROP SCHEMA other_aux CASCADE')
+    await expect(checkPostgresSnapshot(work, { url, schemas })).resolves.toBeUndefined()
+    // A dump of the live schemas themselves is never refused for existing.
+    const own = mkdtempSync(join(tmpdir(), 'svc-pg-snapshot-'))
+    try {
+      await backupPostgres({ url, schemas }, own)
+      await expect(checkPostgresSnapshot(own, { url, schemas })).resolves.toBeUndefined()
+    } finally {
+      rmSync(own, { recursive: true, force: true })
+    }
+  })
+
   it('puts everything back when pg_restore fails half-way', async () => {
     await backupPostgres({ url, schemas }, work)
     // A damaged auxiliary dump: the main one restores, then the auxiliary one fails.
