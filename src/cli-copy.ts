@@ -181,6 +181,9 @@ export async function copyCommand(positionals: string[], ctx: CopyCommandContext
     if (from.label === to.label) throw new Error('copy: --from and --to are the same place')
     if (!isUrl(ctx.from) && !existsSync(from.config.dataDir))
       throw new Error(`copy: ${from.label} does not exist`)
+    // NB: as typegen does, so a mistyped folder is never given an empty database.
+    if (!isUrl(ctx.from) && !existsSync(joinPath(from.config.dataDir, 'data.db')))
+      throw new Error(`copy: no svcbase data in ${from.label}: data.db is missing`)
     if ((await svcbaseRows(from.config)) === 0)
       throw new Error(`copy: ${from.label} holds no svcbase data`)
     if ((await svcbaseRows(to.config)) > 0)

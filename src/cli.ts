@@ -30,7 +30,7 @@ Usage:
   svcbase schema apply FILE [--force]                   apply FILE; --force drops omitted fields
   svcbase typegen [--out FILE]                          print (or write) TypeScript types of the
                                                         collections for the pocketbase SDK
-  svcbase copy --from=DIR|URL --to=DIR|URL [--noLogs]  copy an app's data into an empty store
+  svcbase copy --from=DIR|URL --to=DIR|URL [--noLogs]   copy an app's data into an empty store
                                                         (SQLite folder or postgres:// URL, with
                                                         --fromSchema / --toSchema); storage/ is
                                                         not copied; see docs/postgresql.md
@@ -61,6 +61,13 @@ Flags of serve:
                           apps); on by default, --indexFallback=false turns it off
   --workers=1             processes sharing the port and the data (all the cores of one
                           machine); see docs/scaling.md
+
+Flags of copy (see docs/postgresql.md "Moving an app from SQLite to PostgreSQL"):
+  --from=DIR|URL          the app to copy: a data folder or a postgres:// URL
+  --to=DIR|URL            where to: an empty data folder or PostgreSQL schema
+  --fromSchema=public     the PostgreSQL schema of --from
+  --toSchema=public       the PostgreSQL schema of --to
+  --noLogs                leave the request logs behind
 
 Accepted for PocketBase scripts, not built yet (serve prints what each one loses):
   --https, --hooksWatch, --hooksPool, --migrationsDir, --queryTimeout`
