@@ -22,6 +22,7 @@ parsed.pathname = `/${dbName}`
 const url = parsed.toString()
 
 const server = new pg.Pool({ connectionString: baseUrl, max: 1 })
+server.on('error', () => {})
 let db: PgDb
 
 const base: ConsoleRequest = {

@@ -26,6 +26,8 @@ function withDatabase(u: string, name: string): string {
 }
 
 const server = new pg.Pool({ connectionString: baseUrl, max: 1 })
+// NB: DROP DATABASE … WITH (FORCE) may end a connection the pool is still closing.
+server.on('error', () => {})
 let db: pg.Pool
 let work: string
 
@@ -63,6 +65,7 @@ async function schemaNames(): Promise<string[]> {
 beforeAll(async () => {
   await server.query(`CREATE DATABASE ${dbName}`)
   db = new pg.Pool({ connectionString: url, max: 4 })
+  db.on('error', () => {})
 })
 
 afterAll(async () => {
