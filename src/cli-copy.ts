@@ -82,14 +82,21 @@ function side(place: string, schema: string | undefined, key: string | undefined
   }
 }
 
-/** How many collections and `_params` rows the store of `config` holds (0 when it has none). */
-async function svcbaseRows(config: AppConfig): Promise<number> {
+/**
+ * How many collections and `_params` rows the store of `config` holds (0 when it has none).
+ * With `migrate` the system tables are made first (the target); without, missing tables
+ * count as none (the source, never written to here).
+ */
+async function svcbaseRows(config: AppConfig, migrate: boolean): Promise<number> {
   const store = newApp(config).store
   await store.open()
   try {
-    await store.migrate()
+    if (migrate) await store.migrate()
     const db = store.database('main')
     return (await countRows(db, '_collections')) + (await countRows(db, '_params'))
+  } catch (err) {
+    if (migrate) throw err
+    return 0
   } finally {
     await store.close()
   }
@@ -184,9 +191,9 @@ export async function copyCommand(positionals: string[], ctx: CopyCommandContext
     // NB: as typegen does, so a mistyped folder is never given an empty database.
     if (!isUrl(ctx.from) && !existsSync(joinPath(from.config.dataDir, 'data.db')))
       throw new Error(`copy: no svcbase data in ${from.label}: data.db is missing`)
-    if ((await svcbaseRows(from.config)) === 0)
+    if ((await svcbaseRows(from.config, false)) === 0)
       throw new Error(`copy: ${from.label} holds no svcbase data`)
-    if ((await svcbaseRows(to.config)) > 0)
+    if ((await svcbaseRows(to.config, true)) > 0)
       throw new Error(
         `copy: ${to.label} already holds svcbase data (collections or settings); the target must be empty, nothing was written`,
       )
