@@ -231,9 +231,54 @@ async function seedSqliteApp(dir: string) {
     body: { meta: { appName: 'Copied app' } },
   })
   expect(settings.status, JSON.stringify(settings.body)).toBe(200)
+  const bulk = await api(base, 'POST', '/api/collections', {
+    token,
+    body: {
+      name: 'bulk',
+      type: 'base',
+      listRule: '',
+      schema: [
+        { name: 'n', type: 'number' },
+        { name: 'flag', type: 'bool' },
+      ],
+    },
+  })
+  expect(bulk.status, JSON.stringify(bulk.body)).toBe(200)
   const before = await snapshot(base, token)
   await server.stop()
+  // More rows than one page of the copy, written straight into the file: ids in reverse order
+  // and one `created` for all, so only the insertion order tells them apart.
+  const db = new Database(join(dir, 'data.db'))
+  const insert = db.prepare(
+    "INSERT INTO bulk (id, n, flag, created, updated) VALUES (?, ?, ?, '2024-01-01 00:00:00.000Z', '2024-01-01 00:00:00.000Z')",
+  )
+  db.transaction(() => {
+    for (const row of bulkRows) insert.run(row.id, row.n, row.flag ? 1 : 0)
+  })()
+  db.close()
   return before
+}
+
+/** The rows of `bulk`, in insertion order. */
+const bulkRows = Array.from({ length: 2500 }, (_, i) => ({
+  id: `b${String(2500 - i).padStart(14, '0')}`,
+  n: i * 1.5,
+  flag: i % 3 === 0,
+}))
+
+/** The answers about `bulk`: a page by `n`, and one in the default order (`-created`, ties by row order). */
+async function bulkAnswers(base: string) {
+  const pick = (items: Record<string, unknown>[]) =>
+    items.map((r) => ({ id: r.id, n: r.n, flag: r.flag }))
+  const byN = await api(base, 'GET', '/api/collections/bulk/records?sort=n&perPage=500&page=4')
+  const byDefault = await api(base, 'GET', '/api/collections/bulk/records?perPage=500&page=3')
+  expect(byN.status).toBe(200)
+  expect(byDefault.status).toBe(200)
+  return {
+    total: byN.body.totalItems,
+    byN: pick(byN.body.items),
+    byDefault: pick(byDefault.body.items),
+  }
 }
 
 function sqliteLogs(dir: string): number {
@@ -256,7 +301,10 @@ async function checkServed(args: string[]) {
     expect(user.body.record.name).toBe('User Ü')
     const wrong = await signIn(server.address, 'users', 'user@example.com', 'not-the-password')
     expect(wrong.status).toBe(400)
-    return await snapshot(server.address, su.body.token as string)
+    return {
+      ...(await snapshot(server.address, su.body.token as string)),
+      bulk: await bulkAnswers(server.address),
+    }
   } finally {
     await server.stop()
   }
@@ -274,6 +322,7 @@ describe('svcbase copy', () => {
     const copied = await runCli(['copy', `--from=${source}`, `--to=${url}`, `--toSchema=${schema}`])
     expect(copied.code, copied.stderr).toBe(0)
     expect(copied.stderr).toMatch(/^things: 31 rows$/m)
+    expect(copied.stderr).toMatch(/^bulk: 2500 rows$/m)
     expect(copied.stderr).toMatch(/^_superusers: 1 rows$/m)
     expect(copied.stderr).toMatch(/^_params: \d+ rows$/m)
     expect(copied.stdout).toMatch(/^copied \d+ collections, \d+ records/)
@@ -291,7 +340,13 @@ describe('svcbase copy', () => {
       `--dbSchema=${schema}`,
       `--dir=${join(root, 'b')}`,
     ])
-    expect(onPg).toEqual(before)
+    const bulk = {
+      total: bulkRows.length,
+      byN: bulkRows.slice(1500, 2000),
+      // `-created`, ties newest first: the reverse of the insertion order.
+      byDefault: [...bulkRows].reverse().slice(1000, 1500),
+    }
+    expect(onPg).toEqual({ ...before, bulk })
 
     const count = `SELECT (SELECT COUNT(*) FROM "${schema}"."things") AS things, (SELECT COUNT(*) FROM "${schema}"."_collections") AS collections, (SELECT MAX(updated) FROM "${schema}"."_params") AS params`
     const untouched = await pgQuery(count)
@@ -310,7 +365,7 @@ describe('svcbase copy', () => {
     expect(returned.code, returned.stderr).toBe(0)
     expect(sqliteLogs(back)).toBeGreaterThanOrEqual(logs)
     const onSqlite = await checkServed([`--dir=${back}`])
-    expect(onSqlite).toEqual(before)
+    expect(onSqlite).toEqual({ ...before, bulk })
   }, 120_000)
 
   it('leaves the target empty when the copy fails', async () => {
