@@ -10,32 +10,10 @@
  * - `GET /posts/:table?limit=20`: the newest rows by `created DESC`
  * - `POST /posts/:table` `{title, description, status, author, editors}`: inserts one row
  */
-import { randomInt } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import Fastify from 'fastify'
+import { newId, nowDate, type PostBody } from './baseline-shared.js'
 import pg from 'pg'
-
-const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
-
-/** A record id of the shape svcbase writes: 15 characters of `[a-z0-9]`. */
-function newId(): string {
-  let out = ''
-  for (let i = 0; i < 15; i++) out += ID_ALPHABET[randomInt(ID_ALPHABET.length)]
-  return out
-}
-
-/** A date of the shape svcbase writes: `YYYY-MM-DD HH:MM:SS.sssZ`. */
-function nowDate(): string {
-  return new Date().toISOString().replace('T', ' ')
-}
-
-interface PostBody {
-  title?: string
-  description?: string
-  status?: string
-  author?: string
-  editors?: string[]
-}
 
 function main(): Promise<string> {
   const { values } = parseArgs({

@@ -9,24 +9,10 @@
  * - `GET /posts/:table?limit=20`: the newest rows by `created DESC`
  * - `POST /posts/:table` `{title, description, status, author, editors}`: inserts one row
  */
-import { randomInt } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import Database from 'better-sqlite3'
 import Fastify from 'fastify'
-
-const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
-
-/** A record id of the shape svcbase writes: 15 characters of `[a-z0-9]`. */
-function newId(): string {
-  let out = ''
-  for (let i = 0; i < 15; i++) out += ID_ALPHABET[randomInt(ID_ALPHABET.length)]
-  return out
-}
-
-/** A date of the shape svcbase writes: `YYYY-MM-DD HH:MM:SS.sssZ`. */
-function nowDate(): string {
-  return new Date().toISOString().replace('T', ' ')
-}
+import { newId, nowDate, type PostBody } from './baseline-shared.js'
 
 interface TableStatements {
   byId: Database.Statement
@@ -45,14 +31,6 @@ function prepareTable(db: Database.Database, table: string): TableStatements {
        RETURNING *`,
     ),
   }
-}
-
-interface PostBody {
-  title?: string
-  description?: string
-  status?: string
-  author?: string
-  editors?: string[]
 }
 
 function main(): Promise<string> {
