@@ -7,7 +7,8 @@
  * svcbase's tables, and from there into the `baseline` schema.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import pg from 'pg'
@@ -89,8 +90,9 @@ export async function postgresRows(
   tmp: string,
   superuser: { email: string; password: string },
 ): Promise<ScenarioRow[]> {
-  const pgDir = join(tmp, 'pg')
-  mkdirSync(pgDir, { recursive: true })
+  // NB: a folder of its own under the system tmp: the postgres user must reach it, and `tmp`
+  // (mkdtemp, mode 700) is closed to it.
+  const pgDir = mkdtempSync(join(tmpdir(), 'svcbase-bench-pg-'))
   execFileSync('bash', [join(ROOT, 'scripts', 'postgres.sh'), 'start', pgDir], {
     env: { ...process.env, SVC_PG_PORT: PG_PORT, SVC_PG_FSYNC: 'on' },
     stdio: 'pipe',
@@ -130,5 +132,6 @@ export async function postgresRows(
     await svc?.stop()
     await base?.stop()
     execFileSync('bash', [join(ROOT, 'scripts', 'postgres.sh'), 'stop', pgDir], { stdio: 'pipe' })
+    rmSync(pgDir, { recursive: true, force: true })
   }
 }
