@@ -99,7 +99,9 @@ export function pgIndexSql(table: string, index: IndexSpec): string {
       // An index element is a column, a function call, or a parenthesised expression.
       const bare = c.expr.kind === 'column' || (c.expr.kind === 'call' && !term.startsWith('('))
       const body = bare || c.nocase ? term : `(${term})`
-      return `${body}${c.desc ? ' DESC' : ''}`
+      // NULLs ordered as SQLite orders them (smallest), as the Dialect's sorts do, so a sort on
+      // the column (`created DESC NULLS LAST`, `… ASC NULLS FIRST`) can walk the index.
+      return `${body}${c.desc ? ' DESC NULLS LAST' : ' NULLS FIRST'}`
     })
     .join(', ')
   const where = index.where ? ` WHERE ${renderPgIndexExpr(index.where)}` : ''
