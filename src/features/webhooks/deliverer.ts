@@ -10,10 +10,8 @@ import { performance } from 'node:perf_hooks'
 import type { App } from '../../core/app.js'
 import { join, param, sql } from '../../store/sql.js'
 import { formatDate } from '../../tools/dates.js'
-import { guardedRequest } from '../../tools/ssrf.js'
-import { BACKOFF_BASE_MS, backoffDelay, retryAfterMs } from './backoff.js'
+import { sendOnce, type DueRow, type Outcome } from './attempt.js'
 import { LEASE_MARGIN_MS, releaseOrphanLeases, takeRows, unleased } from './lease.js'
-import { signedHeaders } from './service.js'
 import { LAST_ATTEMPT_AT, LAST_ERROR, LAST_STATUS, LEASE_UNTIL, NEXT_AT } from './columns.js'
 
 /** Internal knobs (tests); none is a setting. */
@@ -32,33 +30,6 @@ export interface DelivererOptions {
 const IDLE_MS = 60_000
 /** Rows read per pass. */
 const PASS_ROWS = 500
-
-/** A due outbox row with its webhook (`url` null: the webhook is gone). */
-interface DueRow {
-  id: string
-  body: string
-  attempts: number
-  url: string | null
-  secret: string | null
-  enabled: unknown
-  webhook: string
-}
-
-/** One attempt's outcome, waiting to be stored. */
-interface Outcome {
-  id: string
-  webhook: string
-  /** Delivered or given up: the outbox row goes. */
-  done: boolean
-  next: string
-  at: string
-  status: string
-  error: string
-  attempt: number
-  gone: boolean
-  /** A dropped delivery (webhook deleted or disabled): its webhook row is left alone. */
-  silent?: boolean
-}
 
 /**
  * Pacing while writes are queueing deliveries (one did in the last `WRITES_WINDOW_MS`): a pass
@@ -314,56 +285,13 @@ export class Deliverer {
       await this.store({ ...drop, gone: false, silent: true })
       return
     }
-    const settings = this.app.settings.get().webhooks
-    const attempt = Number(row.attempts) + 1
-    const timestamp = Math.floor(Date.now() / 1000)
-    let status = 0
-    let error = ''
-    let retryAfter = 0
-    try {
-      const res = await guardedRequest(row.url, {
-        allowPrivateNetworks: settings.allowPrivateNetworks,
-        allowAddresses: this.options.allowAddresses,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'svcbase-webhooks',
-          ...signedHeaders(row.secret ?? '', id, timestamp, row.body),
-        },
-        body: row.body,
-        timeoutMs: settings.timeout * 1000,
-        agents: this.agents,
-      })
-      status = res.status
-      if (status >= 300 && status < 400)
-        error = `redirect not followed: ${status} to ${String(res.headers.location ?? '')}`
-      else if (status < 200 || status >= 300) error = `HTTP ${status}`
-      retryAfter = retryAfterMs(res.headers['retry-after'])
-    } catch (err) {
-      error = err instanceof Error ? err.message : String(err)
-    }
-    release()
-    const ok = error === ''
-    const gone = status === 410
-    const givenUp = !ok && (gone || attempt >= settings.maxAttempts)
-    if (givenUp && !gone) error = `${error} (gave up after ${attempt} attempts)`
-    if (gone) error = `${error} (410 Gone: webhook disabled)`
-    const now = new Date()
-    const delay = Math.max(
-      backoffDelay(this.options.backoffBaseMs ?? BACKOFF_BASE_MS, attempt),
-      retryAfter,
-    )
-    await this.store({
-      id,
-      webhook: row.webhook,
-      done: ok || givenUp,
-      next: formatDate(new Date(now.getTime() + delay)),
-      at: formatDate(now),
-      status: status === 0 ? '' : String(status),
-      error,
-      attempt,
-      gone,
+    const outcome = await sendOnce(this.app, row, row.url, {
+      backoffBaseMs: this.options.backoffBaseMs,
+      allowAddresses: this.options.allowAddresses,
+      agents: this.agents,
     })
+    release()
+    await this.store(outcome)
   }
 
   /**
