@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs'
-import { lstat, mkdir, mkdtemp, readdir, rename, rm, statfs } from 'node:fs/promises'
+import { mkdir, rename, rm, statfs } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { App } from '../../core/app.js'
@@ -18,18 +18,16 @@ import {
   type ArchiveLimits,
 } from './archive.js'
 import { swapData } from './swap.js'
+import { freshTempDir, removeStaleTemp, TMP_DIR } from './temp.js'
+export { TMP_DIR } from './temp.js'
 import { AUTO_PREFIX, autoName, defaultName, isValidKey, isValidName } from './names.js'
 
 /** The id of the automatic backup job on `app.cron` (present while `backups.cron` is set). */
 export const AUTO_JOB_ID = '__svcAutoBackup__'
 /** The folder of local backups inside the data directory. */
 export const BACKUPS_DIR = 'backups'
-/** The folder of the feature's temporary work inside the data directory (never archived). */
-export const TMP_DIR = '.svc_tmp'
 /** The largest archive accepted by `POST /api/backups/upload` by default. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 64 * 1024 ** 3
-/** Temporary folders older than this are left-overs of a crash, removed at start. */
-const STALE_TMP_MS = 60 * 60 * 1000
 
 /** Options of the backups feature (the archive limits, mostly for tests). */
 export interface BackupsOptions {
@@ -113,21 +111,13 @@ export class BackupsService {
   }
 
   /** A fresh folder under `<dataDir>/.svc_tmp/`. */
-  private async tempDir(label: string): Promise<string> {
-    const root = join(this.dataDir, TMP_DIR)
-    await mkdir(root, { recursive: true })
-    return mkdtemp(join(root, `${label}-`))
+  private tempDir(label: string): Promise<string> {
+    return freshTempDir(this.dataDir, label)
   }
 
   /** Removes what a crash left in `<dataDir>/.svc_tmp/` (folders older than an hour). */
-  async removeStaleTemp(now = Date.now()): Promise<void> {
-    const root = join(this.dataDir, TMP_DIR)
-    const names = await readdir(root).catch(() => [] as string[])
-    for (const name of names) {
-      const s = await lstat(join(root, name)).catch(() => null)
-      if (s && now - s.mtimeMs > STALE_TMP_MS)
-        await rm(join(root, name), { recursive: true, force: true }).catch(() => undefined)
-    }
+  removeStaleTemp(now = Date.now()): Promise<void> {
+    return removeStaleTemp(this.dataDir, now)
   }
 
   /** The limits of an archive read back: the options', and never more than the free disk. */
