@@ -7,7 +7,7 @@
  * paths, the pid of the worker that took each request (the test's own instrumentation), so the
  * test knows both workers took some.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { type ChildProcess } from 'node:child_process'
 import { request } from 'node:http'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,12 +15,10 @@ import { join } from 'node:path'
 import { EventSource } from 'eventsource'
 import PocketBase from 'pocketbase'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SVCBASE_READY } from '../bench/servers.js'
+import { startWorkersCli } from './helpers/workers-cli.js'
 import { startOpenAiDouble, type OpenAiDouble } from './helpers/openai-double.js'
 import { browse, startOidc, type TestOidc } from './helpers/oidc.js'
 
-const CLI = ['--import', 'tsx', 'src/cli.ts']
-const ALL_READY = /2 worker processes share the address \(pids (\d+), (\d+); primary (\d+)\)/
 const TRACED = ['/api/llm/chat', '/api/oauth2-redirect']
 
 const HOOK = `
@@ -38,7 +36,6 @@ export default (app) => {
 
 let url = ''
 let child: ChildProcess
-let out = ''
 let suToken = ''
 let workerPids: number[] = []
 let double: OpenAiDouble
@@ -96,32 +93,11 @@ beforeAll(async () => {
   const hooks = join(root, 'hooks')
   mkdirSync(hooks)
   writeFileSync(join(hooks, 'trace.js'), HOOK)
-  child = spawn(
-    process.execPath,
-    [
-      ...CLI,
-      'serve',
-      '--workers=2',
-      `--dir=${join(root, 'data')}`,
-      `--hooksDir=${hooks}`,
-      '--http=127.0.0.1:0',
-    ],
-    { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = ALL_READY.exec(out)
-      if (m) {
-        workerPids = [Number(m[1]), Number(m[2])].sort()
-        resolve()
-      }
-    })
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${out}`)))
-  })
-  url = SVCBASE_READY.exec(out)![1]!
-  const token = /setup token:\n\s+(\S+)/.exec(out)![1]!
+  const started = await startWorkersCli(join(root, 'data'), hooks)
+  child = started.child
+  url = started.url
+  workerPids = started.workerPids
+  const token = started.setupToken
   const setup = await call('POST', '/api/setup', {
     body: {
       email: 'admin@example.com',

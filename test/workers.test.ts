@@ -6,18 +6,14 @@
  * the product's), stamps each `notes` record with the pid of the worker that created it, and
  * runs a job every second writing a `ticks` record.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process'
 import { request } from 'node:http'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { EventSource } from 'eventsource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SVCBASE_READY } from '../bench/servers.js'
-
-/** The CLI from its sources, as test/cli.test.ts runs it. */
-const CLI = ['--import', 'tsx', 'src/cli.ts']
-const ALL_READY = /2 worker processes share the address \(pids (\d+), (\d+); primary (\d+)\)/
+import { CLI, startWorkersCli } from './helpers/workers-cli.js'
 
 const HOOK = `
 export default (app) => {
@@ -43,7 +39,7 @@ interface Answer {
 
 let url = ''
 let child: ChildProcess
-let out = ''
+let output = () => ''
 let suToken = ''
 const root = mkdtempSync(join(tmpdir(), 'svcbase-workers-'))
 
@@ -114,33 +110,13 @@ beforeAll(async () => {
   const hooks = join(root, 'hooks')
   mkdirSync(hooks)
   writeFileSync(join(hooks, 'pid.js'), HOOK)
-  child = spawn(
-    process.execPath,
-    [
-      ...CLI,
-      'serve',
-      '--workers=2',
-      `--dir=${join(root, 'data')}`,
-      `--hooksDir=${hooks}`,
-      '--http=127.0.0.1:0',
-    ],
-    { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = ALL_READY.exec(out)
-      if (m) {
-        workerPids = [Number(m[1]), Number(m[2])].sort()
-        primaryPid = Number(m[3])
-        resolve()
-      }
-    })
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${out}`)))
-  })
-  url = SVCBASE_READY.exec(out)![1]!
-  const token = /setup token:\n\s+(\S+)/.exec(out)![1]!
+  const started = await startWorkersCli(join(root, 'data'), hooks)
+  child = started.child
+  output = started.output
+  url = started.url
+  workerPids = started.workerPids
+  primaryPid = started.primaryPid
+  const token = started.setupToken
   const setup = await call('POST', '/api/setup', {
     body: {
       email: 'admin@example.com',
@@ -192,8 +168,8 @@ afterAll(async () => {
 
 describe('serve --workers 2', () => {
   it('prints the startup lines once and runs two worker processes that both serve', async () => {
-    expect(out.match(/serving http/g)).toHaveLength(1)
-    expect(out.match(/setup token/g)).toHaveLength(1)
+    expect(output().match(/serving http/g)).toHaveLength(1)
+    expect(output().match(/setup token/g)).toHaveLength(1)
     expect(childPids(primaryPid)).toEqual(workerPids)
     expect([...(await pidsAnswering(10))].sort()).toEqual(workerPids)
   })
@@ -356,7 +332,9 @@ describe('serve --workers 2', () => {
     })
     const replacement = childPids(primaryPid).find((p) => !workerPids.includes(p))!
     await until(async () => (await pidsAnswering(2)).has(replacement))
-    expect(out).toMatch(new RegExp(`\\(pid ${victim}\\) exited \\(SIGKILL\\): starting another`))
+    expect(output()).toMatch(
+      new RegExp(`\\(pid ${victim}\\) exited \\(SIGKILL\\): starting another`),
+    )
     for (const id of acked) {
       const r = await call('GET', `/api/collections/notes/records/${id}`)
       expect(r.status).toBe(200)
