@@ -51,7 +51,8 @@ export class ClusterBridge {
 
   /** Starts forwarding local events and receiving the others'. */
   start(): void {
-    if (this.unsubscribe) return
+    // NB: a process alone has nobody to tell: every event stays off this path.
+    if (this.unsubscribe || !this.cluster.shared) return
     this.events.forwardTo((event) => {
       try {
         this.cluster.publish(messageOf(event))
