@@ -289,7 +289,7 @@ describe('restore', () => {
     unzipTo(dir, good, out)
     rmSync(join(dir, 'extract.zip'))
     // Intact for the engine and holding svcbase's tables, but a collection the app cannot load.
-    // (JSONB cannot hold broken JSON: the column becomes text first.)
+    // (A JSON column cannot hold broken JSON: the column becomes text first.)
     const retype = onPostgres ? 'ALTER TABLE _collections ALTER COLUMN fields TYPE TEXT; ' : ''
     alterBackup(
       join(out, dbFiles.main),

@@ -258,7 +258,7 @@ describe('request logs', () => {
     // Referer and user agent are cut at 2000 characters (PocketBase's limit).
     expect(unlimited.userAgent).toBe(agent.slice(0, 2000))
     expect(unlimited).not.toHaveProperty('truncated')
-    // Measured as compact JSON (PostgreSQL's JSONB prints it back with spaces).
+    // Measured as compact JSON.
     expect(Buffer.byteLength(JSON.stringify(limited))).toBeLessThanOrEqual(300)
     expect(limited.truncated).toBe(true)
     expect(limited.status).toBe(200)

@@ -5,37 +5,13 @@
  * (constants next to number and bool columns, two bound numbers, NULL order, sort ties).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startServer, type TestServer } from './helpers/server.js'
-
-const url = process.env.SVC_TEST_PG_URL ?? ''
-
-/** Starts a server on SQLite (`pg` false) or on the test PostgreSQL, in a schema of its own. */
-async function start(pg: boolean): Promise<TestServer> {
-  const saved = [process.env.SVC_DATABASE_URL, process.env.SVC_DATABASE_SCHEMA]
-  if (pg) {
-    process.env.SVC_DATABASE_URL = url
-    process.env.SVC_DATABASE_SCHEMA = '@dir'
-  } else {
-    delete process.env.SVC_DATABASE_URL
-    delete process.env.SVC_DATABASE_SCHEMA
-  }
-  try {
-    return await startServer()
-  } finally {
-    for (const [key, value] of [
-      ['SVC_DATABASE_URL', saved[0]],
-      ['SVC_DATABASE_SCHEMA', saved[1]],
-    ] as const) {
-      if (value === undefined) delete process.env[key]
-      else process.env[key] = value
-    }
-  }
-}
+import { startOn as start, testPgUrl } from './helpers/engines.js'
+import type { TestServer } from './helpers/server.js'
 
 const servers: { name: string; t: TestServer }[] = []
 
 beforeAll(async () => {
-  if (!url) throw new Error('SVC_TEST_PG_URL is not set: test/global-setup.ts starts PostgreSQL')
+  testPgUrl()
   for (const [name, pg] of [
     ['sqlite', false],
     ['postgres', true],

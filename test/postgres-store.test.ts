@@ -57,9 +57,29 @@ describe('open and migrate', () => {
     await store.migrate()
     db = store.database('main')
     const row = await db.get<{ value: string }>(sql`SELECT "value" FROM "_params" WHERE id = 'k'`)
-    // JSONB normalises the text: parse, never compare it.
-    expect(JSON.parse(row!.value)).toEqual({ a: 2, b: 1 })
+    // JSON columns keep the text as written: key order and all, as SQLite does.
+    expect(row!.value).toBe('{"b":1,"a":2}')
     await expect(store.open()).rejects.toThrow(/open already/)
+  })
+
+  it('converts JSONB columns of an earlier schema to JSON at migrate', async () => {
+    await db.run(sql`CREATE TABLE "oldjson" ("id" TEXT PRIMARY KEY, "data" JSONB)`)
+    await db.run(sql`INSERT INTO "oldjson" VALUES ('a', '{"b":1,"a":2}')`)
+    await db.run(sql`ALTER TABLE "_params" ALTER COLUMN "value" TYPE JSONB`)
+    await store.migrate()
+    const types = await db.all<{ t: string; c: string; type: string }>(
+      sql`SELECT table_name AS t, column_name AS c, data_type AS type FROM information_schema.columns
+           WHERE table_schema = current_schema() AND data_type IN ('json', 'jsonb')
+             AND table_name IN ('oldjson', '_params')`,
+    )
+    expect(types.map((r) => `${r.t}.${r.c}:${r.type}`).sort()).toEqual([
+      '_params.value:json',
+      'oldjson.data:json',
+    ])
+    // The JSONB text (keys sorted) is what there was to keep.
+    const row = await db.get<{ data: string }>(sql`SELECT "data" FROM "oldjson"`)
+    expect(JSON.parse(row!.data)).toEqual({ a: 2, b: 1 })
+    await db.run(sql`DROP TABLE "oldjson"`)
   })
 
   it('keeps the auxiliary database in its own schema', async () => {

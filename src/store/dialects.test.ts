@@ -39,7 +39,7 @@ const cases: Case[] = [
     build: (d) => d.jsonArrayLength(col),
     sqlite: ['COALESCE(json_array_length("t"."data"), 0)', []],
     postgres: [
-      `jsonb_array_length(CASE WHEN jsonb_typeof("t"."data") = 'array' THEN "t"."data" ELSE '[]'::jsonb END)`,
+      `json_array_length(CASE WHEN json_typeof("t"."data") = 'array' THEN "t"."data" ELSE '[]'::json END)`,
       [],
     ],
   },
@@ -51,7 +51,7 @@ const cases: Case[] = [
     },
     sqlite: ['SELECT "je"."value" FROM json_each("t"."data") AS "je"', []],
     postgres: [
-      `SELECT "je"."value" FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof("t"."data") = 'array' THEN "t"."data" ELSE '[]'::jsonb END) AS "je"("value")`,
+      `SELECT "je"."value" FROM json_array_elements_text(CASE WHEN json_typeof("t"."data") = 'array' THEN "t"."data" ELSE '[]'::json END) AS "je"("value")`,
       [],
     ],
   },
@@ -92,7 +92,7 @@ const cases: Case[] = [
       ['text', 'number', 'bool', 'json', 'blob'],
     ],
     postgres: [
-      'CAST($1 AS TEXT), CAST($2 AS DOUBLE PRECISION), CAST($3 AS BOOLEAN), CAST($4 AS JSONB), CAST($5 AS BYTEA)',
+      'CAST($1 AS TEXT), CAST($2 AS DOUBLE PRECISION), CAST($3 AS BOOLEAN), CAST($4 AS JSON), CAST($5 AS BYTEA)',
       ['text', 'number', 'bool', 'json', 'blob'],
     ],
   },
@@ -146,7 +146,7 @@ describe('dialects', () => {
       "TEXT DEFAULT '' NOT NULL",
       'DOUBLE PRECISION DEFAULT 0 NOT NULL',
       'BOOLEAN DEFAULT FALSE NOT NULL',
-      'JSONB DEFAULT NULL',
+      'JSON DEFAULT NULL',
       'BYTEA DEFAULT NULL',
     ])
   })

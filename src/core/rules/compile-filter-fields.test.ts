@@ -120,7 +120,7 @@ describe('compileFilter: own fields, literals and null semantics', () => {
         [1, 0],
       ],
       postgres: [
-        `(jsonb_array_length(CASE WHEN jsonb_typeof("p"."tags") = 'array' THEN "p"."tags" ELSE '[]'::jsonb END) > $1 AND (CASE WHEN COALESCE("p"."status", '') = '' THEN 0 ELSE 1 END) = $2)`,
+        `(json_array_length(CASE WHEN json_typeof("p"."tags") = 'array' THEN "p"."tags" ELSE '[]'::json END) > $1 AND (CASE WHEN COALESCE("p"."status", '') = '' THEN 0 ELSE 1 END) = $2)`,
         [1, 0],
       ],
     },

@@ -146,9 +146,9 @@ export interface Case {
   postgres: Expected
 }
 
-/** `jsonb_array_elements_text` over `x`, guarded for non-arrays (PostgreSQL's json_each). */
+/** `json_array_elements_text` over `x`, guarded for non-arrays (PostgreSQL's json_each). */
 export const pgEach = (x: string) =>
-  `jsonb_array_elements_text(CASE WHEN jsonb_typeof(${x}) = 'array' THEN ${x} ELSE '[]'::jsonb END)`
+  `json_array_elements_text(CASE WHEN json_typeof(${x}) = 'array' THEN ${x} ELSE '[]'::json END)`
 
 /** The context of a request authenticated as the `users` record u1. */
 export const user = { request: userRequest() }

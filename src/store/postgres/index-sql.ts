@@ -40,13 +40,18 @@ function arrayElement(s: string): string {
 
 const textLiteral = (value: string): string => `'${value.replaceAll("'", "''")}'`
 
-/** Renders an index expression as PostgreSQL text (identifiers quoted, literals escaped). */
-export function renderPgIndexExpr(e: IndexExpr): string {
+/**
+ * Renders an index expression as PostgreSQL text (identifiers quoted, literals escaped). A
+ * column named in `jsonColumns` is indexed by its text (`CAST(col AS TEXT)`, what SQLite
+ * compares): PostgreSQL's `JSON` type has no ordering; `json_extract` reads the JSON itself.
+ */
+export function renderPgIndexExpr(e: IndexExpr, jsonColumns?: ReadonlySet<string>): string {
+  const render = (x: IndexExpr): string => renderPgIndexExpr(x, jsonColumns)
   const wrap = (x: IndexExpr, min: number): string =>
-    indexExprPrecedence(x) < min ? `(${renderPgIndexExpr(x)})` : renderPgIndexExpr(x)
+    indexExprPrecedence(x) < min ? `(${render(x)})` : render(x)
   switch (e.kind) {
     case 'column':
-      return q(e.name)
+      return jsonColumns?.has(e.name) ? `CAST(${q(e.name)} AS TEXT)` : q(e.name)
     case 'text':
       return textLiteral(e.value)
     case 'number':
@@ -74,7 +79,7 @@ export function renderPgIndexExpr(e: IndexExpr): string {
       return `${wrap(e.left, p)} ${op} ${wrap(e.right, p + 1)}`
     }
     case 'in':
-      return `${wrap(e.left, 5)} ${e.negate ? 'NOT IN' : 'IN'} (${e.values.map(renderPgIndexExpr).join(', ')})`
+      return `${wrap(e.left, 5)} ${e.negate ? 'NOT IN' : 'IN'} (${e.values.map(render).join(', ')})`
     case 'call': {
       if (e.fn === 'json_extract') {
         const [target, path] = e.args
@@ -82,29 +87,40 @@ export function renderPgIndexExpr(e: IndexExpr): string {
           throw new Error('json_extract in an index needs a column and a literal path')
         }
         const elements = jsonPathArray(path.value).map(arrayElement).join(',')
-        return `(${wrap(target, 10)} #>> ${textLiteral(`{${elements}}`)})`
+        const json = target.kind === 'column' ? q(target.name) : wrap(target, 10)
+        return `(${json} #>> ${textLiteral(`{${elements}}`)})`
       }
       const fn = e.fn === 'ifnull' ? 'coalesce' : e.fn
-      return `${fn}(${e.args.map(renderPgIndexExpr).join(', ')})`
+      return `${fn}(${e.args.map(render).join(', ')})`
     }
   }
 }
 
-/** The `CREATE INDEX` statement of `index` on `table`: its normalised definition too. */
-export function pgIndexSql(table: string, index: IndexSpec): string {
+/**
+ * The `CREATE INDEX` statement of `index` on `table`. Without `jsonColumns` it is the index's
+ * normalised definition (kept in its comment and compared to find changed indexes); with them,
+ * the statement to run (those columns indexed by their text).
+ */
+export function pgIndexSql(
+  table: string,
+  index: IndexSpec,
+  jsonColumns?: ReadonlySet<string>,
+): string {
   const cols = index.columns
     .map((c) => {
-      let term = renderPgIndexExpr(c.expr)
+      let term = renderPgIndexExpr(c.expr, jsonColumns)
       if (c.nocase) term = `lower(${term})`
       // An index element is a column, a function call, or a parenthesised expression.
-      const bare = c.expr.kind === 'column' || (c.expr.kind === 'call' && !term.startsWith('('))
+      const bare =
+        (c.expr.kind === 'column' && !jsonColumns?.has(c.expr.name)) ||
+        (c.expr.kind === 'call' && !term.startsWith('('))
       const body = bare || c.nocase ? term : `(${term})`
       // NULLs ordered as SQLite orders them (smallest), as the Dialect's sorts do, so a sort on
       // the column (`created DESC NULLS LAST`, `… ASC NULLS FIRST`) can walk the index.
       return `${body}${c.desc ? ' DESC NULLS LAST' : ' NULLS FIRST'}`
     })
     .join(', ')
-  const where = index.where ? ` WHERE ${renderPgIndexExpr(index.where)}` : ''
+  const where = index.where ? ` WHERE ${renderPgIndexExpr(index.where, jsonColumns)}` : ''
   return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${q(index.name)} ON ${q(table)} (${cols})${where}`
 }
 

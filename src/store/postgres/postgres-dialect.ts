@@ -1,6 +1,8 @@
 /**
- * The PostgreSQL dialect: `$n` placeholders, JSONB operators, ILIKE and `IS [NOT] DISTINCT FROM`.
- * JSON columns are JSONB, so JSON values are read with `#>>` (as text).
+ * The PostgreSQL dialect: `$n` placeholders, JSON operators, ILIKE and `IS [NOT] DISTINCT FROM`.
+ * JSON columns are `JSON`, not `JSONB`: PostgreSQL keeps their text as written (key order,
+ * duplicate keys), so a record reads back byte for byte as on SQLite, and `CAST(col AS TEXT)`
+ * is the stored text. JSON values are read with `#>>` (as text).
  */
 import type { ColumnKind, Dialect } from '../dialect.js'
 import { postgresAppendOnly } from './append-only.js'
@@ -10,7 +12,7 @@ const columnTypes: Readonly<Record<ColumnKind, string>> = {
   text: "TEXT DEFAULT '' NOT NULL",
   number: 'DOUBLE PRECISION DEFAULT 0 NOT NULL',
   bool: 'BOOLEAN DEFAULT FALSE NOT NULL',
-  json: 'JSONB DEFAULT NULL',
+  json: 'JSON DEFAULT NULL',
   blob: 'BYTEA DEFAULT NULL',
 }
 
@@ -19,13 +21,13 @@ const castTypes: Readonly<Record<ColumnKind, string>> = {
   text: 'TEXT',
   number: 'DOUBLE PRECISION',
   bool: 'BOOLEAN',
-  json: 'JSONB',
+  json: 'JSON',
   blob: 'BYTEA',
 }
 
-/** `expr` when it holds a JSON array, else an empty one (jsonb array functions reject others). */
+/** `expr` when it holds a JSON array, else an empty one (json array functions reject others). */
 function arrayOrEmpty(expr: Sql): Sql {
-  return sql`CASE WHEN jsonb_typeof(${expr}) = 'array' THEN ${expr} ELSE '[]'::jsonb END`
+  return sql`CASE WHEN json_typeof(${expr}) = 'array' THEN ${expr} ELSE '[]'::json END`
 }
 
 /** SQLite strftime codes and their `to_char` equivalents; others are rejected. */
@@ -99,9 +101,9 @@ export const postgresDialect: Dialect = {
   // NB: the path is always a bound text[] parameter, never spliced into the SQL text.
   jsonExtract: (expr, path) => sql`(${expr} #>> ${param(path.map(String))}::text[])`,
   jsonAsText: (expr) => sql`CAST(${expr} AS TEXT)`,
-  jsonArrayLength: (expr) => sql`jsonb_array_length(${arrayOrEmpty(expr)})`,
+  jsonArrayLength: (expr) => sql`json_array_length(${arrayOrEmpty(expr)})`,
   jsonEach: (expr, alias) => ({
-    from: sql`jsonb_array_elements_text(${arrayOrEmpty(expr)}) AS ${ident(alias)}(${ident('value')})`,
+    from: sql`json_array_elements_text(${arrayOrEmpty(expr)}) AS ${ident(alias)}(${ident('value')})`,
     value: sql`${ident(alias)}.${ident('value')}`,
   }),
   like: (left, right, negate) =>

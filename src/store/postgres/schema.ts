@@ -58,8 +58,8 @@ export const postgresSchema: SchemaManager = {
     // From text: '' and NULL become [], anything else a one-item list. From JSON: the last item
     // of a list (PocketBase keeps the last), a scalar as its text, else ''.
     const value: Sql = toMulti
-      ? sql`CASE WHEN ${col} IS NULL OR ${col} = '' THEN '[]'::jsonb ELSE jsonb_build_array(${col}) END`
-      : sql`CASE WHEN jsonb_typeof(${col}) = 'array' THEN COALESCE(${col} ->> -1, '') ELSE COALESCE(${col} #>> '{}', '') END`
+      ? sql`CASE WHEN ${col} IS NULL OR ${col} = '' THEN '[]'::json ELSE json_build_array(${col}) END`
+      : sql`CASE WHEN json_typeof(${col}) = 'array' THEN COALESCE(${col} ->> -1, '') ELSE COALESCE(${col} #>> '{}', '') END`
     await db.run(sql`UPDATE ${ident(table)} SET ${ident(tmp)} = ${value}`)
     await db.run(sql`ALTER TABLE ${ident(table)} DROP COLUMN ${col}`)
     await db.run(sql`ALTER TABLE ${ident(table)} RENAME COLUMN ${ident(tmp)} TO ${col}`)
@@ -88,9 +88,13 @@ export const postgresSchema: SchemaManager = {
   },
   async createIndex(db, table, index: IndexSpec) {
     const definition = pgIndexSql(table, index)
+    const json = await db.all<{ name: string }>(
+      sql`SELECT column_name AS name FROM information_schema.columns
+           WHERE table_schema = current_schema() AND table_name = ${table} AND data_type = 'json'`,
+    )
     // The definition is built only from quoted identifiers of validated names and escaped
     // literals; COMMENT takes no parameters, so its text is an escaped literal.
-    await db.run(raw(definition))
+    await db.run(raw(pgIndexSql(table, index, new Set(json.map((c) => c.name)))))
     await db.run(sql`COMMENT ON INDEX ${ident(index.name)} IS ${raw(pgLiteral(definition))}`)
   },
   async dropIndex(db, name) {
