@@ -7,13 +7,9 @@ import { defineConfig } from 'vitest/config'
  * `@dir`: each app (CLI children included) keeps its data in a schema derived from its data folder.
  * Suites that stay out of this list:
  * - about SQLite itself: store, sql-console, sql-console-timeout, vectors-legacy,
- *   import-pocketbase (sqlite_master, PocketBase's SQLite view queries), the `*.pb.js` suites
- *   (hook-scripts-pb, -pb-store, -pb-semantics: synchronous reads), system-upgrade and cli
+ *   import-pocketbase (sqlite_master, PocketBase's SQLite view queries), system-upgrade and cli
  *   (`--encryptionEnv` reads data.db directly);
  * - cluster-bridge: asserts the cluster of an app alone is local, which PostgreSQL's is not;
- * - workers, workers-push: with `serve --workers` on PostgreSQL a settings change reaches the
- *   other worker through NOTIFY after the PATCH has answered, so "the next request" on the other
- *   worker may still see the old settings (a real gap, see the report of this change);
  * - on PostgreSQL already in the SQLite pass (they mention SVC_TEST_PG_URL): postgres-filters,
  *   cli-postgres, cli-copy, sql-console-postgres, multi-instance, storage-instances,
  *   webhooks-instances, backups-restore-schema;
@@ -117,11 +113,16 @@ export const postgresSuites = [
   'test/request-budgets-parsers.test.ts',
   'test/request-budgets-json-depth.test.ts',
   'test/hook-scripts-patterns.test.ts',
+  'test/hook-scripts-pb.test.ts',
+  'test/hook-scripts-pb-store.test.ts',
+  'test/hook-scripts-pb-semantics.test.ts',
   'test/services.test.ts',
   'test/server-close.test.ts',
   'test/close-process.test.ts',
   'test/apple-secret.test.ts',
   'test/features.test.ts',
+  'test/workers.test.ts',
+  'test/workers-push.test.ts',
 ]
 
 /**

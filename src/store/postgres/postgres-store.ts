@@ -10,6 +10,7 @@ import { runPostgresConsole } from './console.js'
 import { restorePostgres } from './restore.js'
 import { checkPostgresSnapshot } from './snapshot-check.js'
 import { backupPostgres } from './snapshot.js'
+import { PgSyncDb } from './sync-reads.js'
 import { createPostgresCluster } from './cluster.js'
 
 /** Options of the PostgreSQL store. */
@@ -81,8 +82,9 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     async open() {
       if (open) throw new Error('the store is open already')
       await createSchemas(options.url, [schemas.main, schemas.auxiliary])
+      // With synchronous reads (a worker thread, started only when a `*.pb.js` find needs one).
       const make = (name: DatabaseName) =>
-        new PgDb({
+        new PgSyncDb({
           url: options.url,
           schema: schemas[name],
           max: options.max,
