@@ -254,7 +254,7 @@ routerAdd("POST", "/api/pb/write", (e) => {
       expect(errors).toContainEqual({
         script: expect.stringMatching(/find\.pb\.js:1:\d+$/),
         error:
-          '"$app.findRecordById" needs synchronous reads, which only the SQLite store offers; use an ES module hook script (await app.records…) with this store.',
+          '"$app.findRecordById" needs synchronous reads, which this store does not offer; use an ES module hook script (await app.records…) with this store.',
       })
       const write = await fetch(`${url}/api/pb/write`, { method: 'POST' })
       expect(write.status).toBe(200)

@@ -11,7 +11,7 @@ export const pbScriptMessages = {
   pbOutsideHandler: ({ name }: Args<'name'>) =>
     `"${name}" runs only inside a handler (a route, a hook or a cron job), not at the top level of a *.pb.js file.` as const,
   pbNoSyncReads: ({ name }: Args<'name'>) =>
-    `"${name}" needs synchronous reads, which only the SQLite store offers; use an ES module hook script (await app.records…) with this store.` as const,
+    `"${name}" needs synchronous reads, which this store does not offer; use an ES module hook script (await app.records…) with this store.` as const,
   pbBadArgument: ({ name, expected }: Args<'name' | 'expected'>) =>
     `"${name}" expects ${expected}.` as const,
   pbGuestOnly: 'The request can be accessed only by guests.',

@@ -12,7 +12,6 @@
  */
 export const SYNC_READS_WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads')
-const pg = require(workerData.driver)
 const { signal, port, config } = workerData
 
 const wake = () => {
@@ -35,6 +34,7 @@ process.on('uncaughtException', (err) => {
   process.exit(1)
 })
 process.on('exit', (code) => stop('the thread exited with code ' + code))
+const pg = require(workerData.driver)
 
 // Every value comes back as the server's text: the calling thread parses it.
 const raw = { getTypeParser: () => (v) => v }
@@ -79,8 +79,19 @@ port.on('message', async (msg) => {
   }
   let answer
   try {
+    const query = { text: msg.sql, values: msg.params.map(bindable), rowMode: 'array' }
     const c = await connect()
-    const r = await c.query({ text: msg.sql, values: msg.params.map(bindable), rowMode: 'array' })
+    let r
+    try {
+      r = await c.query(query)
+    } catch (err) {
+      // A connection the server dropped since the last read (a restart, an idle timeout): the
+      // read runs again once on a new one. An error of the statement itself is the answer.
+      if (err && typeof err.code === 'string' && !err.code.startsWith('57P')) throw err
+      if (client === c) client = null
+      c.end().catch(() => {})
+      r = await (await connect()).query(query)
+    }
     answer = {
       id: msg.id,
       fields: r.fields.map((f) => ({ name: f.name, oid: f.dataTypeID })),

@@ -44,6 +44,8 @@ export interface SyncReaderOptions extends SyncReadLimits {
   connection: Readonly<Record<string, unknown>>
   /** The type parsers the values go through: the pool's own. */
   types: TypeParsers
+  /** The path of the driver module the thread loads (default: this package's `pg`). */
+  driver?: string
 }
 
 /** Where the parser of each type OID is found (`pg`'s `types` option). */
@@ -174,7 +176,7 @@ export class SyncReader {
       connectionTimeoutMillis: this.connectTimeoutMs,
       application_name: 'svcbase sync reads',
     }
-    const driver = createRequire(import.meta.url).resolve('pg')
+    const driver = this.options.driver ?? createRequire(import.meta.url).resolve('pg')
     const worker = new Worker(SYNC_READS_WORKER_SOURCE, {
       eval: true,
       workerData: { signal, port: port2, config, driver },
@@ -182,7 +184,7 @@ export class SyncReader {
     })
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
     const t: Thread = { worker, port: port1, signal, exited }
-    // A failure before the thread's own handlers are set (the driver not found) ends it too.
+    // Its failures reach the caller through the port and the signal (see the worker's code).
     worker.on('error', () => {})
     void exited.then(() => {
       if (this.thread === t) this.thread = null
