@@ -7,7 +7,7 @@
  * runs a job every second writing a `ticks` record.
  */
 import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process'
-import { request } from 'node:http'
+import { Agent, request } from 'node:http'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,6 +18,9 @@ import { CLI, startWorkersCli } from './helpers/workers-cli.js'
 const HOOK = `
 export default (app) => {
   app.routerAdd('GET', '/api/pid', (e) => e.json(200, { pid: process.pid }))
+  app.routerAdd('GET', '/api/state', (e) =>
+    e.json(200, { pid: process.pid, appName: app.settings.get().meta.appName }),
+  )
   app.onRecordCreate('notes', async (e) => {
     e.record.pid = process.pid
     await e.next()
@@ -47,7 +50,7 @@ const root = mkdtempSync(join(tmpdir(), 'svcbase-workers-'))
 function call(
   method: string,
   path: string,
-  opts: { body?: unknown; token?: string; timeoutMs?: number } = {},
+  opts: { body?: unknown; token?: string; timeoutMs?: number; agent?: Agent } = {},
 ) {
   return new Promise<Answer>((resolve, reject) => {
     const data = opts.body === undefined ? undefined : JSON.stringify(opts.body)
@@ -55,7 +58,7 @@ function call(
       `${url}${path}`,
       {
         method,
-        agent: false,
+        agent: opts.agent ?? false,
         headers: {
           ...(data ? { 'content-type': 'application/json' } : {}),
           ...(opts.token ? { authorization: opts.token } : {}),
@@ -97,6 +100,20 @@ async function pidsAnswering(n: number): Promise<Set<number>> {
     seen.add(r.body.pid as number)
   }
   return seen
+}
+
+/**
+ * A keep-alive connection held by one worker (Node hands a connection to one worker for its
+ * life): `exclude` is a pid it must not be, tried with new connections until one is elsewhere.
+ */
+async function pinnedAgent(exclude?: number): Promise<{ agent: Agent; pid: number }> {
+  for (;;) {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    const r = await call('GET', '/api/pid', { agent })
+    const pid = r.body.pid as number
+    if (pid !== exclude) return { agent, pid }
+    agent.destroy()
+  }
 }
 
 const until = async (cond: () => boolean | Promise<boolean>) => {
@@ -237,16 +254,67 @@ describe('serve --workers 2', () => {
     expect(after).toEqual(Array(20).fill(401))
   })
 
-  it('applies a settings change on every worker for the next request', async () => {
-    const r = await call('PATCH', '/api/settings', {
-      token: suToken,
-      body: { meta: { appName: 'Two workers' } },
-    })
-    expect(r.status).toBe(200)
-    const names = []
-    for (let i = 0; i < 20; i++)
-      names.push((await call('GET', '/api/settings', { token: suToken })).body.meta.appName)
-    expect(names).toEqual(Array(20).fill('Two workers'))
+  it('applies a settings or collection change on the other worker before the write answers', async () => {
+    // A writes, B reads at once: every time, B already has the change (no wait in between).
+    const a = await pinnedAgent()
+    const b = await pinnedAgent(a.pid)
+    const onA = { token: suToken, agent: a.agent }
+    const onB = { token: suToken, agent: b.agent }
+    try {
+      for (let i = 0; i < 20; i++) {
+        const name = `Two workers ${i}`
+        const patched = await call('PATCH', '/api/settings', {
+          ...onA,
+          body: { meta: { appName: name } },
+        })
+        expect(patched.status).toBe(200)
+        expect((await call('GET', '/api/state', onB)).body).toEqual({ pid: b.pid, appName: name })
+
+        const made = await call('POST', '/api/collections', {
+          ...onA,
+          body: { name: `round${i}`, type: 'base', fields: [{ name: 'n', type: 'number' }] },
+        })
+        expect(made.status).toBe(200)
+        const first = await call('POST', `/api/collections/round${i}/records`, {
+          ...onB,
+          body: { n: 1 },
+        })
+        expect(first.status).toBe(200)
+
+        const changed = await call('PATCH', `/api/collections/round${i}`, {
+          ...onA,
+          body: { fields: [...made.body.fields, { name: 'extra', type: 'text' }] },
+        })
+        expect(changed.status).toBe(200)
+        const second = await call('POST', `/api/collections/round${i}/records`, {
+          ...onB,
+          body: { n: 2, extra: 'seen' },
+        })
+        expect(second.status).toBe(200)
+        expect(second.body.extra).toBe('seen')
+
+        expect((await call('DELETE', `/api/collections/round${i}`, onA)).status).toBe(204)
+        const gone = await call('GET', `/api/collections/round${i}/records`, onB)
+        expect(gone.status).toBe(404)
+
+        const imported = await call('PUT', '/api/collections/import', {
+          ...onA,
+          body: { collections: [{ name: `imported${i}`, type: 'base', createRule: '' }] },
+        })
+        expect(imported.status).toBe(204)
+        const third = await call('POST', `/api/collections/imported${i}/records`, {
+          ...onB,
+          body: {},
+        })
+        expect(third.status).toBe(200)
+        // Both connections stayed with their workers.
+        expect((await call('GET', '/api/state', onA)).body.pid).toBe(a.pid)
+        expect((await call('GET', '/api/state', onB)).body.pid).toBe(b.pid)
+      }
+    } finally {
+      a.agent.destroy()
+      b.agent.destroy()
+    }
   })
 
   it('runs a scheduled job once per tick across the workers', async () => {

@@ -1,13 +1,16 @@
 import cluster from 'node:cluster'
 import { randomUUID } from 'node:crypto'
-import type {
-  Cluster,
-  ClusterHandler,
-  ClusterMessage,
-  ClusterRecord,
-  ClusterRequests,
-  SharedCounterHit,
-  SharedCounters,
+import {
+  AppliedWaits,
+  runHandlers,
+  type AppliedOutcome,
+  type Cluster,
+  type ClusterHandler,
+  type ClusterMessage,
+  type ClusterRecord,
+  type ClusterRequests,
+  type SharedCounterHit,
+  type SharedCounters,
 } from '../store/cluster.js'
 import { isClusterMessage, TAG, type FromPrimary, type WorkerRequest } from './protocol.js'
 
@@ -37,6 +40,7 @@ export class IpcCluster implements Cluster {
   private readonly pending = new Map<number, Pending>()
   private nextId = 0
   private listening = false
+  private readonly waits = new AppliedWaits()
 
   readonly leader = {
     claim: (jobId: string, scheduledAt: Date): Promise<boolean> =>
@@ -76,7 +80,14 @@ export class IpcCluster implements Cluster {
     if (!isClusterMessage(m)) return
     const msg = m as FromPrimary
     if (msg.type === 'message') {
-      for (const h of this.handlers) h(msg.message)
+      const applied = runHandlers(this.handlers, msg.message, (err) =>
+        console.error(`cluster: a handler failed: ${String(err)}`),
+      )
+      const ack = msg.ack
+      if (ack !== undefined)
+        void applied.then((ok) =>
+          this.send({ svc: TAG, type: 'applied', ack, ...(ok ? {} : { failed: true }) }),
+        )
       return
     }
     if (msg.type === 'request') return this.answer(msg.id, msg.topic, msg.payload)
@@ -101,6 +112,19 @@ export class IpcCluster implements Cluster {
     this.send({ svc: TAG, type: 'publish', message })
   }
 
+  /** Asks the primary to relay `message` and to wait for the other ready workers to apply it. */
+  publishApplied(message: ClusterMessage, timeoutMs: number): Promise<AppliedOutcome> {
+    const wait = this.ask({ op: 'apply', message, timeoutMs }, timeoutMs + ASK_TIMEOUT_MS).then(
+      (outcome) => outcome as AppliedOutcome,
+      (err: unknown): AppliedOutcome => ({ asked: [], late: [], failed: [], error: String(err) }),
+    )
+    return this.waits.track(wait)
+  }
+
+  settled(): Promise<void> {
+    return this.waits.settled()
+  }
+
   subscribe(handler: ClusterHandler): () => void {
     this.handlers.add(handler)
     return () => this.handlers.delete(handler)
@@ -122,14 +146,14 @@ export class IpcCluster implements Cluster {
   }
 
   /** Sends a request to the primary and resolves with its answer. */
-  private ask(request: WorkerRequest): Promise<unknown> {
+  private ask(request: WorkerRequest, timeoutMs = ASK_TIMEOUT_MS): Promise<unknown> {
     if (!this.listening) return Promise.reject(new Error('the cluster link is not started'))
     const id = ++this.nextId
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id)
         reject(new Error(`the primary process did not answer (${request.op})`))
-      }, ASK_TIMEOUT_MS)
+      }, timeoutMs)
       timer.unref()
       this.pending.set(id, { resolve, reject, timer })
       if (!this.send({ svc: TAG, type: 'ask', id, request })) {

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import { MemoryCounterStore } from '../features/rate-limit/counter-store.js'
 import { randomString } from '../tools/ids.js'
+import type { AppliedOutcome, ClusterMessage } from '../store/cluster.js'
 import { ENV, isClusterMessage, TAG, type FromWorker, type WorkerRequest } from './protocol.js'
 
 /** Options of {@link runPrimary}. */
@@ -74,6 +75,46 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
     }
   }
 
+  /** Relayed messages waiting for the other workers to apply them, by ack id. */
+  const applies = new Map<number, { waiting: Set<number>; failed: Set<number>; done: () => void }>()
+  let nextApply = 0
+  const nameOf = (id: number): string =>
+    `worker ${id} (pid ${String(cluster.workers?.[id]?.process.pid ?? '?')})`
+  /**
+   * Relays `message` from `from` to every other live worker and resolves once each ready one
+   * applied it (a worker still starting loads the state itself, and handles what reached it
+   * meanwhile before it serves), or after `timeoutMs`; a worker that exits is no longer waited
+   * for.
+   */
+  const apply = (from: Worker, message: ClusterMessage, timeoutMs: number) => {
+    const targets = alive().filter((o) => o.id !== from.id)
+    const id = ++nextApply
+    const waiting = new Set(targets.filter((o) => ready.has(o.id)).map((o) => o.id))
+    const asked = [...waiting].map(nameOf)
+    const failed = new Set<number>()
+    const result = new Promise<AppliedOutcome>((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        applies.delete(id)
+        resolve({ asked, late: [...waiting].map(nameOf), failed: [...failed].map(nameOf) })
+      }
+      const timer = setTimeout(done, Math.max(0, Math.min(timeoutMs, 60_000)))
+      applies.set(id, { waiting, failed, done })
+    })
+    for (const o of targets) send(o, { svc: TAG, type: 'message', message, ack: id })
+    if (waiting.size === 0) applies.get(id)?.done()
+    return result
+  }
+  /** A worker applied (or failed to apply) a relayed message; `ack` null: it exited. */
+  const applied = (workerId: number, ack: number | null, fail: boolean): void => {
+    for (const [aid, a] of applies) {
+      if (ack !== null && aid !== ack) continue
+      if (!a.waiting.delete(workerId)) continue
+      if (fail) a.failed.add(workerId)
+      if (a.waiting.size === 0) a.done()
+    }
+  }
+
   const answer = async (w: Worker, request: WorkerRequest): Promise<unknown> => {
     switch (request.op) {
       case 'claim': {
@@ -92,6 +133,8 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
         return alive().length
       case 'forward':
         return forward(w, request.topic, request.payload)
+      case 'apply':
+        return apply(w, request.message, request.timeoutMs)
     }
   }
 
@@ -116,6 +159,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
       const msg = m as FromWorker
       if (msg.type === 'ready') ready.add(w.id)
       else if (msg.type === 'answer') answered(w.id, msg.id, msg.value)
+      else if (msg.type === 'applied') applied(w.id, msg.ack, msg.failed === true)
       else if (msg.type === 'publish') {
         for (const other of alive())
           if (other.id !== w.id) send(other, { svc: TAG, type: 'message', message: msg.message })
@@ -175,6 +219,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
   cluster.on('exit', (w, code, signal) => {
     ready.delete(w.id)
     answered(w.id, null, undefined)
+    applied(w.id, null, false)
     if (stopping) return
     const lived = Date.now() - (started.get(w.id) ?? 0)
     started.delete(w.id)

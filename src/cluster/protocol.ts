@@ -3,7 +3,7 @@
  * IPC channel. Every message carries `svc: 'cluster'`, so nothing else on the channel is taken
  * for one.
  */
-import type { ClusterMessage, ClusterRecord } from '../store/cluster.js'
+import type { AppliedOutcome, ClusterMessage, ClusterRecord } from '../store/cluster.js'
 
 /** The tag of svcbase's cluster messages. */
 export const TAG = 'svc-cluster'
@@ -15,6 +15,14 @@ export type WorkerRequest =
   | { op: 'reset' }
   | { op: 'live' }
   | { op: 'forward'; topic: string; payload: ClusterRecord }
+  /**
+   * Relays `message` like a `publish` (in order with them) and answers an `AppliedOutcome` once
+   * every other ready worker applied it, or after `timeoutMs`.
+   */
+  | { op: 'apply'; message: ClusterMessage; timeoutMs: number }
+
+/** The answer of an `apply` request. */
+export type ApplyAnswer = AppliedOutcome
 
 /** What a worker sends. */
 export type FromWorker =
@@ -23,10 +31,13 @@ export type FromWorker =
   | { svc: typeof TAG; type: 'ask'; id: number; request: WorkerRequest }
   /** A worker's answer to a forwarded request (`value` absent: not held here). */
   | { svc: typeof TAG; type: 'answer'; id: number; value?: ClusterRecord }
+  /** A worker applied the relayed message of `ack` (its handlers finished; `failed`: one threw). */
+  | { svc: typeof TAG; type: 'applied'; ack: number; failed?: true }
 
 /** What the primary sends. */
 export type FromPrimary =
-  | { svc: typeof TAG; type: 'message'; message: ClusterMessage }
+  /** Another worker's message; with `ack`, confirm with an `applied` once handled. */
+  | { svc: typeof TAG; type: 'message'; message: ClusterMessage; ack?: number }
   | { svc: typeof TAG; type: 'reply'; id: number; value?: unknown; error?: string }
   /** Another worker's request, forwarded: answer with an `answer` of the same id. */
   | { svc: typeof TAG; type: 'request'; id: number; topic: string; payload: ClusterRecord }

@@ -187,6 +187,13 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
       done()
     }, done)
   })
+  // A settings or schema change answers once every instance sharing the data applied it
+  // (`core/cluster-bridge.ts`); alone, or with nothing in flight, this costs nothing.
+  http.addHook('onSend', async (req, _reply, payload) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD' && app.isBootstrapped)
+      await app.cluster.settled?.()
+    return payload
+  })
   if (app.config.dev) {
     // `serve --dev` prints every request, as PocketBase's dev mode does.
     http.addHook('onResponse', (req, reply, done) => {

@@ -39,8 +39,66 @@ export type ClusterMessage =
   | { kind: 'collection'; action: 'create' | 'update' | 'delete'; collectionId: string }
   | { kind: 'settings' }
 
-/** A receiver of messages from the other instances. */
-export type ClusterHandler = (message: ClusterMessage) => void
+/**
+ * A receiver of messages from the other instances. A handler that returns a promise has applied
+ * the message once it resolves (rejects: applying it failed); the cluster acknowledges a message
+ * sent with {@link Cluster.publishApplied} only after every handler finished.
+ */
+export type ClusterHandler = (message: ClusterMessage) => void | Promise<void>
+
+/** What a {@link Cluster.publishApplied} found out about the other instances. */
+export interface AppliedOutcome {
+  /** The other instances that were alive when the message left, asked to apply it. */
+  asked: string[]
+  /** Those that did not confirm within the wait. */
+  late: string[]
+  /** Those that confirmed a failure to apply it. */
+  failed: string[]
+  /** Set when the message could not be sent at all (the others were not told). */
+  error?: string
+}
+
+/**
+ * Runs every handler on a message; resolves true once all finished, false when one threw or
+ * rejected (reported to `onError`, the others still run).
+ */
+export async function runHandlers(
+  handlers: Iterable<ClusterHandler>,
+  message: ClusterMessage,
+  onError: (err: unknown) => void,
+): Promise<boolean> {
+  const runs = [...handlers].map(async (h) => h(message))
+  let ok = true
+  for (const r of await Promise.allSettled(runs)) {
+    if (r.status === 'fulfilled') continue
+    ok = false
+    onError(r.reason)
+  }
+  return ok
+}
+
+/**
+ * The waits of {@link Cluster.publishApplied} in flight, for {@link Cluster.settled}: each is
+ * tracked from the moment it starts (synchronously), so a caller that published and then asks
+ * `settled()` waits for it.
+ */
+export class AppliedWaits {
+  private readonly running = new Set<Promise<unknown>>()
+
+  /** Tracks `wait` until it settles; returns it. */
+  track<T>(wait: Promise<T>): Promise<T> {
+    this.running.add(wait)
+    const forget = () => void this.running.delete(wait)
+    wait.then(forget, forget)
+    return wait
+  }
+
+  /** Resolves once every wait begun so far has settled (at once when none runs). */
+  settled(): Promise<void> {
+    if (this.running.size === 0) return Promise.resolve()
+    return Promise.allSettled([...this.running]).then(() => undefined)
+  }
+}
 
 /** The state of a fixed-window counter right after a hit. */
 export interface SharedCounterHit {
@@ -96,6 +154,20 @@ export interface Cluster {
   start(): Promise<void>
   /** Sends a message to every other instance, after the change it describes committed. */
   publish(message: ClusterMessage): void
+  /**
+   * Sends a message, in order with `publish`, and resolves once every other instance alive when
+   * it left has applied it (its handlers finished there and it confirmed), or once `timeoutMs`
+   * passed: the outcome names the instances that did not confirm. When no other instance is
+   * alive nothing is sent and it resolves at once. Never rejects. Optional: a cluster without it
+   * cannot wait, and `publish` is used instead.
+   */
+  publishApplied?(message: ClusterMessage, timeoutMs: number): Promise<AppliedOutcome>
+  /**
+   * Resolves once every {@link publishApplied} begun so far has resolved (at once when none
+   * runs). The HTTP layer awaits it before answering a write, so a settings or schema change
+   * answers once the other instances applied it.
+   */
+  settled?(): Promise<void>
   /** Receives the other instances' messages; returns the unsubscribe function. */
   subscribe(handler: ClusterHandler): () => void
   /** Claims each scheduled run once across instances. */

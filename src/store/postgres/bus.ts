@@ -8,10 +8,20 @@
  * Receivers handle payloads one at a time in arrival order, so a message read from the table is
  * never overtaken by a later inline one. Messages sent while the listener is down are lost
  * (NOTIFY keeps nothing for absent listeners): delivery is at most once.
+ *
+ * A message sent with an `ack` id asks its receivers to confirm: each answers `applied` (to the
+ * sender, on the same channel) once its handlers finished with it (`applied.ts` waits for them).
+ * The listener connection takes its `application_name` (which `liveInstances` looks for) only
+ * once it LISTENs, so an instance counted as live receives every message sent after the count.
  */
 import { createHash } from 'node:crypto'
 import pg from 'pg'
-import type { ClusterHandler, ClusterMessage, ClusterRecord } from '../cluster.js'
+import {
+  runHandlers,
+  type ClusterHandler,
+  type ClusterMessage,
+  type ClusterRecord,
+} from '../cluster.js'
 import { ident, sql } from '../sql.js'
 import type { PgDb } from './database.js'
 import { postgresDialect } from './postgres-dialect.js'
@@ -43,17 +53,23 @@ export function listenerName(instanceId: string): string {
  * reply to one (`requests.ts`), or `ref`, the id of the `_svc_bus` row holding the envelope.
  */
 export type EnvelopeBody =
-  | { message: ClusterMessage }
+  | { message: ClusterMessage; ack?: string }
   | { request: { id: string; topic: string; payload: ClusterRecord } }
   | { reply: { to: string; id: string; value?: ClusterRecord } }
+  | { applied: { to: string; id: string; failed?: true } }
 
 type Envelope = {
   from: string
   message?: unknown
+  ack?: unknown
   request?: unknown
   reply?: unknown
+  applied?: unknown
   ref?: unknown
 }
+
+/** The `application_name` of a listener connection until it LISTENs. */
+const CONNECTING_NAME = 'svc_bus_connecting'
 
 /** Options of the bus. */
 export interface BusOptions {
@@ -66,6 +82,8 @@ export interface BusOptions {
   /** Receives the other instances' requests and replies (`requests.ts`). */
   onRequest?: (from: string, request: unknown) => void
   onReply?: (reply: unknown) => void
+  /** Receives the other instances' confirmations of messages sent with an `ack` id. */
+  onApplied?: (from: string, applied: unknown) => void
   warn: (message: string) => void
 }
 
@@ -99,9 +117,10 @@ export class PgBus {
 
   /**
    * Sends an envelope to the other instances, in order after the earlier ones; resolves once
-   * sent (false when it could not be, or the bus is closed).
+   * sent (false when it could not be, or the bus is closed). `body` may be a function run in
+   * its turn (so what it reads comes after the earlier sends): null from it sends nothing.
    */
-  post(body: EnvelopeBody): Promise<boolean> {
+  post(body: EnvelopeBody | (() => Promise<EnvelopeBody | null>)): Promise<boolean> {
     if (this.closed) return Promise.resolve(false)
     const sent = this.sending.then(() =>
       this.send(body).then(
@@ -155,8 +174,10 @@ export class PgBus {
     await this.receiving
   }
 
-  private async send(body: EnvelopeBody): Promise<void> {
+  private async send(make: EnvelopeBody | (() => Promise<EnvelopeBody | null>)): Promise<void> {
     const { db, instanceId } = this.options
+    const body = typeof make === 'function' ? await make() : make
+    if (!body) return
     let payload = JSON.stringify({ from: instanceId, ...body })
     if (Buffer.byteLength(payload) > INLINE_LIMIT) {
       const row = await db.get<{ id: number }>(
@@ -170,7 +191,7 @@ export class PgBus {
   private async connect(): Promise<void> {
     const client = new pg.Client({
       connectionString: this.options.url,
-      application_name: listenerName(this.options.instanceId),
+      application_name: CONNECTING_NAME,
     })
     let dropped = false
     const onDrop = (err?: Error) => {
@@ -197,6 +218,10 @@ export class PgBus {
     try {
       await client.connect()
       await client.query(postgresDialect.compile(sql`LISTEN ${ident(this.channel)}`).sql)
+      const named = postgresDialect.compile(
+        sql`SELECT set_config('application_name', ${listenerName(this.options.instanceId)}, false)`,
+      )
+      await client.query(named.sql, named.params)
     } catch (err) {
       dropped = true
       client.removeAllListeners('end')
@@ -242,7 +267,7 @@ export class PgBus {
       { kind: 'collection', action: 'update', collectionId: '' },
     ]
     for (const message of messages) {
-      this.receiving = this.receiving.then(() => this.deliver(message))
+      this.receiving = this.receiving.then(() => void this.deliver(message))
     }
   }
 
@@ -284,22 +309,28 @@ export class PgBus {
     if (envelope.request !== undefined)
       return this.options.onRequest?.(envelope.from, envelope.request)
     if (envelope.reply !== undefined) return this.options.onReply?.(envelope.reply)
+    if (envelope.applied !== undefined)
+      return this.options.onApplied?.(envelope.from, envelope.applied)
     const message = envelope.message
     if (!isMessage(message)) {
       this.options.warn('cluster bus: ignored a notification with an unknown message')
       return
     }
-    this.deliver(message)
+    const applied = this.deliver(message)
+    const ack = envelope.ack
+    if (typeof ack !== 'string') return
+    // NB: not awaited: the next payloads are read while the handlers apply this one.
+    const to = envelope.from
+    void applied.then((ok) =>
+      this.post({ applied: { to, id: ack, ...(ok ? {} : { failed: true as const }) } }),
+    )
   }
 
-  private deliver(message: ClusterMessage): void {
-    for (const handler of [...this.options.handlers]) {
-      try {
-        handler(message)
-      } catch (err) {
-        this.options.warn(`cluster bus: a handler failed: ${describe(err)}`)
-      }
-    }
+  /** Hands a message to every handler; resolves true once all applied it. */
+  private deliver(message: ClusterMessage): Promise<boolean> {
+    return runHandlers(this.options.handlers, message, (err) =>
+      this.options.warn(`cluster bus: a handler failed: ${describe(err)}`),
+    )
   }
 }
 

@@ -6,7 +6,8 @@
  *   that runs it (the primary key makes the insert succeed once);
  * - `_svc_rate_counters(key, count, reset_at, window_ms)`: fixed-window counters, one upsert per
  *   hit;
- * - `_svc_instances(id, seen)`: the heartbeat of each running instance.
+ * - `_svc_instances(id, seen, place, label)`: the heartbeat of each running instance (its label,
+ *   host and pid, names it in warnings).
  *
  * Times are epoch milliseconds of the database's clock, so instances with skewed clocks agree.
  */
@@ -55,6 +56,9 @@ export async function createClusterTables(db: PgDb, schema: string): Promise<voi
     await tx.run(
       sql`ALTER TABLE _svc_instances ADD COLUMN IF NOT EXISTS place TEXT NOT NULL DEFAULT ''`,
     )
+    await tx.run(
+      sql`ALTER TABLE _svc_instances ADD COLUMN IF NOT EXISTS label TEXT NOT NULL DEFAULT ''`,
+    )
   })
 }
 
@@ -101,11 +105,20 @@ export async function resetCounters(db: PgDb): Promise<void> {
   await db.run(sql`DELETE FROM _svc_rate_counters`)
 }
 
-/** Records that `instanceId` (keeping its local files at `place`) is alive now. */
-export async function heartbeat(db: PgDb, instanceId: string, place: string): Promise<void> {
-  await db.run(sql`INSERT INTO _svc_instances (id, seen, place)
-    VALUES (${instanceId}, ${NOW_MS}, ${place})
-    ON CONFLICT (id) DO UPDATE SET seen = excluded.seen, place = excluded.place`)
+/**
+ * Records that `instanceId` (keeping its local files at `place`, named `label` in warnings) is
+ * alive now.
+ */
+export async function heartbeat(
+  db: PgDb,
+  instanceId: string,
+  place: string,
+  label = '',
+): Promise<void> {
+  await db.run(sql`INSERT INTO _svc_instances (id, seen, place, label)
+    VALUES (${instanceId}, ${NOW_MS}, ${place}, ${label})
+    ON CONFLICT (id) DO UPDATE SET seen = excluded.seen, place = excluded.place,
+      label = excluded.label`)
 }
 
 /** Removes an instance's heartbeat (at close). */
@@ -123,6 +136,18 @@ export async function countLive(db: PgDb, self: string): Promise<number> {
     sql`SELECT count(*) AS n FROM _svc_instances i WHERE ${alive(self)}`,
   )
   return row?.n ?? 0
+}
+
+/** An instance as warnings name it. */
+export interface LiveInstance {
+  id: string
+  label: string
+}
+
+/** The other instances alive now (see {@link countLive}), `self` left out. */
+export async function liveOthers(db: PgDb, self: string): Promise<LiveInstance[]> {
+  return db.all<LiveInstance>(sql`SELECT i.id, i.label FROM _svc_instances i
+    WHERE i.id <> ${self} AND ${alive(self)} ORDER BY i.id`)
 }
 
 /**

@@ -45,8 +45,8 @@ const recordMsg = (id: string): ClusterMessage => ({
 beforeAll(async () => {
   a = createPostgresCluster({ url, schema, warn })
   b = createPostgresCluster({ url, schema, warn })
-  a.subscribe((m) => gotA.push(m))
-  b.subscribe((m) => gotB.push(m))
+  a.subscribe((m) => void gotA.push(m))
+  b.subscribe((m) => void gotB.push(m))
   await Promise.all([a.start(), b.start()])
 })
 
@@ -207,7 +207,7 @@ describe('the PostgreSQL cluster', () => {
       heartbeatMs: 200,
     })
     const gotD: ClusterMessage[] = []
-    d.subscribe((m) => gotD.push(m))
+    d.subscribe((m) => void gotD.push(m))
     await d.start()
     try {
       a.publish(recordMsg('before-freeze'))
@@ -334,7 +334,7 @@ describe('the PostgreSQL cluster', () => {
     const other = `${schema}_x`
     const c = createPostgresCluster({ url, schema: other, warn })
     const gotC: ClusterMessage[] = []
-    c.subscribe((m) => gotC.push(m))
+    c.subscribe((m) => void gotC.push(m))
     await c.start()
     try {
       expect(await c.liveInstances()).toBe(1)

@@ -5,7 +5,16 @@
  * atomic statement.
  */
 import { randomBytes } from 'node:crypto'
-import type { Cluster, ClusterHandler, ClusterMessage, SharedCounters } from '../cluster.js'
+import { hostname } from 'node:os'
+import {
+  AppliedWaits,
+  type AppliedOutcome,
+  type Cluster,
+  type ClusterHandler,
+  type ClusterMessage,
+  type SharedCounters,
+} from '../cluster.js'
+import { PgApplied } from './applied.js'
 import { PgBus } from './bus.js'
 import {
   HEARTBEAT_MS,
@@ -16,6 +25,7 @@ import {
   dropInstance,
   heartbeat,
   hitCounter,
+  liveOthers,
   prune,
   resetCounters,
 } from './cluster-tables.js'
@@ -57,16 +67,18 @@ interface Running {
  * (idempotently), connects the listener and starts the heartbeat; `close` ends every connection
  * and timer and removes this instance's heartbeat row. Both can run again after `close`.
  */
-export function createPostgresCluster(options: PostgresClusterOptions): Cluster & {
-  /** Resolves once the messages published so far are sent (tests, shutdown). */
-  flush(): Promise<void>
-} {
+export function createPostgresCluster(options: PostgresClusterOptions): Cluster &
+  Required<Pick<Cluster, 'publishApplied' | 'settled'>> & {
+    /** Resolves once the messages published so far are sent (tests, shutdown). */
+    flush(): Promise<void>
+  } {
   const { url, schema } = options
   const warn = options.warn ?? ((m: string) => console.warn(m))
   const instanceId = randomBytes(8).toString('hex')
   const handlers = new Set<ClusterHandler>()
   const every = options.heartbeatMs ?? HEARTBEAT_MS
   const place = options.place ?? ''
+  const label = `${hostname()} pid ${process.pid}`
   let running: Running | null = null
   let starting: Promise<void> | null = null
   let closing: Promise<void> | null = null
@@ -77,6 +89,11 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
     others: async () => (running ? (await countLive(running.db, instanceId)) - 1 : 0),
     warn,
   })
+  const applied = new PgApplied({
+    post: (body) => running?.bus.post(body) ?? Promise.resolve(false),
+    others: async () => (running ? liveOthers(running.db, instanceId) : []),
+  })
+  const waits = new AppliedWaits()
 
   const need = (): PgDb => {
     if (!running) throw new Error('the PostgreSQL cluster is not started')
@@ -96,10 +113,11 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
       warn,
       onRequest: (from, request) => requests.onRequest(from, request),
       onReply: (reply) => requests.onReply(reply),
+      onApplied: (from, body) => applied.onApplied(from, body),
     })
     try {
       await createClusterTables(db, schema)
-      await heartbeat(db, instanceId, place)
+      await heartbeat(db, instanceId, place, label)
       await bus.start()
     } catch (err) {
       await bus.close()
@@ -111,7 +129,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
       beats++
       const work = beats % PRUNE_EVERY === 0 ? prune(db) : Promise.resolve()
       void bus.probe(every)
-      Promise.all([heartbeat(db, instanceId, place), work]).catch((err: unknown) =>
+      Promise.all([heartbeat(db, instanceId, place, label), work]).catch((err: unknown) =>
         warn(`cluster: heartbeat failed: ${err instanceof Error ? err.message : String(err)}`),
       )
     }, every)
@@ -126,6 +144,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
     if (!r) return
     clearInterval(r.timer)
     requests.close()
+    applied.close()
     await r.bus.close()
     await dropInstance(r.db, instanceId).catch(() => {})
     await r.db.close()
@@ -147,6 +166,11 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
     publish(message: ClusterMessage) {
       running?.bus.publish(message)
     },
+    publishApplied(message: ClusterMessage, timeoutMs: number): Promise<AppliedOutcome> {
+      if (!running) return Promise.resolve({ asked: [], late: [], failed: [] })
+      return waits.track(applied.publish(message, timeoutMs))
+    },
+    settled: () => waits.settled(),
     subscribe(handler: ClusterHandler) {
       handlers.add(handler)
       return () => handlers.delete(handler)
