@@ -3,7 +3,8 @@
  * setup), in a database of this file's own: the worker starts on the first read only, rows come
  * back exactly as `PgDb.all` returns them, SQL errors are translated as `PgDb`'s, the server's
  * timeouts and the caller's wait limit end a read that would hang, a dead worker is a clear
- * error, a transaction's handle reads committed data, and closing stops the thread.
+ * error, a transaction's handle reads on the transaction's own connection (its writes seen, a
+ * failed read leaving it usable), and closing stops the thread.
  */
 import { createRequire } from 'node:module'
 import pg from 'pg'
@@ -183,23 +184,74 @@ describe('PgSyncDb', () => {
     expect(db.getSync<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`)!.pid).not.toBe(pid)
   })
 
-  it("gives a transaction's handle synchronous reads of committed data", async () => {
-    let inside: unknown[] = []
+  it("gives a transaction's handle synchronous reads on its own connection: its writes seen", async () => {
     let sync: unknown[] = []
+    let committedMeanwhile: unknown[] = []
     await db
       .transaction(async (tx: Db) => {
-        await tx.run(sql`INSERT INTO typed (id) VALUES ('in-tx')`)
-        inside = await tx.all(sql`SELECT id FROM typed WHERE id = 'in-tx'`)
-        sync = tx.allSync!(sql`SELECT id FROM typed WHERE id = 'in-tx'`)
-        expect(tx.getSync!(sql`SELECT count(*)::int AS c FROM typed`)).toEqual({ c: 2 })
+        await tx.run(sql`INSERT INTO typed (id, n, doc) VALUES ('in-tx', 7, '{"k": [1]}')`)
+        sync = tx.allSync!(sql`SELECT id, n, doc FROM typed WHERE id = ${'in-tx'}`)
+        expect(tx.allSync!(typed)).toEqual(await tx.all(typed))
+        committedMeanwhile = db.allSync(sql`SELECT id FROM typed WHERE id = 'in-tx'`)
         throw new Error('roll back')
       })
       .catch(() => {})
-    expect(inside).toEqual([{ id: 'in-tx' }])
+    expect(sync).toEqual([{ id: 'in-tx', n: 7, doc: '{"k": [1]}' }])
+    expect(committedMeanwhile).toEqual([])
+    expect(db.allSync(sql`SELECT id FROM typed WHERE id = 'in-tx'`)).toEqual([])
+  })
+
+  it('leaves the transaction usable after a failed or timed-out read, its settings unchanged', async () => {
+    const quick = new PgSyncDb({ url, schema: 'app' }, { statementTimeoutMs: 200 })
+    try {
+      await quick.transaction(async (tx) => {
+        await tx.run(sql`INSERT INTO typed (id) VALUES ('kept')`)
+        expect(() => tx.allSync!(sql`SELECT 1 / ${0}::int AS x`)).toThrow(/division by zero/)
+        expect(() => tx.allSync!(sql`SELECT pg_sleep(30)`)).toThrow(
+          /canceling statement due to statement timeout/,
+        )
+        expect(await tx.get(sql`SELECT current_setting('statement_timeout') AS t`)).toEqual({
+          t: '0',
+        })
+        expect(tx.getSync!(sql`SELECT count(*)::int AS c FROM typed`)).toEqual({ c: 3 })
+      })
+      expect(await quick.get(sql`SELECT id FROM typed WHERE id = 'kept'`)).toEqual({ id: 'kept' })
+    } finally {
+      await quick.run(sql`DELETE FROM typed WHERE id = 'kept'`)
+      await quick.close()
+    }
+  })
+
+  it("reads a table the transaction's own DDL changed, without waiting for its lock", async () => {
+    let rows: unknown[] = []
+    await db
+      .transaction(async (tx) => {
+        await tx.run(sql`ALTER TABLE typed ADD COLUMN extra TEXT DEFAULT 'new'`)
+        rows = tx.allSync!(sql`SELECT id, extra FROM typed ORDER BY id`)
+        throw new Error('roll back')
+      })
+      .catch(() => {})
+    expect(rows).toEqual([
+      { id: 'a', extra: 'new' },
+      { id: 'b', extra: 'new' },
+    ])
+  })
+
+  it('falls back to committed data while the transaction has a statement in flight', async () => {
+    let sync: unknown[] = ['not read']
+    await db
+      .transaction(async (tx) => {
+        await tx.run(sql`INSERT INTO typed (id) VALUES ('busy')`)
+        const inFlight = tx.all(sql`SELECT pg_sleep(0.1)`)
+        sync = tx.allSync!(sql`SELECT id FROM typed WHERE id = 'busy'`)
+        await inFlight
+        throw new Error('roll back')
+      })
+      .catch(() => {})
     expect(sync).toEqual([])
   })
 
-  it("fails, not hangs, a read of a table the open transaction's DDL locks", async () => {
+  it("fails, not hangs, a worker read of a table an open transaction's DDL locks", async () => {
     const quick = new PgSyncDb({ url, schema: 'app' }, { lockTimeoutMs: 200 })
     try {
       let error: unknown
@@ -207,7 +259,7 @@ describe('PgSyncDb', () => {
         .transaction(async (tx) => {
           await tx.run(sql`ALTER TABLE typed ADD COLUMN extra TEXT`)
           try {
-            tx.allSync!(sql`SELECT id FROM typed`)
+            quick.allSync(sql`SELECT id FROM typed`)
           } catch (e) {
             error = e
           }

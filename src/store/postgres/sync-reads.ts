@@ -11,17 +11,29 @@
  * parsers (`pool.options.types`). The SQL is compiled by the same dialect; driver errors are
  * translated by `translatePgError`.
  *
- * What a synchronous read sees: the data committed when it runs (READ COMMITTED, a statement of
- * its own on its own connection), inside a transaction too: it does not see what the open
- * transaction wrote before it (SQLite's transaction handle does). See docs/postgresql.md.
+ * What a synchronous read sees: outside a transaction, the data committed when it runs (a
+ * statement of its own on the worker's connection), as `PgDb.all`. Inside one, the handle's
+ * reads run on the transaction's own connection (`tx-sync-reads.ts`) and see what it wrote, as
+ * SQLite's transaction handle does; see docs/postgresql.md.
  */
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { createRequire } from 'node:module'
 import { performance } from 'node:perf_hooks'
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
+import type pg from 'pg'
 import { DbError, type Db, type Row } from '../db.js'
 import type { CompiledQuery, Sql } from '../sql.js'
 import { PgDb, translatePgError, type PgDbOptions } from './database.js'
 import { SYNC_READS_WORKER_SOURCE } from './sync-reads-worker.js'
+import { connectionReader } from './tx-sync-reads.js'
+
+/** The default `statement_timeout` of a synchronous read. */
+const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000
+
+/** Where `connect` leaves the connection a transaction took. */
+interface TxSlot {
+  client: pg.PoolClient | null
+}
 
 /** Time limits of synchronous reads, in milliseconds. */
 export interface SyncReadLimits {
@@ -102,7 +114,7 @@ export class SyncReader {
   private readonly waitMs: number
 
   constructor(private readonly options: SyncReaderOptions) {
-    this.statementTimeoutMs = options.statementTimeoutMs ?? 10_000
+    this.statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
     this.lockTimeoutMs = options.lockTimeoutMs ?? 3_000
     this.connectTimeoutMs = options.connectTimeoutMs ?? 5_000
     this.waitMs = options.waitMs ?? this.connectTimeoutMs + this.statementTimeoutMs + 2_000
@@ -232,13 +244,16 @@ export class SyncReader {
 }
 
 /**
- * `PgDb` with synchronous reads (`allSync` / `getSync`), on itself and on the handles of its
- * transactions, through a `SyncReader` started on the first synchronous read and closed with
- * the database. Asynchronous work is `PgDb`'s, untouched.
+ * `PgDb` with synchronous reads (`allSync` / `getSync`): on itself through a `SyncReader`
+ * started on the first synchronous read and closed with the database; on the handles of its
+ * transactions through the transaction's own connection. Asynchronous work is `PgDb`'s,
+ * untouched.
  */
 export class PgSyncDb extends PgDb {
   private reader: SyncReader | null = null
   private closing = false
+  /** The connection each running transaction took, by async context (see `transaction`). */
+  private readonly txClients = new AsyncLocalStorage<TxSlot>()
 
   constructor(
     options: PgDbOptions,
@@ -252,7 +267,7 @@ export class PgSyncDb extends PgDb {
     return this.reader?.running ?? false
   }
 
-  /** `all`, answered at once: committed data only (see the file's comment). */
+  /** `all`, answered at once by the worker: committed data, as `all`. */
   allSync<T = Row>(query: Sql): T[] {
     const compiled = this.dialect.compile(query)
     this.options.verbose?.(compiled.sql)
@@ -265,15 +280,36 @@ export class PgSyncDb extends PgDb {
   }
 
   /**
-   * `PgDb.transaction`, its handle given the same synchronous reads: they read committed data
-   * on the reader's connection, not the transaction's uncommitted writes.
+   * `PgDb.transaction`, its handle given synchronous reads on the transaction's own connection
+   * (`tx-sync-reads.ts`), so they see what the transaction wrote, as on SQLite. Where that
+   * connection cannot be driven from this thread (TLS, or a statement in flight) they fall back
+   * to the worker thread, which reads committed data only.
    */
   override transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-    return super.transaction((tx) => {
-      if (!tx.allSync) tx.allSync = <R = Row>(q: Sql): R[] => this.allSync<R>(q)
-      if (!tx.getSync) tx.getSync = <R = Row>(q: Sql): R | undefined => this.getSync<R>(q)
-      return fn(tx)
-    })
+    const slot: TxSlot = { client: null }
+    return this.txClients.run(slot, () =>
+      super.transaction((tx) => {
+        // `PgDb` connects, begins and then calls this: the connection just taken is this attempt's.
+        const own = slot.client ? connectionReader(slot.client, this.types(), this.timeoutMs) : null
+        slot.client = null
+        const read = <R = Row>(q: Sql): R[] => {
+          const compiled = this.dialect.compile(q)
+          this.options.verbose?.(compiled.sql)
+          return (own?.read(compiled) ?? this.syncReader().all(compiled)) as R[]
+        }
+        if (!tx.allSync) tx.allSync = read
+        if (!tx.getSync) tx.getSync = <R = Row>(q: Sql): R | undefined => read<R>(q)[0]
+        return fn(tx).finally(() => own?.end())
+      }),
+    )
+  }
+
+  /** A pooled connection; inside `transaction`, remembered as the transaction's. */
+  override async connect(): Promise<pg.PoolClient> {
+    const client = await super.connect()
+    const slot = this.txClients.getStore()
+    if (slot) slot.client = client
+    return client
   }
 
   override async close(): Promise<void> {
@@ -285,12 +321,21 @@ export class PgSyncDb extends PgDb {
     }
   }
 
+  private get timeoutMs(): number {
+    return this.limits.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
+  }
+
+  /** The pool's type parsers. */
+  private types(): TypeParsers {
+    return this.pool.options.types as TypeParsers
+  }
+
   private syncReader(): SyncReader {
     if (this.closing) throw new DbError('the database is closed', null)
     this.reader ??= new SyncReader({
       ...this.limits,
       connection: { ...this.pool.options },
-      types: this.pool.options.types as TypeParsers,
+      types: this.types(),
     })
     return this.reader
   }
