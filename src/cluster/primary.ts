@@ -23,7 +23,8 @@ const FORWARD_TIMEOUT_MS = 3_000
  * (Node's cluster module shares the listening port between them, round-robin). The first worker
  * starts alone (it migrates the data folder, applies --automigrate and prints the startup lines);
  * the others start once it is ready. The primary relays each worker's cluster messages to the
- * others, chooses the scheduler's leader (the live ready worker with the lowest id; a dead one
+ * others (a settings or schema change also waits, bounded, for every other ready worker to
+ * confirm it applied it, and tells the sender which did not), chooses the scheduler's leader (the live ready worker with the lowest id; a dead one
  * is replaced and leadership moves), claims each scheduled run once, and holds the shared
  * rate-limit counters. SIGTERM/SIGINT stop every worker gracefully, then the primary exits.
  * Resolves once every worker of the start is ready; rejects when the first one cannot start.

@@ -140,7 +140,6 @@ export class PgBus {
     return this.sending
   }
 
-  /** Stops listening; messages being sent are awaited. */
   /**
    * Checks that the listener connection still answers (a connection cut without a reset, by a
    * NAT or a failover, would otherwise go quiet forever): a `SELECT 1` on it, given up after
@@ -163,6 +162,7 @@ export class PgBus {
     }
   }
 
+  /** Stops listening; messages being sent are awaited. */
   async close(): Promise<void> {
     this.closed = true
     if (this.retryTimer) clearTimeout(this.retryTimer)
