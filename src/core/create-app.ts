@@ -150,11 +150,16 @@ class AppImpl implements App {
 
   async runInTransaction<T>(fn: (txApp: App) => Promise<T>): Promise<T> {
     if (this.isTransactional) return fn(this)
-    const callbacks: TxCallbacks = { commit: [], rollback: [] }
+    let callbacks: TxCallbacks = { commit: [], rollback: [] }
     const registry = this.registry
     let result: T
     try {
       result = await this.db.transaction(async (db) => {
+        // NB: an engine may run `fn` again after a conflict (PostgreSQL): the rolled-back
+        // attempt's after-rollback callbacks run first, and only the last attempt's stay.
+        const failed = callbacks
+        callbacks = { commit: [], rollback: [] }
+        await this.runCallbacks(failed.rollback, 'after-rollback')
         // Forked once this transaction holds the writer, so it sees every committed change; a
         // changed fork is adopted right at commit, before the next transaction forks.
         const fork = registry.fork()

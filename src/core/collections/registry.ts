@@ -2,12 +2,15 @@ import type { Collection } from './model.js'
 
 /**
  * The in-memory cache of collections by id and by lower-cased name. A transaction works on a
- * fork; the fork replaces the shared registry only after commit.
+ * fork; the fork's changes are applied to the shared registry only after commit (its changes
+ * alone, so forks of transactions that committed side by side each keep theirs).
  */
 export class CollectionRegistry {
   private byId: Map<string, Collection>
   private byName: Map<string, Collection>
   private changed = false
+  /** What this registry changed since it was made: the collection put by id, or null if removed. */
+  private readonly changes = new Map<string, Collection | null>()
   /** True while the maps are shared with the registry this one was forked from. */
   private shared = false
 
@@ -16,6 +19,7 @@ export class CollectionRegistry {
     this.byName = new Map()
     for (const c of items) this.put(c)
     this.changed = false
+    this.changes.clear()
   }
 
   /** True once a collection was added, replaced or removed since this registry was made. */
@@ -41,6 +45,7 @@ export class CollectionRegistry {
     this.byId.set(collection.id, collection)
     this.byName.set(collection.name.toLowerCase(), collection)
     this.changed = true
+    this.changes.set(collection.id, collection)
   }
 
   /** Removes a collection by id. */
@@ -51,6 +56,7 @@ export class CollectionRegistry {
     this.byId.delete(id)
     this.byName.delete(old.name.toLowerCase())
     this.changed = true
+    this.changes.set(id, null)
   }
 
   /** A copy for a transaction. */
@@ -71,10 +77,27 @@ export class CollectionRegistry {
     this.shared = false
   }
 
-  /** Takes over a committed fork's contents when it changed anything. */
+  /**
+   * Applies what a committed fork changed (new maps: other forks keep the ones they share). On
+   * one writer this is the fork's contents; with transactions committing side by side, each
+   * fork's own changes are kept (the database refuses two that changed one collection).
+   */
   adopt(fork: CollectionRegistry): void {
     if (!fork.changed) return
-    this.byId = new Map(fork.byId)
-    this.byName = new Map(fork.byName)
+    const byId = new Map(this.byId)
+    const byName = new Map(this.byName)
+    for (const [id, collection] of fork.changes) {
+      const old = byId.get(id)
+      if (old) {
+        byId.delete(id)
+        if (byName.get(old.name.toLowerCase()) === old) byName.delete(old.name.toLowerCase())
+      }
+      if (collection) {
+        byId.set(id, collection)
+        byName.set(collection.name.toLowerCase(), collection)
+      }
+    }
+    this.byId = byId
+    this.byName = byName
   }
 }

@@ -2,18 +2,27 @@
  * A PostgreSQL database behind the `Db` contract: a `pg` pool whose connections all use one
  * schema (`search_path`), transactions on a connection of their own.
  *
- * Semantics kept from the SQLite store: the transactions of one process never interleave (a
- * first-come-first-served lock, so the read-check-write steps of the record service see what
- * the previous transaction wrote), nested calls join the outer transaction, `onCommit`
- * callbacks run right after `COMMIT` and before the next transaction starts, and the driver's
- * unique violations become `UniqueViolation`. Values come back as SQLite's do where the app
- * reads them raw: JSON as its text, 64-bit integers and NUMERIC as JS numbers.
+ * Transactions of one process run side by side (up to the pool's size less two, so reads made
+ * meanwhile still find a connection), each `SERIALIZABLE`: PostgreSQL lets them commit only if
+ * the result is the same as running them one after the other, so the read-check-write steps of
+ * the record service (a rule reading other rows, the last-superuser guard) answer as they would
+ * on SQLite's one writer. A transaction PostgreSQL refuses for a conflict with a concurrent one
+ * (SQLSTATE 40001, or 40P01 for a deadlock) is rolled back and its function run again from the
+ * start, alone (no other transaction of this process runs meanwhile, so it cannot conflict with
+ * them again); only the attempt that commits runs its `onCommit` callbacks. `exclusive(fn)` runs
+ * work alone too. Nested calls join the outer transaction, `onCommit` callbacks run right after
+ * `COMMIT`, the driver's unique violations become `UniqueViolation`, and a transaction whose
+ * function swallowed a failed statement (PostgreSQL then rolls it all back) fails instead of
+ * claiming a commit. Values come back as SQLite's do where the app reads them raw: JSON as its
+ * text, 64-bit integers and NUMERIC as JS numbers.
  */
 import pg from 'pg'
-import { Mutex } from 'async-mutex'
 import { DbError, UniqueViolation, type Db, type QueryColumn, type Row } from '../db.js'
 import type { Sql } from '../sql.js'
+import { beginThen } from './begin-then.js'
+import { describeOn } from './describe.js'
 import { postgresDialect } from './postgres-dialect.js'
+import { TxGate } from './tx-gate.js'
 
 /** Options of a PostgreSQL database handle. */
 export interface PgDbOptions {
@@ -48,7 +57,36 @@ const typeParsers = {
 interface TxState {
   client: pg.PoolClient
   committed: Array<() => void>
+  /** Set once a statement failed for a conflict: the attempt is rolled back and run again. */
+  conflict: boolean
+  /** Set once `BEGIN` was sent (with the first statement): until then there is nothing to end. */
+  begun: boolean
 }
+
+/** How every transaction starts. */
+const BEGIN = 'BEGIN ISOLATION LEVEL SERIALIZABLE'
+
+/** SQLSTATEs of a conflict with a concurrent transaction: a serialization failure, a deadlock. */
+const CONFLICTS = new Set(['40001', '40P01'])
+
+/** True for a driver error (raw or translated) that a conflict with another transaction caused. */
+export function isConflict(err: unknown): boolean {
+  const raw = err instanceof DbError || err instanceof UniqueViolation ? err.cause : err
+  const code = (raw as { code?: unknown } | null)?.code
+  return typeof code === 'string' && CONFLICTS.has(code)
+}
+
+/**
+ * Attempts of a transaction that keeps conflicting: the first beside the others, the next ones
+ * alone (they can then conflict only with other processes sharing the database).
+ */
+export const MAX_ATTEMPTS = 5
+
+/** Connections of the pool kept free of transactions, for the reads made meanwhile. */
+const FREE_FOR_READS = 2
+
+/** How an attempt of a transaction ended when it did not throw. */
+type Attempt<T> = { value: T } | { conflict: Error }
 
 /**
  * SQLSTATEs of values a query cannot take: every data exception (class 22: invalid text for a
@@ -98,26 +136,47 @@ class PgTx implements Db {
   ) {}
 
   all<T = Row>(query: Sql): Promise<T[]> {
-    return this.root.query<T>(this.state.client, query).then((r) => r.rows)
+    return this.query<T>(query).then((r) => r.rows)
   }
 
   get<T = Row>(query: Sql): Promise<T | undefined> {
-    return this.root.query<T>(this.state.client, query).then((r) => r.rows[0])
+    return this.query<T>(query).then((r) => r.rows[0])
   }
 
   run(query: Sql): Promise<{ changes: number }> {
-    return this.root.query(this.state.client, query).then((r) => ({ changes: r.rowCount ?? 0 }))
+    return this.query(query).then((r) => ({ changes: r.rowCount ?? 0 }))
   }
 
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     return fn(this)
   }
 
+  /**
+   * Runs a statement of the transaction (the first one with `BEGIN`, in one round trip); a
+   * conflict marks the attempt for a retry.
+   */
+  private async query<T>(query: Sql): Promise<pg.QueryResult<T & pg.QueryResultRow>> {
+    const first = !this.state.begun
+    this.state.begun = true
+    try {
+      return await this.root.query<T>(this.state.client, query, first ? BEGIN : undefined)
+    } catch (err) {
+      if (isConflict(err)) this.state.conflict = true
+      throw err
+    }
+  }
+
   onCommit(fn: () => void): void {
     this.state.committed.push(fn)
   }
 
-  describe(query: Sql): Promise<QueryColumn[]> {
+  async describe(query: Sql): Promise<QueryColumn[]> {
+    if (!this.state.begun) {
+      this.state.begun = true
+      await this.state.client.query(BEGIN).catch((err: unknown) => {
+        throw translatePgError(err)
+      })
+    }
     return describeOn(this.root, this.state.client, query)
   }
 
@@ -133,7 +192,7 @@ export class PgDb implements Db {
   readonly dialect = postgresDialect
   readonly inTransaction = false
   readonly pool: pg.Pool
-  private readonly lock = new Mutex()
+  private readonly gate: TxGate
 
   constructor(readonly options: PgDbOptions) {
     this.pool = new pg.Pool({
@@ -142,19 +201,33 @@ export class PgDb implements Db {
       types: typeParsers,
       options: `-c search_path=${quoteSchema(options.schema)}`,
     })
+    this.gate = new TxGate(Math.max(1, (options.max ?? 10) - FREE_FOR_READS))
     // An idle connection the server dropped must not crash the process; the pool replaces it.
     this.pool.on('error', () => {})
   }
 
-  /** Runs a compiled fragment on `client` (or any pooled connection), errors translated. */
+  /**
+   * Runs a compiled fragment on `client` (or any pooled connection), errors translated; with
+   * `begin`, sends that `BEGIN …` ahead of it in the same round trip (`begin-then.ts`).
+   */
   async query<T>(
     client: pg.PoolClient | pg.Pool,
     query: Sql,
+    begin?: string,
   ): Promise<pg.QueryResult<T & pg.QueryResultRow>> {
     const compiled = this.dialect.compile(query)
+    if (begin) this.options.verbose?.(begin)
     this.options.verbose?.(compiled.sql)
     try {
-      return await client.query<T & pg.QueryResultRow>(compiled.sql, compiled.params)
+      if (begin && client instanceof pg.Pool) throw new Error('BEGIN needs a connection of its own')
+      return begin
+        ? await beginThen<T & pg.QueryResultRow>(
+            client as pg.PoolClient,
+            begin,
+            compiled.sql,
+            compiled.params,
+          )
+        : await client.query<T & pg.QueryResultRow>(compiled.sql, compiled.params)
     } catch (err) {
       throw translatePgError(err)
     }
@@ -176,40 +249,88 @@ export class PgDb implements Db {
     fn()
   }
 
+  /**
+   * Runs `fn` in a `SERIALIZABLE` transaction beside the others of this process; after a
+   * conflict, rolls back and runs `fn` again alone (see the file's comment).
+   */
   async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-    return this.lock.runExclusive(async () => {
-      const client = await this.connect()
-      const state: TxState = { client, committed: [] }
-      let broken = false
+    for (let attempt = 1; ; attempt++) {
+      const release = await this.gate.acquire(attempt > 1)
       try {
-        await client.query('BEGIN')
-        let result: T
-        try {
-          result = await fn(new PgTx(this, state))
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => (broken = true))
-          throw err
-        }
-        try {
-          await client.query('COMMIT')
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => (broken = true))
-          throw translatePgError(err)
-        }
-        for (const cb of state.committed) cb()
-        return result
+        const outcome = await this.attempt(fn)
+        if ('value' in outcome) return outcome.value
+        if (attempt >= MAX_ATTEMPTS) throw outcome.conflict
       } finally {
-        client.release(broken)
+        release()
       }
-    })
+    }
+  }
+
+  /** One attempt of a transaction: its value, a conflict to retry, or its error thrown. */
+  private async attempt<T>(fn: (tx: Db) => Promise<T>): Promise<Attempt<T>> {
+    const client = await this.connect()
+    const state: TxState = { client, committed: [], conflict: false, begun: false }
+    let broken = false
+    const rollback = async () => {
+      if (!state.begun) return
+      await client.query('ROLLBACK').then(
+        () => undefined,
+        () => {
+          broken = true
+        },
+      )
+    }
+    try {
+      let value: T
+      try {
+        value = await fn(new PgTx(this, state))
+      } catch (err) {
+        await rollback()
+        if (state.conflict || isConflict(err)) return { conflict: translatePgError(err) }
+        throw err
+      }
+      if (state.conflict) {
+        await rollback()
+        return { conflict: new DbError('the transaction conflicted with another one', null) }
+      }
+      // NB: `fn` sent no statement: there is no transaction on the server to end.
+      if (!state.begun) {
+        for (const cb of state.committed) cb()
+        return { value }
+      }
+      let done: pg.QueryResult
+      try {
+        done = await client.query('COMMIT')
+      } catch (err) {
+        await rollback()
+        if (isConflict(err)) return { conflict: translatePgError(err) }
+        throw translatePgError(err)
+      }
+      // NB: PostgreSQL answers COMMIT of a transaction a failed statement aborted with ROLLBACK.
+      if (done.command === 'ROLLBACK') {
+        throw new DbError(
+          'the transaction was rolled back: one of its statements failed and the error was caught',
+          null,
+        )
+      }
+      for (const cb of state.committed) cb()
+      return { value }
+    } finally {
+      client.release(broken)
+    }
   }
 
   /**
-   * Runs `fn` while holding this process's transaction lock, so no transaction of this process
-   * runs meanwhile (the SQL console's writes, DDL that must not interleave).
+   * Runs `fn` alone: no transaction of this process runs meanwhile (the SQL console's writes,
+   * DDL that must not interleave).
    */
-  exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return this.lock.runExclusive(fn)
+  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await this.gate.acquire(true)
+    try {
+      return await fn()
+    } finally {
+      release()
+    }
   }
 
   /** A pooled connection, errors translated; release it. */
@@ -233,7 +354,7 @@ export class PgDb implements Db {
   resetStatements(): void {}
 
   async close(): Promise<void> {
-    await this.lock.waitForUnlock()
+    await this.gate.idle()
     await this.pool.end()
   }
 }
@@ -242,54 +363,4 @@ export class PgDb implements Db {
 export function quoteSchema(name: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`invalid schema name ${name}`)
   return `"${name}"`
-}
-
-/**
- * Describes a query's result columns without running it: planned inside a read-only
- * transaction with `LIMIT 0`, the columns' source tables and declared types read from the
- * catalog. Rolls back, so nothing it might do stays.
- */
-async function describeOn(db: PgDb, client: pg.PoolClient, query: Sql): Promise<QueryColumn[]> {
-  const compiled = db.dialect.compile(query)
-  const inner = compiled.sql.trim().replace(/;\s*$/, '')
-  const savepoint = await client
-    .query('SAVEPOINT svc_describe')
-    .then(() => true)
-    .catch(() => false)
-  if (!savepoint) await client.query('BEGIN READ ONLY')
-  try {
-    const r = await client.query({
-      text: `SELECT * FROM (${inner}) AS svc_described LIMIT 0`,
-      values: compiled.params,
-    })
-    const out: QueryColumn[] = []
-    for (const f of r.fields) {
-      let table: string | null = null
-      let column: string | null = null
-      // NB: as SQLite's declared type, only a plain column of a table has one: an expression's
-      // (a literal, a function) is null, so views type it as PocketBase does.
-      let declaredType: string | null = null
-      if (f.tableID) {
-        const src = await client.query<{ relname: string; attname: string; type: string }>(
-          `SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod) AS type
-             FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
-            WHERE a.attrelid = $1 AND a.attnum = $2`,
-          [f.tableID, f.columnID],
-        )
-        const s = src.rows[0]
-        if (s) {
-          table = s.relname
-          column = s.attname
-          declaredType = s.type
-        }
-      }
-      out.push({ name: f.name, table, column, declaredType })
-    }
-    return out
-  } catch (err) {
-    throw translatePgError(err)
-  } finally {
-    if (savepoint) await client.query('ROLLBACK TO SAVEPOINT svc_describe').catch(() => {})
-    else await client.query('ROLLBACK').catch(() => {})
-  }
 }
