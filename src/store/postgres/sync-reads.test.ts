@@ -187,6 +187,13 @@ describe('PgSyncDb', () => {
   it("gives a transaction's handle synchronous reads on its own connection: its writes seen", async () => {
     let sync: unknown[] = []
     let committedMeanwhile: unknown[] = []
+    let kept: Db | null = null
+    await db.transaction(async (tx) => {
+      kept = tx
+      expect(tx.getSync!(sql`SELECT 1 AS one`)).toEqual({ one: 1 })
+    })
+    // a handle kept past its transaction reads committed data on the worker
+    expect(kept!.getSync!(sql`SELECT count(*)::int AS c FROM typed`)).toEqual({ c: 2 })
     await db
       .transaction(async (tx: Db) => {
         await tx.run(sql`INSERT INTO typed (id, n, doc) VALUES ('in-tx', 7, '{"k": [1]}')`)

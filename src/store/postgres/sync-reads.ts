@@ -288,7 +288,7 @@ export class PgSyncDb extends PgDb {
   override transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     const slot: TxSlot = { client: null }
     return this.txClients.run(slot, () =>
-      super.transaction((tx) => {
+      super.transaction(async (tx) => {
         // `PgDb` connects, begins and then calls this: the connection just taken is this attempt's.
         const own = slot.client ? connectionReader(slot.client, this.types(), this.timeoutMs) : null
         slot.client = null
@@ -299,7 +299,12 @@ export class PgSyncDb extends PgDb {
         }
         if (!tx.allSync) tx.allSync = read
         if (!tx.getSync) tx.getSync = <R = Row>(q: Sql): R | undefined => read<R>(q)[0]
-        return fn(tx).finally(() => own?.end())
+        try {
+          return await fn(tx)
+        } finally {
+          // The connection goes back to the pool: a handle kept past this reads on the worker.
+          own?.end()
+        }
       }),
     )
   }

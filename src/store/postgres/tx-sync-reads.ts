@@ -10,7 +10,8 @@
  * The read runs inside a savepoint that is rolled back after it, with `SET LOCAL
  * statement_timeout` for it alone: an SQL error does not abort the transaction, and the setting does not outlive
  * the read. If the connection is not a plain socket (TLS, a native driver) or is busy, there is
- * no such reader and the caller falls back to the worker thread (committed data). Past the
+ * no such reader and the caller falls back to the worker thread (committed data); so it does
+ * while no transaction block is open on the server yet (nothing written: the same answer). Past the
  * deadline the socket is destroyed: the transaction fails rather than the process hanging.
  */
 import fs from 'node:fs'
@@ -120,6 +121,10 @@ export function connectionReader(
     read(query) {
       const fd = ended || !idle(client) ? null : socketFd(client)
       if (fd === null) return null
+      // No transaction block open on the server yet (the transaction has sent nothing: `PgDb`
+      // begins with its first statement): committed data is what it would read, the worker's.
+      const status = client.getTransactionStatus()
+      if (status !== 'T' && status !== 'E') return null
       const p = loadProtocol()
       const deadline = performance.now() + waitMs
       const statement = (text: string): Buffer[] => [
