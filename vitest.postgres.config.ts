@@ -116,6 +116,7 @@ export const postgresSuites = [
   'test/hook-scripts-pb.test.ts',
   'test/hook-scripts-pb-store.test.ts',
   'test/hook-scripts-pb-semantics.test.ts',
+  'test/hook-scripts-pb-transactions.test.ts',
   'test/services.test.ts',
   'test/server-close.test.ts',
   'test/close-process.test.ts',
