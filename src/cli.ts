@@ -143,10 +143,13 @@ async function serve(cl: CommandLine): Promise<void> {
       ? `static files from ${publicDir} at ${url}/`
       : `no ${publicDir} (yet): nothing static is served until it exists`,
   )
+  lines.push(`Dashboard: ${url}/_/`)
   if ((await countSuperusers(server.app)) === 0) {
     lines.push(
-      `No superuser yet. Create one with "svcbase superuser create EMAIL PASSWORD",`,
-      `or POST ${url}/api/setup {email, password, passwordConfirm, token} with the one-time setup token:`,
+      `No superuser yet. Create the first one in the dashboard (the link carries a one-time token):`,
+      `  ${url}/_/#/pbinstall/${server.setupToken}`,
+      `or with "svcbase superuser create EMAIL PASSWORD",`,
+      `or POST ${url}/api/setup {email, password, passwordConfirm, token} with the setup token:`,
       `  ${server.setupToken}`,
     )
   }

@@ -154,6 +154,44 @@ async function ensureArchiveTools(): Promise<void> {
   }
 }
 
+/**
+ * For the dashboard's browser tests (files importing `helpers/browser`): installs Chromium
+ * (scripts/chromium.sh) and builds the dashboard afresh into `.test-data/ui`, so the tests run
+ * the sources as they are now; its folder reaches the workers as `SVC_TEST_UI_DIR`.
+ */
+async function prepareDashboard(): Promise<void> {
+  if (process.env.SVC_TEST_DATABASE === 'postgres' || !runUses(/helpers\/browser/)) return
+  try {
+    await runScript('chromium.sh', ['install'])
+  } catch (err) {
+    throw new Error(
+      `Chromium (Debian package chromium) could not be installed, so the dashboard tests cannot run: ${
+        err instanceof Error ? err.message : String(err)
+      }`,
+      { cause: err },
+    )
+  }
+  const out = join(root, '.test-data', 'ui')
+  await new Promise<void>((ok, fail) => {
+    execFile(
+      process.execPath,
+      [
+        join(root, 'node_modules', 'vite', 'bin', 'vite.js'),
+        'build',
+        '-c',
+        'ui/vite.config.ts',
+        '--outDir',
+        out,
+        '--emptyOutDir',
+      ],
+      { cwd: root, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) =>
+        err ? fail(new Error(`the dashboard build failed:\n${stderr}${stdout}`)) : ok(),
+    )
+  })
+  process.env.SVC_TEST_UI_DIR = out
+}
+
 /** Parses the `KEY=value` lines of the server's env file. */
 function parseEnv(text: string): Record<string, string> {
   const out: Record<string, string> = {}
@@ -223,6 +261,7 @@ async function startPostgres(): Promise<(() => Promise<void>) | undefined> {
  * teardown.
  */
 export default async function setup(): Promise<(() => Promise<void>) | void> {
+  await prepareDashboard()
   const stopPostgres = await startPostgres()
   try {
     const stopS3 = await setupS3()

@@ -30,6 +30,8 @@ export interface AppConfig {
   publicDir?: string
   /** Missing extensionless paths under `publicDir` answer its `index.html` (default true). */
   indexFallback?: boolean
+  /** The built dashboard served at `/_/` (default: the package's `dist/ui`). */
+  dashboardDir?: string
   logger?: Logger
   /** A shared event transport for several instances; local by default. */
   transport?: EventTransport

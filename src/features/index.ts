@@ -11,6 +11,7 @@ import { backupsFeature } from './backups/index.js'
 import { batchFeature } from './batch/index.js'
 import { collectionsFeature } from './collections/index.js'
 import { cronsFeature } from './crons/index.js'
+import { dashboardFeature } from './dashboard/index.js'
 import { enabledFeatures, type Feature, type FeatureSelection } from '../http/feature.js'
 import { filesFeature } from './files/index.js'
 import { healthFeature } from './health/index.js'
@@ -52,6 +53,7 @@ export {
 export function builtInFeatures(): Feature[] {
   return [
     healthFeature(),
+    dashboardFeature(),
     setupFeature(),
     collectionsFeature(),
     recordsFeature(),

@@ -48,7 +48,14 @@ export async function startServer(
   const dir = mkdtempSync(join(tmpdir(), 'svcbase-test-'))
   const { publicDir, indexFallback } = options
   const server = await createServer(
-    { dataDir: dir, logger: silentLogger, publicDir, indexFallback },
+    {
+      dataDir: dir,
+      logger: silentLogger,
+      publicDir,
+      indexFallback,
+      // The dashboard build of the browser tests (test/global-setup.ts), else the package's.
+      dashboardDir: process.env.SVC_TEST_UI_DIR,
+    },
     options,
   )
   const address = await server.listen({ host: '127.0.0.1', port: 0 })

@@ -19,6 +19,8 @@ export const httpMessages = {
   requestFailed: 'Request failed.',
   notBuilt: ({ feature }: Args<'feature'>) =>
     `${feature}: not built yet in svcbase (see the README, "Not built yet").` as const,
+  dashboardNotBuilt:
+    'The dashboard is not built: run "npm run build" (it builds dist/ui with Vite), then start again.',
   // reading requests
   malformedRequest: 'Malformed request.',
   headersTooLarge: 'Request header fields too large.',
