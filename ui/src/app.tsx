@@ -10,6 +10,7 @@ import { ConfirmPage, OAuth2RedirectPage } from './pages/auth-links'
 import Installer from './pages/installer'
 import Login from './pages/login'
 import { HOME, pages, type Page, type PageProps } from './pages'
+import { reloadCollections } from './collections'
 import { href, route } from './router'
 import { scheme, setAccent, type Scheme } from './theme'
 
@@ -50,6 +51,9 @@ function SchemePicker() {
 }
 
 function Shell() {
+  useEffect(() => {
+    void reloadCollections()
+  }, [])
   const r = route.value
   const id = r.parts[0] ?? HOME
   const page = pages.find((p) => p.id === id) ?? pages.find((p) => p.id === HOME) ?? pages[0]
@@ -83,7 +87,7 @@ function Shell() {
         </div>
       </header>
       <main id="main" class="page" tabIndex={-1}>
-        {page ? <LazyPage page={page} route={r} /> : <p>No pages.</p>}
+        {page ? <LazyPage page={page} route={r} /> : <p>No pages are built.</p>}
       </main>
     </div>
   )

@@ -213,3 +213,111 @@ export function Card(props: { title: string; children: ComponentChildren }) {
     </main>
   )
 }
+
+/** A labelled select. */
+export function SelectField(props: {
+  label: string
+  value: string
+  options: readonly (string | { value: string; label: string })[]
+  onChange: (value: string) => void
+  disabled?: boolean
+  error?: string | undefined
+}) {
+  const id = useId()
+  return (
+    <div class={`field${props.error ? ' has-error' : ''}`}>
+      <label for={id}>{props.label}</label>
+      <select
+        id={id}
+        value={props.value}
+        disabled={props.disabled}
+        onChange={(e) => props.onChange(e.currentTarget.value)}
+      >
+        {props.options.map((o) =>
+          typeof o === 'string' ? (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ) : (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ),
+        )}
+      </select>
+      {props.error && <div class="error-text">{props.error}</div>}
+    </div>
+  )
+}
+
+/** A labelled multi-line text input. */
+export function TextArea(props: {
+  label: string
+  value: string
+  onInput: (value: string) => void
+  rows?: number
+  error?: string | undefined
+  hint?: ComponentChildren
+  placeholder?: string
+  mono?: boolean
+}) {
+  const id = useId()
+  return (
+    <div class={`field${props.error ? ' has-error' : ''}`}>
+      <label for={id}>{props.label}</label>
+      <textarea
+        id={id}
+        rows={props.rows ?? 4}
+        class={props.mono ? 'mono' : undefined}
+        value={props.value}
+        placeholder={props.placeholder}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+      />
+      {props.hint && <div class="hint">{props.hint}</div>}
+      {props.error && <div class="error-text">{props.error}</div>}
+    </div>
+  )
+}
+
+/** Tabs: a tab list (arrow keys move between tabs) and the chosen panel. */
+export function Tabs(props: {
+  label: string
+  tabs: readonly { id: string; title: string; marked?: boolean }[]
+  active: string
+  onChange: (id: string) => void
+  children: ComponentChildren
+}) {
+  const base = useId()
+  const move = (e: KeyboardEvent) => {
+    const i = props.tabs.findIndex((t) => t.id === props.active)
+    const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0
+    if (!step) return
+    e.preventDefault()
+    const next = props.tabs[(i + step + props.tabs.length) % props.tabs.length]!
+    props.onChange(next.id)
+    document.getElementById(`${base}-${next.id}`)?.focus()
+  }
+  return (
+    <div class="tabs">
+      <div role="tablist" aria-label={props.label} class="tablist" onKeyDown={move}>
+        {props.tabs.map((t) => (
+          <button
+            key={t.id}
+            id={`${base}-${t.id}`}
+            type="button"
+            role="tab"
+            aria-selected={t.id === props.active}
+            tabIndex={t.id === props.active ? 0 : -1}
+            onClick={() => props.onChange(t.id)}
+          >
+            {t.title}
+            {t.marked && <span class="tab-mark" aria-label="has errors" />}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" aria-labelledby={`${base}-${props.active}`} class="tabpanel">
+        {props.children}
+      </div>
+    </div>
+  )
+}
