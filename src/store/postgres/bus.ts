@@ -22,7 +22,8 @@ import {
   type ClusterMessage,
   type ClusterRecord,
 } from '../cluster.js'
-import { ident, sql } from '../sql.js'
+import { ident, join, sql } from '../sql.js'
+import { BusOutbox, type PostBody } from './bus-outbox.js'
 import type { PgDb } from './database.js'
 import { postgresDialect } from './postgres-dialect.js'
 
@@ -98,11 +99,17 @@ export class PgBus {
   /** True once the first connection listened: later ones are reconnections. */
   private connected = false
   private retryTimer: NodeJS.Timeout | null = null
-  private sending: Promise<void> = Promise.resolve()
+  private readonly outbox: BusOutbox
   private receiving: Promise<void> = Promise.resolve()
 
   constructor(private readonly options: BusOptions) {
     this.channel = busChannel(options.schema)
+    this.outbox = new BusOutbox({
+      payload: (body) => this.payload(body),
+      notify: (payloads) => this.notify(payloads),
+      failed: (err) =>
+        this.options.warn(`cluster bus: a message could not be sent: ${describe(err)}`),
+    })
   }
 
   /** Connects the listener; rejects when the first connection fails. */
@@ -120,24 +127,14 @@ export class PgBus {
    * sent (false when it could not be, or the bus is closed). `body` may be a function run in
    * its turn (so what it reads comes after the earlier sends): null from it sends nothing.
    */
-  post(body: EnvelopeBody | (() => Promise<EnvelopeBody | null>)): Promise<boolean> {
+  post(body: PostBody): Promise<boolean> {
     if (this.closed) return Promise.resolve(false)
-    const sent = this.sending.then(() =>
-      this.send(body).then(
-        () => true,
-        (err: unknown) => {
-          this.options.warn(`cluster bus: a message could not be sent: ${describe(err)}`)
-          return false
-        },
-      ),
-    )
-    this.sending = sent.then(() => undefined)
-    return sent
+    return this.outbox.post(body)
   }
 
   /** Waits for the messages published so far to be sent (or to have failed). */
   flush(): Promise<void> {
-    return this.sending
+    return this.outbox.drained()
   }
 
   /**
@@ -167,25 +164,28 @@ export class PgBus {
     this.closed = true
     if (this.retryTimer) clearTimeout(this.retryTimer)
     this.retryTimer = null
-    await this.sending
+    await this.outbox.drained()
     const client = this.client
     this.client = null
     if (client) await client.end().catch(() => {})
     await this.receiving
   }
 
-  private async send(make: EnvelopeBody | (() => Promise<EnvelopeBody | null>)): Promise<void> {
+  /** The payload of an envelope: inline, or a reference to the `_svc_bus` row it is stored in. */
+  private async payload(body: EnvelopeBody): Promise<string> {
     const { db, instanceId } = this.options
-    const body = typeof make === 'function' ? await make() : make
-    if (!body) return
-    let payload = JSON.stringify({ from: instanceId, ...body })
-    if (Buffer.byteLength(payload) > INLINE_LIMIT) {
-      const row = await db.get<{ id: number }>(
-        sql`INSERT INTO _svc_bus (at, body) VALUES (${NOW_MS}, ${payload}) RETURNING id`,
-      )
-      payload = JSON.stringify({ from: instanceId, ref: row!.id })
-    }
-    await db.run(sql`SELECT pg_notify(${this.channel}, ${payload})`)
+    const payload = JSON.stringify({ from: instanceId, ...body })
+    if (Buffer.byteLength(payload) <= INLINE_LIMIT) return payload
+    const row = await db.get<{ id: number }>(
+      sql`INSERT INTO _svc_bus (at, body) VALUES (${NOW_MS}, ${payload}) RETURNING id`,
+    )
+    return JSON.stringify({ from: instanceId, ref: row!.id })
+  }
+
+  /** Notifies the payloads in order, in one statement. */
+  private async notify(payloads: string[]): Promise<void> {
+    const calls = payloads.map((p) => sql`pg_notify(${this.channel}, ${p})`)
+    await this.options.db.run(sql`SELECT ${join(calls)}`)
   }
 
   private async connect(): Promise<void> {
