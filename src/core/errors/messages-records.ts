@@ -23,6 +23,10 @@ export const recordMessages = {
   filterByCollectionForbidden: 'Only superusers can filter by @collection.',
   invalidFilter: ({ reason }: Args<'reason'>) => `Invalid filter: ${reason}` as const,
   invalidSort: ({ reason }: Args<'reason'>) => `Invalid sort: ${reason}` as const,
+  // the dashboard's syntax check (POST /api/collections/meta/check-filter)
+  invalidRule: ({ reason }: Args<'reason'>) => `Invalid rule: ${reason}` as const,
+  checkFilterBadInput: ({ name, expected }: Args<'name' | 'expected'>) =>
+    `Invalid "${name}": expected ${expected}.` as const,
   queryNotInteger: ({ name }: Args<'name'>) =>
     `Invalid "${name}" value: expected an integer.` as const,
   queryTooLarge: ({ name, max }: Args<'name' | 'max'>) =>

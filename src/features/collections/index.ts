@@ -1,5 +1,7 @@
 import type { Feature } from '../../http/feature.js'
+import { registerCheckFilter } from './routes/check-filter.js'
 import { registerCollections } from './routes/collections.js'
+import { registerDryRunView } from './routes/dry-run-view.js'
 import { registerImport } from './routes/import.js'
 import { registerScaffolds } from './routes/scaffolds.js'
 import { registerTypes } from './routes/types.js'
@@ -14,8 +16,10 @@ export function collectionsFeature(): Feature {
     register: ({ app, http }) => {
       registerCollections(app, http)
       registerScaffolds(http)
+      registerDryRunView(app, http)
       registerTypes(app, http)
       registerImport(app, http)
+      registerCheckFilter(app, http)
     },
   }
 }
