@@ -6,6 +6,9 @@
  */
 import { EventSource } from 'eventsource'
 import PocketBase from 'pocketbase'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { browse, startOidc, type TestOidc } from './helpers/oidc.js'
 import { startServer, type TestServer } from './helpers/server.js'
@@ -15,7 +18,8 @@ let oidc: TestOidc
 
 beforeAll(async () => {
   ;(globalThis as { EventSource?: unknown }).EventSource = EventSource
-  s = await startServer()
+  // No dashboard build: the redirect answers its short page (the dashboard's redirect: below).
+  s = await startServer({ dashboardDir: join(tmpdir(), 'svcbase-no-dashboard') })
   oidc = await startOidc([
     {
       client_id: 'sdk-client',
@@ -259,5 +263,50 @@ describe('/api/oauth2-redirect refusals', () => {
     expect(res.status).toBe(400)
     expect(res.body.message).toBe('Failed to fetch OAuth2 token.')
     expect(await userCount()).toBe(before)
+  })
+})
+
+describe('/api/oauth2-redirect with the dashboard built', () => {
+  it("redirects to the dashboard's pages: 307 after a GET, 303 after a form POST", async () => {
+    const ui = mkdtempSync(join(tmpdir(), 'svcbase-ui-'))
+    mkdirSync(ui, { recursive: true })
+    writeFileSync(join(ui, 'index.html'), '<!doctype html><title>dashboard</title>')
+    const d = await startServer({ dashboardDir: ui })
+    try {
+      const es = new EventSource(`${d.url}/api/realtime`)
+      const clientId = await new Promise<string>((resolve) =>
+        es.addEventListener('PB_CONNECT', (e) => resolve(e.lastEventId)),
+      )
+      try {
+        const sub = await d.api('POST', '/api/realtime', {
+          body: { clientId, subscriptions: ['@oauth2'] },
+        })
+        expect(sub.status).toBe(204)
+        const url = `${d.url}/api/oauth2-redirect`
+        const ok = await fetch(`${url}?state=${clientId}&code=abc`, { redirect: 'manual' })
+        expect(ok.status).toBe(307)
+        expect(ok.headers.get('location')).toBe('../_/#/auth/oauth2-redirect-success')
+        const again = await fetch(`${url}?state=${clientId}&code=abc`, { redirect: 'manual' })
+        expect(again.status).toBe(307)
+        expect(again.headers.get('location')).toBe('../_/#/auth/oauth2-redirect-failure')
+        const posted = await fetch(url, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ state: 'nobody', code: 'abc' }),
+        })
+        expect(posted.status).toBe(303)
+        expect(posted.headers.get('location')).toBe('../_/#/auth/oauth2-redirect-failure')
+        // Followed, it lands on the dashboard.
+        const followed = await fetch(`${url}?code=abc`)
+        expect(followed.url).toBe(`${d.url}/_/`)
+        expect(await followed.text()).toContain('<title>dashboard</title>')
+      } finally {
+        es.close()
+      }
+    } finally {
+      await d.close()
+      rmSync(ui, { recursive: true, force: true })
+    }
   })
 })

@@ -43,7 +43,7 @@ export const SU_PASSWORD = 'supersecret123'
  * It listens through `server.listen`, so an in-process restart listens on the same port again.
  */
 export async function startServer(
-  options: ServerOptions & Pick<AppConfig, 'publicDir' | 'indexFallback'> = {},
+  options: ServerOptions & Pick<AppConfig, 'publicDir' | 'indexFallback' | 'dashboardDir'> = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'svcbase-test-'))
   const { publicDir, indexFallback } = options
@@ -54,7 +54,7 @@ export async function startServer(
       publicDir,
       indexFallback,
       // The dashboard build of the browser tests (test/global-setup.ts), else the package's.
-      dashboardDir: process.env.SVC_TEST_UI_DIR,
+      dashboardDir: options.dashboardDir ?? process.env.SVC_TEST_UI_DIR,
     },
     options,
   )

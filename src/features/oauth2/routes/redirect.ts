@@ -8,8 +8,20 @@ export const OAUTH2_TOPIC = '@oauth2'
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`)
 
-/** A short page (no dashboard is bundled): 200 after a forwarded code, 400 otherwise. */
-function page(reply: FastifyReply, ok: boolean): FastifyReply {
+/**
+ * The end of the redirect, as PocketBase answers it: with the dashboard built, a redirect to its
+ * page (`../_/#/auth/oauth2-redirect-success|failure`; 307 after a GET, 303 after a form POST),
+ * else a short page: 200 after a forwarded code, 400 otherwise.
+ */
+function page(app: App, req: FastifyRequest, reply: FastifyReply, ok: boolean): FastifyReply {
+  if (app.services.find('dashboard')?.built()) {
+    return reply
+      .header('cache-control', 'no-store')
+      .redirect(
+        `../_/#/auth/oauth2-redirect-${ok ? 'success' : 'failure'}`,
+        req.method === 'POST' ? 303 : 307,
+      )
+  }
   const text = ok ? messages.oauth2RedirectSuccess : messages.oauth2RedirectFailure
   return reply
     .code(ok ? 200 : 400)
@@ -37,14 +49,15 @@ export function registerRedirect(http: FastifyInstance, app: App, oauth2: OAuth2
     const code = text(v.code)
     const error = text(v.error)
     const messenger = app.services.find('messenger')
-    if (state === '' || !messenger) return page(reply, false)
+    if (state === '' || !messenger) return page(app, req, reply, false)
     const ip = req.svcIp || req.ip
     // On any instance sharing the data: the one holding the client's stream takes it, once.
-    if (!(await messenger.takeSubscription(state, OAUTH2_TOPIC, ip))) return page(reply, false)
+    if (!(await messenger.takeSubscription(state, OAUTH2_TOPIC, ip)))
+      return page(app, req, reply, false)
     // Apple posts the user's name (first sign-in only) beside the code
     if (typeof v.user === 'string') oauth2.rememberRedirectName(code, v.user)
     await messenger.sendToClient(state, OAUTH2_TOPIC, { state, code, ...(error ? { error } : {}) })
-    return page(reply, error === '' && code !== '')
+    return page(app, req, reply, error === '' && code !== '')
   }
   http.get('/api/oauth2-redirect', (req, reply) => handle(req, reply, req.query))
   http.post('/api/oauth2-redirect', (req, reply) => handle(req, reply, req.body))
