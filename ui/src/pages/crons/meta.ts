@@ -1,0 +1,3 @@
+import type { PageMeta } from '../../pages'
+
+export const meta: PageMeta = { title: 'Crons', nav: false, order: 81 }
