@@ -4,7 +4,7 @@
  * nothing created).
  */
 import { useState } from 'preact/hooks'
-import { errorMessage, pb } from '../api'
+import { errorMessage, fieldErrors, pb } from '../api'
 import { Button, TextArea } from '../components/ui'
 
 interface Preview {
@@ -38,7 +38,7 @@ export function QueryTab(props: {
       setPreview(res)
     } catch (err) {
       setPreview(null)
-      setFailed(errorMessage(err))
+      setFailed(fieldErrors(err).viewQuery ?? errorMessage(err))
     } finally {
       setBusy(false)
     }
