@@ -1,0 +1,54 @@
+/** Every collection's five API rules in one table (null: superusers only, '': anyone). */
+import type { CollectionModel } from 'pocketbase'
+import { href } from '../../router'
+
+export const RULE_KEYS = ['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule'] as const
+const TITLES = ['List/Search', 'View', 'Create', 'Update', 'Delete']
+
+/** One cell: the rule as the API applies it. */
+export function RuleCell(props: { rule: string | null | undefined; applies: boolean }) {
+  if (!props.applies) return <span class="muted">n/a</span>
+  if (props.rule === null || props.rule === undefined) {
+    return <span class="rule-badge locked">superusers only</span>
+  }
+  if (props.rule.trim() === '') return <span class="rule-badge open">anyone</span>
+  return <code class="rule-text">{props.rule}</code>
+}
+
+export function RulesTable(props: { list: CollectionModel[] }) {
+  return (
+    <div class="table-wrap">
+      <table class="rules-table">
+        <caption class="sr-only">API rules of every collection</caption>
+        <thead>
+          <tr>
+            <th scope="col">Collection</th>
+            {TITLES.map((t) => (
+              <th scope="col" key={t}>
+                {t}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.list.map((c) => (
+            <tr key={c.id} data-collection={c.name}>
+              <th scope="row">
+                <a href={href('collections', { collection: c.name })}>{c.name}</a>{' '}
+                <span class="badge">{c.type}</span>
+              </th>
+              {RULE_KEYS.map((k) => (
+                <td key={k} title={c[k] ?? 'superusers only'}>
+                  <RuleCell
+                    rule={c[k]}
+                    applies={c.type !== 'view' || k === 'listRule' || k === 'viewRule'}
+                  />
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
