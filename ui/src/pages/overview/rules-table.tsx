@@ -1,19 +1,10 @@
 /** Every collection's five API rules in one table (null: superusers only, '': anyone). */
 import type { CollectionModel } from 'pocketbase'
 import { href } from '../../router'
+import { RuleCell } from '../../rules/rule-cell'
 
 export const RULE_KEYS = ['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule'] as const
 const TITLES = ['List/Search', 'View', 'Create', 'Update', 'Delete']
-
-/** One cell: the rule as the API applies it. */
-export function RuleCell(props: { rule: string | null | undefined; applies: boolean }) {
-  if (!props.applies) return <span class="muted">n/a</span>
-  if (props.rule === null || props.rule === undefined) {
-    return <span class="rule-badge locked">superusers only</span>
-  }
-  if (props.rule.trim() === '') return <span class="rule-badge open">anyone</span>
-  return <code class="rule-text">{props.rule}</code>
-}
 
 export function RulesTable(props: { list: CollectionModel[] }) {
   return (
