@@ -126,6 +126,10 @@ export function ExpressionEditor(props: ExpressionEditorProps) {
     <div
       class={`expr-editor mono${props.singleLine ? ' single' : ''}${props.invalid ? ' invalid' : ''}`}
       ref={box}
+      // Esc that closed the suggestions stops here (a modal around must not close too).
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && e.defaultPrevented) e.stopPropagation()
+      }}
     />
   )
 }

@@ -2,11 +2,14 @@
  * `#/overview?system=1`: every collection's API rules on one page, and a diagram of the
  * relations between collections (boxes link to each collection).
  */
+import { useState } from 'preact/hooks'
+import type { CollectionModel } from 'pocketbase'
 import { collections } from '../../collections'
 import { Checkbox } from '../../components/ui'
 import type { PageProps } from '../../pages'
 import { navigate } from '../../router'
 import { RelationsDiagram } from './diagram'
+import { EditRules } from './edit-rules'
 import { RulesTable } from './rules-table'
 import './overview.css'
 
@@ -14,6 +17,7 @@ export default function OverviewPage(props: PageProps) {
   const all = collections.value
   const withSystem = props.route.query.get('system') === '1'
   const list = (all ?? []).filter((c) => withSystem || !c.system)
+  const [editing, setEditing] = useState<CollectionModel | null>(null)
   return (
     <div class="overview-page">
       <div class="page-header">
@@ -30,7 +34,7 @@ export default function OverviewPage(props: PageProps) {
         <>
           <section aria-labelledby="overview-rules">
             <h2 id="overview-rules">API rules</h2>
-            <RulesTable list={list} />
+            <RulesTable list={list} onEdit={setEditing} />
           </section>
           <section aria-labelledby="overview-relations">
             <h2 id="overview-relations">Relations</h2>
@@ -42,6 +46,7 @@ export default function OverviewPage(props: PageProps) {
           </section>
         </>
       )}
+      {editing && <EditRules collection={editing} onClose={() => setEditing(null)} />}
     </div>
   )
 }

@@ -2,11 +2,15 @@
 import type { CollectionModel } from 'pocketbase'
 import { href } from '../../router'
 import { RuleCell } from '../../rules/rule-cell'
+import { Button } from '../../components/ui'
 
 export const RULE_KEYS = ['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule'] as const
 const TITLES = ['List/Search', 'View', 'Create', 'Update', 'Delete']
 
-export function RulesTable(props: { list: CollectionModel[] }) {
+export function RulesTable(props: {
+  list: CollectionModel[]
+  onEdit: (c: CollectionModel) => void
+}) {
   return (
     <div class="table-wrap">
       <table class="rules-table">
@@ -14,6 +18,9 @@ export function RulesTable(props: { list: CollectionModel[] }) {
         <thead>
           <tr>
             <th scope="col">Collection</th>
+            <th scope="col">
+              <span class="sr-only">Edit</span>
+            </th>
             {TITLES.map((t) => (
               <th scope="col" key={t}>
                 {t}
@@ -28,6 +35,15 @@ export function RulesTable(props: { list: CollectionModel[] }) {
                 <a href={href('collections', { collection: c.name })}>{c.name}</a>{' '}
                 <span class="badge">{c.type}</span>
               </th>
+              <td>
+                <Button
+                  kind="link"
+                  onClick={() => props.onEdit(c)}
+                  aria-label={`Edit the rules of ${c.name}`}
+                >
+                  Edit
+                </Button>
+              </td>
               {RULE_KEYS.map((k) => (
                 <td key={k} title={c[k] ?? 'superusers only'}>
                   <RuleCell
