@@ -1,0 +1,275 @@
+/**
+ * The dashboard's operations pages in a real browser: logs (chart, a request of the test, the
+ * detail modal), crons (run now, the outcome through the API), the SQL console (rows, NULL),
+ * storage (browse, delete), the realtime inspector (an event for a record created through the
+ * API, as the superuser and as an impersonated user whose rules hide others' records), and
+ * backups (take one, change the data, restore it in the browser: the data is back).
+ */
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchBrowser, openPage, type TestPage } from './helpers/browser.js'
+import { SU_EMAIL, SU_PASSWORD, startServer, type TestServer } from './helpers/server.js'
+
+let browser: Browser
+let t: TestServer
+let auth: { token: string; record: unknown }
+let noteId: string
+let aliceId: string
+
+beforeAll(async () => {
+  browser = await launchBrowser()
+  t = await startServer()
+  const login = await t.api('POST', '/api/collections/_superusers/auth-with-password', {
+    body: { identity: SU_EMAIL, password: SU_PASSWORD },
+  })
+  auth = { token: login.body.token, record: login.body.record }
+  const users = await t.api('POST', '/api/collections', {
+    token: t.suToken,
+    body: { name: 'members', type: 'auth', fields: [] },
+  })
+  expect(users.status).toBe(200)
+  const alice = await t.api('POST', '/api/collections/members/records', {
+    token: t.suToken,
+    body: {
+      email: 'alice@example.com',
+      password: 'alice-password-1',
+      passwordConfirm: 'alice-password-1',
+    },
+  })
+  expect(alice.status).toBe(200)
+  aliceId = alice.body.id
+  const notes = await t.api('POST', '/api/collections', {
+    token: t.suToken,
+    body: {
+      name: 'notes',
+      fields: [
+        { name: 'title', type: 'text' },
+        { name: 'owner', type: 'text' },
+      ],
+      listRule: 'owner = @request.auth.id',
+      viewRule: 'owner = @request.auth.id',
+    },
+  })
+  expect(notes.status).toBe(200)
+  const note = await t.api('POST', '/api/collections/notes/records', {
+    token: t.suToken,
+    body: { title: 'first note' },
+  })
+  expect(note.status).toBe(200)
+  noteId = note.body.id
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await t?.close()
+})
+
+/** A signed-in page (the superuser's auth put where the dashboard keeps it). */
+async function signedIn(hash: string, dark = false): Promise<TestPage> {
+  const p = await openPage(browser, dark ? { colorScheme: 'dark' } : {})
+  await p.page.addInitScript((value) => {
+    window.localStorage.setItem('__svc_superusers__/_/', value)
+  }, JSON.stringify(auth))
+  await p.page.goto(`${t.url}/_/${hash}`)
+  return p
+}
+
+async function withPage(hash: string, fn: (p: TestPage) => Promise<void>, dark = false) {
+  const p = await signedIn(hash, dark)
+  try {
+    await fn(p)
+    expect(p.outside).toEqual([])
+    expect(p.errors).toEqual([])
+  } finally {
+    await p.close()
+  }
+}
+
+describe('operations pages', () => {
+  it('logs: the chart, a request made by the test, its detail', async () => {
+    const probe = '/api/collections/notes/records?marker=dashboard-ops-probe'
+    expect((await t.api('GET', probe)).status).toBe(200)
+    // The log writer stores in batches: wait until the API has it.
+    for (;;) {
+      const res = await t.api(
+        'GET',
+        `/api/logs?filter=${encodeURIComponent("data.url ~ 'dashboard-ops-probe'")}`,
+        {
+          token: t.suToken,
+        },
+      )
+      if (res.body.items?.length) break
+      await new Promise((r) => setTimeout(r, 200))
+    }
+    await withPage('#/logs', async (p) => {
+      await p.page.locator('.logs-chart canvas').first().waitFor()
+      const row = p.page.getByRole('row').filter({ hasText: 'dashboard-ops-probe' })
+      await row.waitFor()
+      expect(await row.textContent()).toContain('GET')
+      await p.shot('operations-logs')
+      await row.getByRole('button').first().click()
+      const dialog = p.page.getByRole('dialog', { name: 'Request log' })
+      await dialog.waitFor()
+      expect(await dialog.textContent()).toContain(probe)
+      await p.shot('operations-log-detail')
+      await p.page.keyboard.press('Escape')
+      await dialog.waitFor({ state: 'detached' })
+      // A filter narrows the list (kept in the URL).
+      await p.page.getByLabel('Filter').fill("data.url ~ 'no-such-marker'")
+      await p.page.getByRole('button', { name: 'Search' }).click()
+      await p.page.getByText('No logs found.').waitFor()
+      expect(p.page.url()).toContain('no-such-marker')
+    })
+  })
+
+  it('crons: runs a job now; its outcome is in _cron_jobs', async () => {
+    await withPage('#/crons', async (p) => {
+      const row = p.page.locator('tr[data-job="__svcOTPCleanup__"]')
+      await row.waitFor()
+      expect(await row.textContent()).toContain('never')
+      await row.getByRole('button', { name: 'Run __svcOTPCleanup__ now' }).click()
+      await row.getByText('success').waitFor()
+      await p.shot('operations-crons')
+    })
+    const runs = await t.api(
+      'GET',
+      `/api/collections/_cron_jobs/records?filter=${encodeURIComponent("jobId = '__svcOTPCleanup__'")}`,
+      { token: t.suToken },
+    )
+    expect(runs.body.items[0].lastStatus).toBe('success')
+    expect(runs.body.items[0].lastRun).not.toBe('')
+  })
+
+  it('SQL console: a query shows its rows, NULL shown; a write is confirmed first', async () => {
+    await withPage('#/sql', async (p) => {
+      const editor = p.page.locator('.cm-content')
+      await editor.click()
+      await p.page.keyboard.press('Control+A')
+      await p.page.keyboard.type('SELECT title, NULL AS missing FROM notes ORDER BY title')
+      await p.page.keyboard.press('Escape')
+      await p.page.keyboard.press('Control+Enter')
+      await p.page.getByRole('status').filter({ hasText: '1 row' }).waitFor()
+      const grid = p.page.locator('.sql-grid')
+      expect(await grid.textContent()).toContain('first note')
+      expect(await grid.locator('.sql-null').textContent()).toBe('NULL')
+      await p.page.getByRole('button', { name: 'Export CSV' }).waitFor()
+      await p.shot('operations-sql')
+      // A write asks first, then answers rows affected.
+      await editor.click()
+      await p.page.keyboard.press('Control+A')
+      await p.page.keyboard.type("UPDATE notes SET owner = 'sql' WHERE title = 'nothing'")
+      await p.page.keyboard.press('Escape')
+      await p.page.getByRole('button', { name: 'Execute' }).click()
+      await p.page.getByRole('dialog', { name: 'Run a write statement?' }).waitFor()
+      await p.page.getByRole('button', { name: 'Run it' }).click()
+      await p.page.getByText('0 rows affected').waitFor()
+      // Recent queries keep both.
+      expect(await p.page.locator('.sql-recent li').count()).toBe(2)
+    })
+  })
+
+  it('storage: browses folders and deletes a file after a confirmation', async () => {
+    const form = new FormData()
+    form.append('key', 'ops-test/hello.txt')
+    form.append('file', new Blob(['hello']), 'hello.txt')
+    expect(
+      (await t.api('POST', '/api/storage/objects', { token: t.suToken, raw: form })).status,
+    ).toBeLessThan(300)
+    await withPage('#/storage', async (p) => {
+      await p.page.getByRole('link', { name: 'ops-test/' }).click()
+      const row = p.page.getByRole('row').filter({ hasText: 'hello.txt' })
+      await row.waitFor()
+      expect(await row.textContent()).toContain('5 B')
+      await p.shot('operations-storage')
+      await row.getByRole('button', { name: 'Delete ops-test/hello.txt' }).click()
+      await p.page
+        .getByRole('dialog', { name: 'Delete file' })
+        .getByRole('button', { name: 'Delete' })
+        .click()
+      await p.page.getByText('This folder is empty.').waitFor()
+    })
+    expect(await t.storedKeys('ops-test/')).toEqual([])
+  })
+
+  it('realtime inspector: events for records created through the API, under the chosen rules', async () => {
+    await withPage('#/realtime', async (p) => {
+      await p.page.getByLabel('Collection').selectOption('notes')
+      await p.page.getByRole('button', { name: 'Start listening' }).click()
+      await p.page.getByText('Listening to notes/* as the superuser').waitFor()
+      const created = await t.api('POST', '/api/collections/notes/records', {
+        token: t.suToken,
+        body: { title: 'live one' },
+      })
+      const event = p.page.locator('.realtime-event').filter({ hasText: created.body.id })
+      await event.waitFor()
+      expect(await event.textContent()).toContain('create')
+      await event.locator('summary').click()
+      expect(await event.locator('pre').textContent()).toContain('live one')
+      await p.shot('operations-realtime')
+      // As alice: her own note arrives, another's does not.
+      await p.page.getByRole('button', { name: 'Clear' }).click()
+      await p.page.getByLabel('Listen as').selectOption('user')
+      await p.page.getByLabel('Auth collection').selectOption('members')
+      await p.page.getByLabel('User id or e-mail').fill('alice@example.com')
+      await p.page.getByRole('button', { name: 'Restart' }).click()
+      await p.page.getByText('Listening to notes/* as members alice@example.com').waitFor()
+      const hidden = await t.api('POST', '/api/collections/notes/records', {
+        token: t.suToken,
+        body: { title: 'not hers' },
+      })
+      const hers = await t.api('POST', '/api/collections/notes/records', {
+        token: t.suToken,
+        body: { title: 'hers', owner: aliceId },
+      })
+      await p.page.locator('.realtime-event').filter({ hasText: hers.body.id }).waitFor()
+      // Events arrive in order: the earlier, hidden one would be listed by now.
+      expect(
+        await p.page.locator('.realtime-event').filter({ hasText: hidden.body.id }).count(),
+      ).toBe(0)
+      expect(await p.page.locator('.realtime-event').count()).toBe(1)
+    })
+  })
+
+  it('backups: take one in the browser, change the data, restore it: the data is back', async () => {
+    await withPage(
+      '#/backups',
+      async (p) => {
+        await p.page.getByRole('button', { name: 'New backup' }).click()
+        await p.page.getByLabel('Name (optional)').fill('before_change.zip')
+        await p.page.getByRole('button', { name: 'Start backup' }).click()
+        const row = p.page.locator('tr[data-key="before_change.zip"]')
+        await row.waitFor()
+        const list = await t.api('GET', '/api/backups', { token: t.suToken })
+        expect(list.body.map((b: { key: string }) => b.key)).toContain('before_change.zip')
+        await p.shot('operations-backups-dark')
+
+        // Change the data after the backup.
+        expect(
+          (
+            await t.api('PATCH', `/api/collections/notes/records/${noteId}`, {
+              token: t.suToken,
+              body: { title: 'changed after the backup' },
+            })
+          ).status,
+        ).toBe(200)
+
+        await row.getByRole('button', { name: 'Restore before_change.zip' }).click()
+        const dialog = p.page.getByRole('dialog', { name: 'Restore backup' })
+        const restore = dialog.getByRole('button', { name: 'Restore' })
+        expect(await restore.isDisabled()).toBe(true)
+        await dialog.getByLabel('Type before_change.zip to confirm').fill('before_change.zip')
+        await restore.click()
+        await dialog.getByText('the server is restarting').waitFor()
+        // The page reloads once the server is back: the dialog is gone, the list is there.
+        await dialog.waitFor({ state: 'detached', timeout: 60_000 })
+        await p.page.locator('tr[data-key="before_change.zip"]').waitFor()
+      },
+      true,
+    )
+    const note = await t.api('GET', `/api/collections/notes/records/${noteId}`, {
+      token: t.suToken,
+    })
+    expect(note.status).toBe(200)
+    expect(note.body.title).toBe('first note')
+  }, 90_000)
+})
