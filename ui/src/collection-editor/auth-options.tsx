@@ -5,6 +5,7 @@
  * token durations.
  */
 import { Button, Checkbox, TextArea, TextField } from '../components/ui'
+import { ListInput } from './field-options'
 import { str, type FieldDraft } from './model'
 
 type Obj = Record<string, unknown>
@@ -72,18 +73,11 @@ export function AuthOptionsTab(props: {
           checked={pw.enabled === true}
           onChange={(c) => patch('passwordAuth', { enabled: c })}
         />
-        <TextField
+        <ListInput
           label="Identity fields"
-          value={Array.isArray(pw.identityFields) ? pw.identityFields.join(', ') : ''}
+          value={pw.identityFields}
           hint={`Comma separated; each needs a unique index (e.g. ${uniqueFields.join(', ') || 'email'}).`}
-          onInput={(v) =>
-            patch('passwordAuth', {
-              identityFields: v
-                .split(',')
-                .map((s) => s.trim())
-                .filter(Boolean),
-            })
-          }
+          onChange={(identityFields) => patch('passwordAuth', { identityFields })}
           error={err('passwordAuth')}
         />
       </fieldset>

@@ -182,7 +182,7 @@ export function CollectionEditor(props: {
           disabled={editing?.system === true}
         />
         <SelectField
-          label="Type"
+          label="Collection type"
           value={type}
           options={[
             { value: 'base', label: 'Base' },

@@ -2,6 +2,7 @@
  * The type-specific options of one field (option names as in `src/core/fields/`): text pattern
  * and lengths, number range, select values, file limits, relation target, and so on.
  */
+import { useState } from 'preact/hooks'
 import { Checkbox, SelectField, TextField } from '../components/ui'
 import { collections } from '../collections'
 import { str } from './model'
@@ -38,12 +39,17 @@ function toList(s: string): string[] {
 }
 
 function NumberOpt(props: OptionsProps & { k: string; label: string; nullable?: boolean }) {
+  // The text as typed ("1.", "-"), parsed into the option on each input.
+  const [text, setText] = useState(num(props.data[props.k]))
   return (
     <TextField
       label={props.label}
       type="number"
-      value={num(props.data[props.k])}
-      onInput={(v) => props.set({ [props.k]: toNum(v, props.nullable) })}
+      value={text}
+      onInput={(v) => {
+        setText(v)
+        props.set({ [props.k]: toNum(v, props.nullable) })
+      }}
     />
   )
 }
@@ -61,13 +67,41 @@ function TextOpt(props: OptionsProps & { k: string; label: string; placeholder?:
 }
 
 function ListOpt(props: OptionsProps & { k: string; label: string; placeholder?: string }) {
+  // The text as typed (a trailing comma stays), parsed into the list on each input.
+  const [text, setText] = useState(list(props.data[props.k]))
   return (
     <TextField
       label={props.label}
-      value={list(props.data[props.k])}
+      value={text}
       placeholder={props.placeholder}
       hint="Comma separated"
-      onInput={(s) => props.set({ [props.k]: toList(s) })}
+      onInput={(s) => {
+        setText(s)
+        props.set({ [props.k]: toList(s) })
+      }}
+    />
+  )
+}
+
+/** A comma-separated list input that keeps the text as typed. */
+export function ListInput(props: {
+  label: string
+  value: unknown
+  hint?: string
+  error?: string | undefined
+  onChange: (list: string[]) => void
+}) {
+  const [text, setText] = useState(list(props.value))
+  return (
+    <TextField
+      label={props.label}
+      value={text}
+      hint={props.hint ?? 'Comma separated'}
+      error={props.error}
+      onInput={(s) => {
+        setText(s)
+        props.onChange(toList(s))
+      }}
     />
   )
 }

@@ -116,7 +116,7 @@ function FieldRow(props: {
               onChange={(c) => props.update({ presentable: c })}
             />
           </div>
-          <FieldOptions data={f.data} set={props.update} selfId={props.selfId} />
+          <FieldOptions key={type} data={f.data} set={props.update} selfId={props.selfId} />
         </div>
       )}
     </li>
