@@ -3,6 +3,7 @@
  * sizes and dates for people, CSV, and saving text or a blob as a download.
  */
 import { pb } from '../api'
+import './operations.css'
 
 /** `1536` → `1.5 KB`. */
 export function formatBytes(n: number): string {

@@ -96,7 +96,7 @@ export default function BackupsPage(_props: PageProps) {
   }
 
   return (
-    <div class="stack backups-page">
+    <div class="stack ops-page backups-page">
       <div class="page-header">
         <h1>Backups</h1>
         <Button kind="primary" onClick={() => setCreating(true)} disabled={busy !== ''}>

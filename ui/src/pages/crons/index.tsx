@@ -61,7 +61,7 @@ export default function CronsPage(_props: PageProps) {
   }
 
   return (
-    <div class="stack">
+    <div class="stack ops-page crons-page">
       <div class="page-header">
         <h1>Crons</h1>
         <Button kind="link" onClick={() => void reload()}>

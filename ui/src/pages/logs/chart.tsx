@@ -11,6 +11,29 @@ function seconds(date: string): number {
   return Date.parse(date.replace(' ', 'T')) / 1000
 }
 
+const HOUR = 3600
+
+/**
+ * Every hour from the first one with requests (or 24 hours ago, whichever is earlier) to the
+ * current hour, hours without requests as 0, so the steps show quiet hours too.
+ */
+function hourly(stats: LogsStat[]): [number[], number[]] {
+  const counts = new Map(stats.map((s) => [seconds(s.date), s.total]))
+  const now = Math.floor(Date.now() / 1000 / HOUR) * HOUR
+  const known = [...counts.keys()]
+  const first = Math.min(now - 23 * HOUR, ...known)
+  const last = Math.max(now, ...known)
+  const xs: number[] = []
+  const ys: number[] = []
+  // NB: at most a year of hours; older stats are kept as they come (retention is days anyway).
+  const start = Math.max(first, last - 366 * 24 * HOUR)
+  for (let h = start; h <= last; h += HOUR) {
+    xs.push(h)
+    ys.push(counts.get(h) ?? 0)
+  }
+  return [xs, ys]
+}
+
 function cssVar(name: string, fallback: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback
 }
@@ -29,8 +52,7 @@ export function RequestsChart(props: {
       const el = box.current
       if (!live || !el) return
       const UPlot = mod.default
-      const xs = props.stats.map((s) => seconds(s.date))
-      const ys = props.stats.map((s) => s.total)
+      const [xs, ys] = hourly(props.stats)
       const accent = cssVar('--accent', '#1055c9')
       const muted = cssVar('--muted', '#5b6270')
       const grid = cssVar('--border', '#d5d9e0')

@@ -97,7 +97,7 @@ export default function LogsPage(props: PageProps) {
   }
 
   return (
-    <div class="stack logs-page">
+    <div class="stack ops-page logs-page">
       <div class="page-header">
         <h1>Logs</h1>
         <Button onClick={() => setReloads((n) => n + 1)} busy={busy}>

@@ -99,7 +99,7 @@ export default function RealtimePage(_props: PageProps) {
   }
 
   return (
-    <div class="stack realtime-page">
+    <div class="stack ops-page realtime-page">
       <div class="page-header">
         <h1>Realtime inspector</h1>
       </div>

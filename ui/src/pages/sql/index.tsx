@@ -81,7 +81,7 @@ export default function SqlPage(_props: PageProps) {
   }
 
   return (
-    <div class="stack sql-page">
+    <div class="stack ops-page sql-page">
       <div class="page-header">
         <h1>SQL console</h1>
       </div>

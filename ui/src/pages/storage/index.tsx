@@ -72,7 +72,7 @@ export default function StoragePage(props: PageProps) {
 
   const crumbs = prefix.split('/').filter(Boolean)
   return (
-    <div class="stack storage-page">
+    <div class="stack ops-page storage-page">
       <div class="page-header">
         <h1>Storage</h1>
         <Button kind="link" onClick={() => setReloads((n) => n + 1)}>
