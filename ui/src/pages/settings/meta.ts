@@ -1,0 +1,3 @@
+import type { PageMeta } from '../../pages'
+
+export const meta: PageMeta = { title: 'Settings', nav: true, order: 40 }
