@@ -8,6 +8,31 @@ import type { CompiledQuery, Sql } from './sql.js'
 export type ColumnKind = 'text' | 'number' | 'bool' | 'json' | 'blob'
 
 /**
+ * What a value is on SQLite, the reference engine, so another engine can compare values of
+ * different kinds as SQLite does. `integer`: whole numbers (counts, lengths); `real`: bound
+ * numbers and computed decimals (`5` reads as `5.0` as text); `numeric`: a number column (whole
+ * values are integers); `bool`: 1/0 on SQLite; `json`: a value read from a JSON document, of the
+ * kind the document gives it.
+ */
+export type SqliteKind = 'text' | 'integer' | 'real' | 'numeric' | 'bool' | 'json'
+
+/** An expression with its SQLite kind and affinity (see `Dialect.compareAsSqlite`). */
+export interface SqliteValue {
+  readonly sql: Sql
+  readonly kind: SqliteKind
+  /**
+   * The expression's affinity on SQLite: a column's (`numeric` for number, bool and JSON
+   * columns, `text` for the others), null for computed values and bound constants.
+   */
+  readonly affinity: 'numeric' | 'text' | null
+  /** For `json`: the document and the path read in it (empty: the whole document, a column). */
+  readonly json?: { readonly doc: Sql; readonly path: readonly (string | number)[] }
+}
+
+/** The comparisons `compareAsSqlite` takes (`IS`: NULL-safe equality). */
+export type SqliteComparison = '=' | 'IS' | 'IS NOT' | '<' | '<=' | '>' | '>='
+
+/**
  * Everything that differs between SQL engines, behind one contract. Code outside `store/` asks
  * the dialect for a capability and never branches on its name. *(Kysely's DialectAdapter.)*
  */
@@ -47,8 +72,27 @@ export interface Dialect {
   random(): Sql
   /** The physical row order column of a table alias, if the engine has one. */
   rowid(tableAlias: string): Sql | null
-  /** Casts an expression to a number for numeric comparison. */
-  castNumber(expr: Sql): Sql
+  /**
+   * A value read as a number the way SQLite's `CAST(x AS NUMERIC)` reads it: text by its leading
+   * number (0 when it has none), a bool as 1/0, NULL stays NULL.
+   */
+  castNumber(value: SqliteValue): Sql
+  /**
+   * `native` (the comparison as SQLite runs it, `left op right`) for operands of different
+   * kinds: SQLite applies its affinities (a number or bool column reads text that looks like a
+   * number as that number; a text column reads a number as its text), then orders NULL, numbers,
+   * text. SQLite returns `native`; a strictly typed engine builds the same decision.
+   */
+  compareAsSqlite(native: Sql, left: SqliteValue, op: SqliteComparison, right: SqliteValue): Sql
+  /** The text SQLite reads a value as (LIKE, text affinity): `1.0` for a real 1, `1` for a bool. */
+  sqliteText(value: SqliteValue): Sql
+  /**
+   * The ORDER BY keys that order a value as SQLite orders it (NULL, numbers, then text): one key
+   * on SQLite; on a typed engine, the JSON kinds made explicit.
+   */
+  sortKeys(value: SqliteValue): Sql[]
+  /** `ASIN` or `SQRT` as SQLite has them: NULL outside their domain, never an error. */
+  math(fn: 'ASIN' | 'SQRT', arg: Sql): Sql
   /** Casts an expression to text. */
   castText(expr: Sql): Sql
   /**
@@ -58,8 +102,9 @@ export interface Dialect {
    */
   castColumn(expr: Sql, kind: ColumnKind): Sql
   /**
-   * A bound number compared with another bound value, typed as a number: SQLite keeps the
-   * parameter's own type, PostgreSQL would infer text for two parameters and needs a cast.
+   * A bound number compared with another bound value, or a count, typed as a decimal number:
+   * SQLite keeps the value's own type; PostgreSQL would infer text for two parameters, and an
+   * integer for a parameter next to a count (refusing `1.5`), so it casts.
    */
   typedNumber(expr: Sql): Sql
   /**

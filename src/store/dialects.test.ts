@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import type { Dialect } from './dialect.js'
-import { postgresDialect, STRFTIME_TIME, toCharPattern } from './postgres/postgres-dialect.js'
+import { postgresDialect, STRFTIME_TIME } from './postgres/postgres-dialect.js'
 import { column, ident, join, param, raw, sql, type Sql } from './sql.js'
 import { sqliteDialect, sqliteJsonPath } from './sqlite/sqlite-dialect.js'
 
@@ -77,7 +77,7 @@ const cases: Case[] = [
   {
     name: 'lower, random, casts',
     build: (d) =>
-      sql`${d.lower(raw('a'))}, ${d.random()}, ${d.castNumber(raw('b'))}, ${d.castText(raw('c'))}`,
+      sql`${d.lower(raw('a'))}, ${d.random()}, ${d.castNumber({ sql: raw('b'), kind: 'real', affinity: null })}, ${d.castText(raw('c'))}`,
     sqlite: ['LOWER(a), RANDOM(), CAST(b AS NUMERIC), CAST(c AS TEXT)', []],
     postgres: ['LOWER(a), RANDOM(), CAST(b AS DOUBLE PRECISION), CAST(c AS TEXT)', []],
   },
@@ -115,12 +115,97 @@ const cases: Case[] = [
     postgres: ['a ASC NULLS FIRST, b DESC NULLS LAST', []],
   },
   {
-    name: 'strftime',
-    build: (d) => d.strftime(param('%Y-%m'), column('t', 'created'), []),
-    sqlite: ['strftime(?, "t"."created")', ['%Y-%m']],
+    name: 'strftime with a modifier',
+    build: (d) => d.strftime(param('%Y-%m'), column('t', 'created'), [param('+1 day')]),
+    sqlite: ['strftime(?, "t"."created", ?)', ['%Y-%m', '+1 day']],
     postgres: [
-      `to_char(CAST(substring(CAST("t"."created" AS TEXT) from $1) AS TIMESTAMPTZ) AT TIME ZONE 'UTC', $2)`,
-      [STRFTIME_TIME, 'YYYY"-"MM'],
+      '(SELECT CASE WHEN "t" IS NULL THEN NULL ELSE to_char("t", $1) || CAST($2 AS TEXT) || to_char("t", $3) END FROM (SELECT (SELECT "t" + CAST($4 AS DOUBLE PRECISION) * interval \'1 day\' FROM (SELECT CAST(substring(CAST("t"."created" AS TEXT) from $5) AS TIMESTAMPTZ) AT TIME ZONE \'UTC\' AS "t" OFFSET 0) AS "_t") AS "t" OFFSET 0) AS "_t")',
+      ['YYYY', '-', 'MM', '+1', STRFTIME_TIME],
+    ],
+  },
+  {
+    name: 'compareAsSqlite: a number column below a text column (NUMERIC affinity reads the text)',
+    build: (d) =>
+      d.compareAsSqlite(
+        raw('native'),
+        { sql: column('t', 'n'), kind: 'numeric', affinity: 'numeric' },
+        '<',
+        { sql: column('t', 'a'), kind: 'text', affinity: 'text' },
+      ),
+    sqlite: ['native', []],
+    postgres: [
+      '(SELECT CASE WHEN "lv" IS NULL OR "rv" IS NULL THEN NULL ELSE ROW((CASE WHEN "lv" IS NULL THEN NULL ELSE 1 END), COALESCE("lv", 0), COALESCE(\'\', \'\')) < ROW((CASE WHEN "rv" ~ $1 THEN 1 ELSE (CASE WHEN "rv" IS NULL THEN NULL ELSE 2 END) END), COALESCE((CASE WHEN "rv" ~ $2 THEN CAST("rv" AS DOUBLE PRECISION) ELSE 0 END), 0), COALESCE("rv", \'\')) END FROM (SELECT CAST("t"."n" AS DOUBLE PRECISION) AS "lv", CAST("t"."a" AS TEXT) AS "rv" OFFSET 0) AS "_c")',
+      [
+        '^\\s*[+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?\\s*$',
+        '^\\s*[+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?\\s*$',
+      ],
+    ],
+  },
+  {
+    name: 'compareAsSqlite: a JSON value IS NOT a bound number (its kind read from the JSON)',
+    build: (d) =>
+      d.compareAsSqlite(
+        raw('native'),
+        {
+          sql: d.jsonExtract(col, ['x']),
+          kind: 'json',
+          affinity: null,
+          json: { doc: col, path: ['x'] },
+        },
+        'IS NOT',
+        { sql: param(2.5), kind: 'real', affinity: null },
+      ),
+    sqlite: ['native', []],
+    postgres: [
+      '(NOT (SELECT CASE WHEN COALESCE("ly", \'null\') = \'null\' OR "rv" IS NULL THEN COALESCE("ly", \'null\') = \'null\' AND "rv" IS NULL ELSE ROW((CASE "ly" WHEN \'number\' THEN 1 WHEN \'boolean\' THEN 1 WHEN \'string\' THEN 2 WHEN \'object\' THEN 2 WHEN \'array\' THEN 2 END), COALESCE((CASE "ly" WHEN \'number\' THEN CAST("lx" AS DOUBLE PRECISION) WHEN \'boolean\' THEN (CASE WHEN "lx" = \'true\' THEN 1.0 ELSE 0.0 END) END), 0), COALESCE((CASE WHEN "ly" IN (\'string\', \'object\', \'array\') THEN "lx" END), \'\')) = ROW((CASE WHEN "rv" IS NULL THEN NULL ELSE 1 END), COALESCE("rv", 0), COALESCE(\'\', \'\')) END FROM (SELECT json_typeof("t"."data" #> $1::text[]) AS "ly", ("t"."data" #>> $2::text[]) AS "lx", CAST($3 AS DOUBLE PRECISION) AS "rv" OFFSET 0) AS "_c"))',
+      [['x'], ['x'], 2.5],
+    ],
+  },
+  {
+    name: 'sqliteText: a bound number as a REAL (5.0), a bool as 1/0',
+    build: (d) =>
+      sql`${d.sqliteText({ sql: param(5), kind: 'real', affinity: null })}, ${d.sqliteText({ sql: column('t', 'b'), kind: 'bool', affinity: 'numeric' })}`,
+    sqlite: ['?, "t"."b"', [5]],
+    postgres: [
+      '(SELECT CASE WHEN "f" = trunc("f") AND abs("f") < 1e17 THEN CAST(CAST("f" AS BIGINT) AS TEXT) || \'.0\' ELSE regexp_replace(CAST("f" AS TEXT), \'^(-?[0-9]+)e\', \'\\1.0e\') END FROM (SELECT CAST($1 AS DOUBLE PRECISION) AS "f" OFFSET 0) AS "_f"), (CASE WHEN "t"."b" THEN \'1\' WHEN NOT "t"."b" THEN \'0\' END)',
+      [5],
+    ],
+  },
+  {
+    name: 'castNumber: text by its leading number, as CAST(x AS NUMERIC)',
+    build: (d) => d.castNumber({ sql: column('t', 'a'), kind: 'text', affinity: 'text' }),
+    sqlite: ['CAST("t"."a" AS NUMERIC)', []],
+    postgres: [
+      '(SELECT CASE WHEN "x" IS NULL THEN NULL ELSE COALESCE(CAST(substring("x" from $1) AS DOUBLE PRECISION), 0) END FROM (SELECT CAST("t"."a" AS TEXT) AS "x" OFFSET 0) AS "_n")',
+      ['^\\s*[+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?'],
+    ],
+  },
+  {
+    name: 'sortKeys: a JSON document by class, number, text',
+    build: (d) =>
+      join(
+        d
+          .sortKeys({
+            sql: d.jsonAsText(col),
+            kind: 'json',
+            affinity: 'numeric',
+            json: { doc: col, path: [] },
+          })
+          .map((k) => sql`${k} ASC`),
+      ),
+    sqlite: ['"t"."data" ASC', []],
+    postgres: [
+      '(SELECT (CASE WHEN "y" IS NULL THEN NULL WHEN "y" = \'number\' THEN 1 ELSE 2 END) FROM (SELECT json_typeof("t"."data") AS "y", CAST("t"."data" AS TEXT) AS "x" OFFSET 0) AS "_k") ASC, (SELECT (CASE WHEN "y" = \'number\' THEN CAST("x" AS DOUBLE PRECISION) END) FROM (SELECT json_typeof("t"."data") AS "y", CAST("t"."data" AS TEXT) AS "x" OFFSET 0) AS "_k") ASC, (SELECT (CASE WHEN "y" <> \'number\' THEN "x" END) FROM (SELECT json_typeof("t"."data") AS "y", CAST("t"."data" AS TEXT) AS "x" OFFSET 0) AS "_k") ASC',
+      [],
+    ],
+  },
+  {
+    name: 'math: NULL outside the domain',
+    build: (d) => d.math('ASIN', raw('x')),
+    sqlite: ['ASIN(x)', []],
+    postgres: [
+      '(SELECT CASE WHEN "v" BETWEEN -1 AND 1 THEN ASIN("v") END FROM (SELECT x AS "v" OFFSET 0) AS "m")',
+      [],
     ],
   },
 ]
@@ -164,14 +249,15 @@ describe('dialects', () => {
     expect(postgresDialect.compile(postgresDialect.rowid('p')!).sql).toBe('"p"."_rowid_"')
   })
 
-  it('builds JSON paths and to_char patterns', () => {
+  it('builds JSON paths and refuses what strftime cannot do on PostgreSQL', () => {
     expect(sqliteJsonPath([])).toBe('$')
     expect(sqliteJsonPath(['a', 'b', 2])).toBe('$.a.b[2]')
     expect(() => sqliteJsonPath(['a"b'])).toThrow('unsupported JSON key')
-    expect(toCharPattern('%Y-%m-%d %H:%M:%S')).toBe('YYYY"-"MM"-"DD" "HH24":"MI":"SS')
-    expect(toCharPattern('100%%')).toBe('"100%"')
-    expect(() => toCharPattern('%s')).toThrow('not supported')
-    expect(() => postgresDialect.strftime(param('%Y'), raw('x'), [param('+1 day')])).toThrow()
+    expect(() => postgresDialect.strftime(param('%J'), raw('x'), [])).toThrow('not supported')
+    expect(() => postgresDialect.strftime(param('%Y'), raw('x'), [param('+1 month')])).toThrow(
+      'not supported',
+    )
+    expect(() => postgresDialect.strftime(raw("'%Y'"), raw('x'), [])).toThrow('literal')
   })
 
   it('lets strftime read only SQLite time forms on PostgreSQL (others are NULL, not a cast error)', () => {

@@ -11,6 +11,8 @@ import { ApiError } from '../../src/core/errors.js'
 import type { ListResult } from '../../src/core/records/service.js'
 import type { RequestInfo } from '../../src/core/request-info.js'
 import { SEED, mentionsHidden, mentionsSuperuserOnly, type Outcome, type Who } from './fuzz.js'
+import { ident, sql } from '../../src/store/sql.js'
+import { startOn } from './engines.js'
 import { SU_EMAIL, SU_PASSWORD, startServer, type TestServer } from './server.js'
 
 export interface FilterFuzz {
@@ -34,8 +36,20 @@ export interface FilterFuzz {
   judge: (filter: string, kind: 'grammatical' | 'malformed') => Promise<Record<Who, Outcome>>
 }
 
-/** Starts and seeds the filter fuzz server for the enclosing describe block. */
-export function useFilterFuzz(): FilterFuzz {
+/** A bcrypt hash of `password123` with a fixed salt. */
+const FIXED_HASH = '$2a$10$abcdefghijklmnopqrstuu0SYq8twpcthS10uxQ26rv0s3Obj8Ufu'
+
+/** The id of the seeded record `i` of a kind (`fzuser`, `fzref`, `fzrec`): 15 characters. */
+export const fuzzId = (kind: string, i: number): string =>
+  `${kind}${String(i + 1).padStart(15 - kind.length, '0')}`
+
+/**
+ * Starts and seeds the filter fuzz server for the enclosing describe block: on the engine of the
+ * run (the PostgreSQL pass's or SQLite), or on `opts.pg`'s (true: the test PostgreSQL). Every
+ * record has a fixed id (`fuzzId`), and the superuser's request info a fixed auth id, so two
+ * servers answer the same filters with the same ids.
+ */
+export function useFilterFuzz(opts: { pg?: boolean } = {}): FilterFuzz {
   let t: TestServer
   let fz: Collection
   const infos = {} as Record<Who, RequestInfo>
@@ -126,7 +140,7 @@ export function useFilterFuzz(): FilterFuzz {
   }
 
   beforeAll(async () => {
-    t = await startServer()
+    t = opts.pg === undefined ? await startServer() : await startOn(opts.pg)
     const su = t.suToken
     const post = async (path: string, body: Record<string, unknown>, method = 'POST') => {
       const res = await t.api(method, path, { token: su, body })
@@ -175,11 +189,14 @@ export function useFilterFuzz(): FilterFuzz {
       'PATCH',
     )
     const users: string[] = []
-    for (const [name, visible] of [
-      ['ann', true],
-      ['ben', false],
-    ] as const) {
+    for (const [i, [name, visible]] of (
+      [
+        ['ann', true],
+        ['ben', false],
+      ] as const
+    ).entries()) {
       const u = await post('/api/collections/users/records', {
+        id: fuzzId('fzuser', i),
         email: `${name}@fuzz.test`,
         password: 'password123',
         passwordConfirm: 'password123',
@@ -191,7 +208,11 @@ export function useFilterFuzz(): FilterFuzz {
     const refs: string[] = []
     const names = ['alpha', 'beta', 'hidden', "o'brien", '100%', 'a_b']
     for (const [i, name] of names.entries()) {
-      const ref = await post('/api/collections/fzref/records', { name, score: i * 10 - 15 })
+      const ref = await post('/api/collections/fzref/records', {
+        id: fuzzId('fzref', i),
+        name,
+        score: i * 10 - 15,
+      })
       refs.push(ref.id)
     }
     const titles = [
@@ -208,6 +229,7 @@ export function useFilterFuzz(): FilterFuzz {
     ]
     for (const [i, title] of titles.entries()) {
       const rec = await post('/api/collections/fz/records', {
+        id: fuzzId('fzrec', i),
         title,
         n: [0, 1, -1, 7, 42, 3.5, -0.25, 100, 0, 9][i],
         flag: i % 2 === 0,
@@ -223,6 +245,16 @@ export function useFilterFuzz(): FilterFuzz {
       seeded.add(rec.id)
       if (i < 6)
         await post(`/api/collections/fzref/records/${refs[i]!}`, { parent: rec.id }, 'PATCH')
+    }
+    // NB: the secrets the server draws at random (password hashes, token keys), fixed, so
+    // filters naming them answer the same on every server.
+    const usersCollection = t.server.app.collections.get('users')
+    for (const [i, id] of users.entries()) {
+      await t.server.app
+        .dbFor(usersCollection)
+        .run(
+          sql`UPDATE ${ident('users')} SET ${ident('password')} = ${FIXED_HASH}, ${ident('tokenKey')} = ${`fuzzTokenKey${i}`} WHERE ${ident('id')} = ${id}`,
+        )
     }
     fz = t.server.app.collections.get('fz')
     const login = await t.api('POST', '/api/collections/_superusers/auth-with-password', {
@@ -242,7 +274,8 @@ export function useFilterFuzz(): FilterFuzz {
       ...base,
       query: { ...base.query },
       headers: { ...base.headers },
-      auth: { record: suRecord!, collection: superusers },
+      // NB: a fixed id, so `@request.auth.id` is the same value on every server.
+      auth: { record: { ...suRecord!, id: fuzzId('fzsu', 0) }, collection: superusers },
     }
     infos.guest = { ...base, query: { ...base.query }, headers: { ...base.headers }, auth: null }
   })

@@ -135,7 +135,7 @@ export function coerceOperand(op: Operand, other: Operand): Operand {
   if (numberColumn(op) && op.type === 'bool' && otherNumber) {
     // NB: 1.0/0.0, so a typed engine compares with any number, not only integers.
     const asNumber = sql`(CASE WHEN ${op.sql} THEN 1.0 WHEN NOT ${op.sql} THEN 0.0 END)`
-    return { ...op, sql: asNumber, type: 'number' }
+    return { ...op, sql: asNumber, type: 'number', affinity: undefined }
   }
   return op
 }

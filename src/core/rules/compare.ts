@@ -9,6 +9,7 @@ import { coerceOperand, compareConstants, decideByTypeOrder } from './coerce.js'
 import { JoinSink, type CompileState, type Operand } from './context.js'
 import { isEmptyConstant, isKnownConstant } from './constants.js'
 import { resolveOperand } from './resolve.js'
+import { boolAsNumber, crossesKinds, sqliteComparison, sqliteValue } from './sqlite-values.js'
 
 type BaseOperator = '=' | '!=' | '>' | '>=' | '<' | '<=' | '~' | '!~'
 
@@ -54,7 +55,15 @@ function condition(left: Operand, op: BaseOperator, right: Operand, dialect: Dia
     right = coerceOperand(right, left)
     left = l
   }
-  const expr = decided ?? comparison(left, op, right, dialect)
+  let expr: Sql
+  if (decided) expr = decided
+  else if (op !== '~' && op !== '!~' && crossesKinds(left, op, right)) {
+    // Values of different kinds: compared as SQLite compares them, on every engine.
+    ;[left, right] = [boolAsNumber(left), boolAsNumber(right)]
+    const native = comparison(left, op, right, dialect)
+    const how = sqliteComparison(left, op, right)
+    expr = dialect.compareAsSqlite(native, sqliteValue(left), how, sqliteValue(right))
+  } else expr = comparison(left, op, right, dialect)
   const guards = [left.guard, right.guard].filter((g): g is Sql => g !== undefined)
   return guards.length === 0 ? expr : sql`(${expr} AND ${join(guards, ' AND ')})`
 }
@@ -69,7 +78,12 @@ function comparison(left: Operand, op: BaseOperator, right: Operand, dialect: Di
       break
     case '~':
     case '!~':
-      expr = dialect.like(left.sql, likePattern(right, dialect), op === '!~')
+      // NB: LIKE reads both sides as text, the way SQLite writes numbers and bools.
+      expr = dialect.like(
+        asText(boolAsNumber(left), dialect),
+        likePattern(boolAsNumber(right), dialect),
+        op === '!~',
+      )
       break
     default:
       expr = sql`${left.sql} ${raw(op)} ${right.sql}`
@@ -140,8 +154,17 @@ function likePattern(right: Operand, dialect: Dialect): Sql {
     return right.constant.lower ? dialect.lower(param(pattern)) : param(pattern)
   }
   // NB: a number pattern as text, as SQLite's LIKE reads it (a typed engine has no LIKE on numbers).
-  if (right.constant) return right.constant.value === null ? right.sql : dialect.castText(right.sql)
-  return sql`('%' || ${right.sql} || '%')`
+  if (right.constant) {
+    if (right.constant.value === null) return right.sql
+    return dialect.castText(dialect.sqliteText(sqliteValue(right)))
+  }
+  return sql`('%' || ${asText(right, dialect)} || '%')`
+}
+
+/** A non-constant operand as the text SQLite reads it (text ones as they are). */
+function asText(op: Operand, dialect: Dialect): Sql {
+  const value = sqliteValue(op)
+  return value.kind === 'text' ? op.sql : dialect.sqliteText(value)
 }
 
 function hasUnescapedPercent(text: string): boolean {

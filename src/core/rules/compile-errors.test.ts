@@ -148,8 +148,8 @@ describe('errors', () => {
   })
 
   it('reports unsupported PostgreSQL strftime codes as a 400', () => {
-    const e = failure(() => compileFilter('strftime("%s", created) = 1', context(postgresDialect)))
-    expect(e.message).toBe('Invalid filter: strftime code %s is not supported on PostgreSQL.')
+    const e = failure(() => compileFilter('strftime("%J", created) = 1', context(postgresDialect)))
+    expect(e.message).toBe('Invalid filter: strftime code %J is not supported on PostgreSQL.')
   })
 
   const sortErrors: [string, Partial<RuleContext>, Dialect, number, string][] = [

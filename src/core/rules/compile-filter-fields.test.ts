@@ -54,21 +54,24 @@ describe('compileFilter: own fields, literals and null semantics', () => {
       filter: 'published = true && (published != false || id > 5)',
       sqlite: ['("p"."published" = ? AND ("p"."published" IS NOT ? OR "p"."id" > ?))', [1, 0, 5]],
       postgres: [
-        '("p"."published" = $1 AND ("p"."published" IS DISTINCT FROM $2 OR "p"."id" > $3))',
+        '("p"."published" = $1 AND ("p"."published" IS DISTINCT FROM $2 OR (SELECT CASE WHEN "lv" IS NULL OR "rv" IS NULL THEN NULL ELSE "lv" > (SELECT CASE WHEN "f" = trunc("f") AND abs("f") < 1e17 THEN CAST(CAST("f" AS BIGINT) AS TEXT) || \'.0\' ELSE regexp_replace(CAST("f" AS TEXT), \'^(-?[0-9]+)e\', \'\\1.0e\') END FROM (SELECT "rv" AS "f" OFFSET 0) AS "_f") END FROM (SELECT CAST("p"."id" AS TEXT) AS "lv", CAST($3 AS DOUBLE PRECISION) AS "rv" OFFSET 0) AS "_c")))',
         [true, false, 5],
       ],
     },
     {
       filter: 'data.a.b.0 = "x"',
       sqlite: ['json_extract("p"."data", ?) IS ?', ['$.a.b[0]', 'x']],
-      postgres: ['("p"."data" #>> $1::text[]) IS NOT DISTINCT FROM $2', [['a', 'b', '0'], 'x']],
+      postgres: [
+        '(SELECT CASE WHEN COALESCE("ly", \'null\') = \'null\' OR "rv" IS NULL THEN COALESCE("ly", \'null\') = \'null\' AND "rv" IS NULL ELSE ROW((CASE "ly" WHEN \'number\' THEN 1 WHEN \'boolean\' THEN 1 WHEN \'string\' THEN 2 WHEN \'object\' THEN 2 WHEN \'array\' THEN 2 END), COALESCE((CASE "ly" WHEN \'number\' THEN CAST("lx" AS DOUBLE PRECISION) WHEN \'boolean\' THEN (CASE WHEN "lx" = \'true\' THEN 1.0 ELSE 0.0 END) END), 0), COALESCE((CASE WHEN "ly" IN (\'string\', \'object\', \'array\') THEN "lx" END), \'\')) = ROW((CASE WHEN "rv" IS NULL THEN NULL ELSE 2 END), COALESCE(0, 0), COALESCE("rv", \'\')) END FROM (SELECT json_typeof("p"."data" #> $1::text[]) AS "ly", ("p"."data" #>> $2::text[]) AS "lx", CAST($3 AS TEXT) AS "rv" OFFSET 0) AS "_c")',
+        [['a', 'b', '0'], ['a', 'b', '0'], 'x'],
+      ],
     },
     {
       filter: 'data.a.99999999999999999999 = 1',
       sqlite: ['json_extract("p"."data", ?) IS ?', ['$.a."99999999999999999999"', 1]],
       postgres: [
-        '("p"."data" #>> $1::text[]) IS NOT DISTINCT FROM $2',
-        [['a', '99999999999999999999'], 1],
+        '(SELECT CASE WHEN COALESCE("ly", \'null\') = \'null\' OR "rv" IS NULL THEN COALESCE("ly", \'null\') = \'null\' AND "rv" IS NULL ELSE ROW((CASE "ly" WHEN \'number\' THEN 1 WHEN \'boolean\' THEN 1 WHEN \'string\' THEN 2 WHEN \'object\' THEN 2 WHEN \'array\' THEN 2 END), COALESCE((CASE "ly" WHEN \'number\' THEN CAST("lx" AS DOUBLE PRECISION) WHEN \'boolean\' THEN (CASE WHEN "lx" = \'true\' THEN 1.0 ELSE 0.0 END) END), 0), COALESCE((CASE WHEN "ly" IN (\'string\', \'object\', \'array\') THEN "lx" END), \'\')) = ROW((CASE WHEN "rv" IS NULL THEN NULL ELSE 1 END), COALESCE("rv", 0), COALESCE(\'\', \'\')) END FROM (SELECT json_typeof("p"."data" #> $1::text[]) AS "ly", ("p"."data" #>> $2::text[]) AS "lx", CAST($3 AS DOUBLE PRECISION) AS "rv" OFFSET 0) AS "_c")',
+        [['a', '99999999999999999999'], ['a', '99999999999999999999'], 1],
       ],
     },
     {
@@ -79,7 +82,10 @@ describe('compileFilter: own fields, literals and null semantics', () => {
     {
       filter: 'geo.lat > 10',
       sqlite: ['json_extract("p"."geo", ?) > ?', ['$.lat', 10]],
-      postgres: ['("p"."geo" #>> $1::text[]) > $2', [['lat'], 10]],
+      postgres: [
+        '(SELECT CASE WHEN COALESCE("ly", \'null\') = \'null\' OR "rv" IS NULL THEN NULL ELSE ROW((CASE "ly" WHEN \'number\' THEN 1 WHEN \'boolean\' THEN 1 WHEN \'string\' THEN 2 WHEN \'object\' THEN 2 WHEN \'array\' THEN 2 END), COALESCE((CASE "ly" WHEN \'number\' THEN CAST("lx" AS DOUBLE PRECISION) WHEN \'boolean\' THEN (CASE WHEN "lx" = \'true\' THEN 1.0 ELSE 0.0 END) END), 0), COALESCE((CASE WHEN "ly" IN (\'string\', \'object\', \'array\') THEN "lx" END), \'\')) > ROW((CASE WHEN "rv" IS NULL THEN NULL ELSE 1 END), COALESCE("rv", 0), COALESCE(\'\', \'\')) END FROM (SELECT json_typeof("p"."geo" #> $1::text[]) AS "ly", ("p"."geo" #>> $2::text[]) AS "lx", CAST($3 AS DOUBLE PRECISION) AS "rv" OFFSET 0) AS "_c")',
+        [['lat'], ['lat'], 10],
+      ],
     },
     {
       filter: 'title ~ "a_b\\\\c" && title !~ "x"',
@@ -120,7 +126,7 @@ describe('compileFilter: own fields, literals and null semantics', () => {
         [1, 0],
       ],
       postgres: [
-        `(json_array_length(CASE WHEN json_typeof("p"."tags") = 'array' THEN "p"."tags" ELSE '[]'::json END) > $1 AND (CASE WHEN COALESCE("p"."status", '') = '' THEN 0 ELSE 1 END) = $2)`,
+        '(CAST(json_array_length(CASE WHEN json_typeof("p"."tags") = \'array\' THEN "p"."tags" ELSE \'[]\'::json END) AS DOUBLE PRECISION) > $1 AND CAST((CASE WHEN COALESCE("p"."status", \'\') = \'\' THEN 0 ELSE 1 END) AS DOUBLE PRECISION) = $2)',
         [1, 0],
       ],
     },
@@ -157,8 +163,8 @@ describe('compileFilter: own fields, literals and null semantics', () => {
       filter: 'id = true || id = false || id = null',
       sqlite: ['("p"."id" = ? OR "p"."id" = ? OR ("p"."id" = \'\' OR "p"."id" IS NULL))', [1, 0]],
       postgres: [
-        '("p"."id" = $1 OR "p"."id" = $2 OR ("p"."id" = \'\' OR "p"."id" IS NULL))',
-        [true, false],
+        '((SELECT CASE WHEN "lv" IS NULL OR "rv" IS NULL THEN NULL ELSE "lv" = (SELECT CASE WHEN "f" = trunc("f") AND abs("f") < 1e17 THEN CAST(CAST("f" AS BIGINT) AS TEXT) || \'.0\' ELSE regexp_replace(CAST("f" AS TEXT), \'^(-?[0-9]+)e\', \'\\1.0e\') END FROM (SELECT "rv" AS "f" OFFSET 0) AS "_f") END FROM (SELECT CAST("p"."id" AS TEXT) AS "lv", CAST($1 AS DOUBLE PRECISION) AS "rv" OFFSET 0) AS "_c") OR (SELECT CASE WHEN "lv" IS NULL OR "rv" IS NULL THEN NULL ELSE "lv" = (SELECT CASE WHEN "f" = trunc("f") AND abs("f") < 1e17 THEN CAST(CAST("f" AS BIGINT) AS TEXT) || \'.0\' ELSE regexp_replace(CAST("f" AS TEXT), \'^(-?[0-9]+)e\', \'\\1.0e\') END FROM (SELECT "rv" AS "f" OFFSET 0) AS "_f") END FROM (SELECT CAST("p"."id" AS TEXT) AS "lv", CAST($2 AS DOUBLE PRECISION) AS "rv" OFFSET 0) AS "_c") OR ("p"."id" = \'\' OR "p"."id" IS NULL))',
+        [1, 0],
       ],
     },
   ])

@@ -23,8 +23,13 @@ describe('compileFilter: functions', () => {
     expect(s.sql).toBe(`${haversine(lite, 'NUMERIC')} < ?`)
     expect(s.params).toEqual([42.69, '$.lat', '$.lat', 42.69, 23.32, '$.lon', 25])
     const p = compile(postgresDialect, c)
-    expect(p.sql).toContain('CAST(("p"."geo" #>> $2::text[]) AS DOUBLE PRECISION)')
-    expect(p.params).toEqual([42.69, ['lat'], ['lat'], 42.69, 23.32, ['lon'], 25])
+    // The JSON values read as SQLite's CAST(… AS NUMERIC) reads them, ASIN/SQRT NULL off domain.
+    expect(p.sql).toContain(
+      `(SELECT CASE WHEN "y" IS NULL THEN NULL ELSE (CASE "y" WHEN 'number' THEN CAST("x" AS DOUBLE PRECISION)`,
+    )
+    expect(p.sql).toContain(`FROM (SELECT json_typeof("p"."geo" #> $3::text[]) AS "y"`)
+    expect(p.sql).toContain(`(SELECT CASE WHEN "v" BETWEEN -1 AND 1 THEN ASIN("v") END FROM`)
+    expect(p.params.filter((v) => typeof v === 'number')).toEqual([42.69, 42.69, 23.32, 25])
   })
 
   run([
@@ -32,8 +37,8 @@ describe('compileFilter: functions', () => {
       filter: 'strftime("%Y-%m", created) = "2024-02"',
       sqlite: [`COALESCE(strftime(?, "p"."created"), '') = ?`, ['%Y-%m', '2024-02']],
       postgres: [
-        `COALESCE(to_char(CAST(substring(CAST("p"."created" AS TEXT) from $1) AS TIMESTAMPTZ) AT TIME ZONE 'UTC', $2), '') = $3`,
-        [STRFTIME_TIME, 'YYYY"-"MM', '2024-02'],
+        `COALESCE((SELECT CASE WHEN "t" IS NULL THEN NULL ELSE to_char("t", $1) || CAST($2 AS TEXT) || to_char("t", $3) END FROM (SELECT CAST(substring(CAST("p"."created" AS TEXT) from $4) AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS "t" OFFSET 0) AS "_t"), '') = $5`,
+        ['YYYY', '-', 'MM', STRFTIME_TIME, '2024-02'],
       ],
     },
   ])

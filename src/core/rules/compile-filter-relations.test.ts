@@ -123,7 +123,7 @@ describe('compileFilter: the number of back-related records', () => {
       filter: 'comments_via_post:length = 0',
       sqlite: ['(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") = ?', [0]],
       postgres: [
-        '(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") = $1',
+        'CAST((SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") AS DOUBLE PRECISION) = $1',
         [0],
       ],
     },
@@ -135,8 +135,7 @@ describe('compileFilter: the number of back-related records', () => {
         [2, 1],
       ],
       postgres: [
-        '((SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") > $1 AND ' +
-          '(SELECT COUNT(*) FROM "meta" AS "_b2" WHERE "_b2"."post" = "p"."id") = $2)',
+        '(CAST((SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") AS DOUBLE PRECISION) > $1 AND CAST((SELECT COUNT(*) FROM "meta" AS "_b2" WHERE "_b2"."post" = "p"."id") AS DOUBLE PRECISION) = $2)',
         [2, 1],
       ],
     },
@@ -149,8 +148,7 @@ describe('compileFilter: the number of back-related records', () => {
         [1],
       ],
       postgres: [
-        'EXISTS (SELECT 1 FROM (SELECT 1) AS "_s3" LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author" ' +
-          'WHERE (SELECT COUNT(*) FROM "comments" AS "_b2" WHERE "_b2"."author" = "_r1"."id") >= $1)',
+        'EXISTS (SELECT 1 FROM (SELECT 1) AS "_s3" LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author" WHERE CAST((SELECT COUNT(*) FROM "comments" AS "_b2" WHERE "_b2"."author" = "_r1"."id") AS DOUBLE PRECISION) >= $1)',
         [1],
       ],
     },
@@ -164,8 +162,7 @@ describe('compileFilter: the number of back-related records', () => {
         [0],
       ],
       postgres: [
-        '(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id" AND ' +
-          `(("_b1"."message" IS DISTINCT FROM '' AND "_b1"."message" IS NOT NULL))) = $1`,
+        'CAST((SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id" AND (("_b1"."message" IS DISTINCT FROM \'\' AND "_b1"."message" IS NOT NULL))) AS DOUBLE PRECISION) = $1',
         [0],
       ],
     },

@@ -41,7 +41,7 @@ describe('compileSort', () => {
       {},
       ['(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") DESC', []],
       [
-        '(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") DESC NULLS LAST',
+        'CAST((SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") AS DOUBLE PRECISION) DESC NULLS LAST',
         [],
       ],
     ],

@@ -36,11 +36,11 @@ describe('validateRule', () => {
     })
   })
   it('compiles with the dialect it is given, never a default one', () => {
-    // `%w` has no to_char equivalent: only a rule compiled for PostgreSQL can fail on it.
-    const rule = 'strftime("%w", created) = "1"'
+    // `%J` has no equivalent on PostgreSQL: only a rule compiled for it can fail on it.
+    const rule = 'strftime("%J", created) = "1"'
     expect(validateRule(rule, posts!, find, sqliteDialect)).toBeNull()
     expect(validateRule(rule, posts!, find, postgresDialect)).toBe(
-      'strftime code %w is not supported on PostgreSQL',
+      'strftime code %J is not supported on PostgreSQL',
     )
     // A default parameter would not count in `length`.
     expect(validateRule.length).toBe(4)

@@ -18,6 +18,7 @@ import { parseCached } from './ast-cache.js'
 import { compileComparison } from './compare.js'
 import { JoinSink, RuleError, type CompileState, type RuleContext } from './context.js'
 import { resolveOperand } from './resolve.js'
+import { sqliteValue } from './sqlite-values.js'
 
 class State implements CompileState {
   readonly sink: JoinSink = new JoinSink(this)
@@ -184,7 +185,11 @@ function sortExpression(item: SortItem, state: State): Sql {
   // NB: a guarded value (an e-mail its owner hides) matches no filter, so it sorts as NULL:
   // ordering by the real value would leak it to anyone able to insert rows next to it.
   const guarded = op.guard ? sql`CASE WHEN ${op.guard} THEN ${op.sql} END` : op.sql
-  if (sink.clauses.length === 0) return sql`${guarded} ${direction}`
+  if (sink.clauses.length === 0) {
+    // NB: a JSON value orders as SQLite orders it (NULL, numbers, then text) on every engine.
+    if (!op.json || op.guard) return sql`${guarded} ${direction}`
+    return join(dialect.sortKeys(sqliteValue(op)).map((key) => sql`${key} ${direction}`))
+  }
   const value = op.multi
     ? sql`${raw(item.direction === 'ASC' ? 'MIN' : 'MAX')}(${guarded})`
     : guarded

@@ -45,6 +45,15 @@ export interface Operand {
   readonly fromColumn?: boolean
   /** A condition ANDed to any comparison of this operand (auth e-mail visibility). */
   readonly guard?: Sql
+  /**
+   * The affinity SQLite gives the expression: set for a plain column (`numeric` for number,
+   * bool and JSON columns, `text` for the others), absent for computed values and constants.
+   */
+  readonly affinity?: 'numeric' | 'text'
+  /** True for numbers that are always whole (counts, lengths). */
+  readonly integer?: boolean
+  /** For a JSON value: the document column and the path read in it (empty: all of it). */
+  readonly json?: { readonly doc: Sql; readonly path: readonly (string | number)[] }
 }
 
 /** An error in a filter's meaning (unknown field, bad modifier…); becomes a 400. */

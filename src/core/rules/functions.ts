@@ -2,6 +2,7 @@
 import type { CallNode, OperandNode } from '../../tools/filter/index.js'
 import { join, param, sql, type Sql } from '../../store/sql.js'
 import { RuleError, type CompileState, type Operand } from './context.js'
+import { sqliteValue } from './sqlite-values.js'
 
 /** The most arguments `strftime` takes. */
 const MAX_STRFTIME_ARGS = 10
@@ -44,7 +45,8 @@ function geoDistance(node: CallNode, state: CompileState, resolve: ResolveArg): 
     }
     return resolve(a)
   })
-  const [lonA, latA, lonB, latB] = args.map((a) => state.ctx.dialect.castNumber(a.sql)) as [
+  const { dialect } = state.ctx
+  const [lonA, latA, lonB, latB] = args.map((a) => dialect.castNumber(sqliteValue(a))) as [
     Sql,
     Sql,
     Sql,
@@ -53,7 +55,8 @@ function geoDistance(node: CallNode, state: CompileState, resolve: ResolveArg): 
   const halfChord = sql`POWER(SIN(RADIANS(${latB} - ${latA}) / 2), 2) + COS(RADIANS(${latA})) * COS(RADIANS(${latB})) * POWER(SIN(RADIANS(${lonB} - ${lonA}) / 2), 2)`
   return {
     ...inherit(args),
-    sql: sql`(12742 * ASIN(SQRT(${halfChord})))`,
+    // NB: NULL (as on SQLite) when rounding puts the half chord out of ASIN's or SQRT's domain.
+    sql: sql`(12742 * ${dialect.math('ASIN', dialect.math('SQRT', halfChord))})`,
     type: 'number',
     noCoalesce: true,
   }

@@ -84,7 +84,8 @@ export function resolveFieldPath(
       const count = countBackRelation(state, base, seg, path)
       if (count) {
         if (++hops > MAX_RELATION_DEPTH) tooDeep(name)
-        return { sql: count, type: 'number', fromColumn: true, multi: base.multi }
+        const typed = ctx.dialect.typedNumber(count)
+        return { sql: typed, type: 'number', integer: true, fromColumn: true, multi: base.multi }
       }
     }
     if (!field) {
@@ -136,17 +137,23 @@ function lastField(
   const guarded = guard ? { ...common, guard } : common
   // NB: a multi-valued field without `:each` compares as its JSON text.
   const whole = isMultiField(field) ? dialect.jsonAsText(col) : col
+  const type = isMultiField(field) ? 'text' : fieldValueType(field)
+  // NB: SQLite's affinity of the column: NUMERIC for number, bool and JSON (multi-valued) ones.
+  const affinity = type === 'text' && !isMultiField(field) ? 'text' : 'numeric'
   switch (modifier) {
     case null:
-      return { ...guarded, sql: whole, type: isMultiField(field) ? 'text' : fieldValueType(field) }
+      return { ...guarded, sql: whole, type, affinity }
     case 'lower':
       return { ...guarded, sql: dialect.lower(whole), type: 'text' }
     case 'length':
-      if (isMultiField(field))
-        return { ...common, sql: dialect.jsonArrayLength(col), type: 'number' }
+      // NB: counts typed as decimals, so a typed engine compares them with `1.5`.
+      if (isMultiField(field)) {
+        const len = dialect.typedNumber(dialect.jsonArrayLength(col))
+        return { ...common, sql: len, type: 'number', integer: true }
+      }
       if (field.type === 'select' || field.type === 'relation' || field.type === 'file') {
         const len = sql`(CASE WHEN COALESCE(${col}, '') = '' THEN 0 ELSE 1 END)`
-        return { ...common, sql: len, type: 'number' }
+        return { ...common, sql: dialect.typedNumber(len), type: 'number', integer: true }
       }
       throw new RuleError(`the :length modifier needs a select, relation or file field ("${name}")`)
     case 'each': {
@@ -178,8 +185,11 @@ function jsonPath(
   const value = path.length === 0 ? dialect.jsonAsText(col) : dialect.jsonExtract(col, path)
   const common = { fromColumn: true, multi: base.multi, noCoalesce: true } as const
   switch (modifier) {
-    case null:
-      return { ...common, sql: value, type: 'json' }
+    case null: {
+      // NB: the whole document is a column (NUMERIC affinity on SQLite); a path's value has none.
+      const affinity = path.length === 0 ? ({ affinity: 'numeric' } as const) : {}
+      return { ...common, ...affinity, sql: value, type: 'json', json: { doc: col, path } }
+    }
     case 'lower':
       return { ...common, sql: dialect.lower(value), type: 'json' }
     default:

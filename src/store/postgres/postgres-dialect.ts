@@ -6,6 +6,8 @@
  */
 import type { ColumnKind, Dialect } from '../dialect.js'
 import { postgresAppendOnly } from './append-only.js'
+import { compareAsSqlite, jsonSortKeys, sqliteNumber, sqliteText } from './sqlite-order.js'
+import { postgresStrftime } from './strftime.js'
 import { compileFragment, ident, param, quoteDoubled, raw, sql, type Sql } from '../sql.js'
 
 const columnTypes: Readonly<Record<ColumnKind, string>> = {
@@ -30,61 +32,7 @@ function arrayOrEmpty(expr: Sql): Sql {
   return sql`CASE WHEN json_typeof(${expr}) = 'array' THEN ${expr} ELSE '[]'::json END`
 }
 
-/** SQLite strftime codes and their `to_char` equivalents; others are rejected. */
-const strftimeCodes: Readonly<Record<string, string>> = {
-  d: 'DD',
-  f: 'SS.MS',
-  H: 'HH24',
-  j: 'DDD',
-  m: 'MM',
-  M: 'MI',
-  S: 'SS',
-  Y: 'YYYY',
-}
-
-/**
- * Translates a SQLite strftime format into a `to_char` pattern; literal text is double-quoted
- * so `to_char` copies it. Throws on codes that have no equivalent (`%s`, `%w`, `%W`, `%J`).
- */
-export function toCharPattern(format: string): string {
-  let out = ''
-  let literal = ''
-  const flush = () => {
-    if (literal !== '') out += `"${literal.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
-    literal = ''
-  }
-  for (let i = 0; i < format.length; i++) {
-    const c = format[i]!
-    if (c !== '%') {
-      literal += c
-      continue
-    }
-    const code = format[++i] ?? ''
-    if (code === '%') {
-      literal += '%'
-      continue
-    }
-    const mapped = strftimeCodes[code]
-    if (mapped === undefined)
-      throw new Error(`strftime code %${code} is not supported on PostgreSQL`)
-    flush()
-    out += mapped
-  }
-  flush()
-  return out
-}
-
-/**
- * The time values `strftime` reads on PostgreSQL: `now` and SQLite's date forms (`YYYY-MM-DD`,
- * then optionally ` HH:MM[:SS[.fff]]` or with `T`, then optionally `Z` or `±HH:MM`), fields in
- * range. Any other value (a name, a number, '') gives NULL, as SQLite's strftime does, instead
- * of a cast error. Bound as a parameter; non-capturing groups only, so `substring` returns the
- * whole match.
- */
-export const STRFTIME_TIME =
-  '^(?:[nN][oO][wW]|\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])' +
-  '(?:[ T](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?)?' +
-  '(?:[zZ]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)?)$'
+export { STRFTIME_TIME } from './strftime.js'
 
 /** The PostgreSQL implementation of `Dialect`. */
 export const postgresDialect: Dialect = {
@@ -117,20 +65,28 @@ export const postgresDialect: Dialect = {
   random: () => sql`RANDOM()`,
   // NB: collection tables get a `_rowid_` identity column (postgres/schema.ts): insertion order.
   rowid: (tableAlias) => sql`${ident(tableAlias)}.${ident('_rowid_')}`,
-  castNumber: (expr) => sql`CAST(${expr} AS DOUBLE PRECISION)`,
+  castNumber: sqliteNumber,
+  compareAsSqlite: (_native, left, op, right) => compareAsSqlite(left, op, right),
+  sqliteText,
+  sortKeys: (value) => (value.kind === 'json' ? jsonSortKeys(value) : [value.sql]),
+  // NB: the argument is written once (a derived value), not once per test of its domain.
+  math: (fn, arg) => {
+    const inDomain = fn === 'ASIN' ? raw('"v" BETWEEN -1 AND 1') : raw('"v" >= 0')
+    return sql`(SELECT CASE WHEN ${inDomain} THEN ${raw(fn)}("v") END FROM (SELECT ${arg} AS "v" OFFSET 0) AS "m")`
+  },
   castText: (expr) => sql`CAST(${expr} AS TEXT)`,
   castColumn: (expr, kind) => sql`CAST(${expr} AS ${raw(castTypes[kind])})`,
   typedNumber: (expr) => sql`CAST(${expr} AS DOUBLE PRECISION)`,
   sortDirection: (desc) => raw(desc ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'),
   strftime: (format, value, modifiers) => {
-    const only = format.parts.length === 1 ? format.parts[0] : undefined
-    if (!only || !('param' in only) || typeof only.param !== 'string') {
-      throw new Error('strftime needs a literal format on PostgreSQL')
+    const text = (f: Sql): string => {
+      const only = f.parts.length === 1 ? f.parts[0] : undefined
+      if (!only || !('param' in only) || typeof only.param !== 'string') {
+        throw new Error('strftime needs a literal format and modifiers on PostgreSQL')
+      }
+      return only.param
     }
-    if (modifiers.length > 0) throw new Error('strftime modifiers are not supported on PostgreSQL')
-    const text = sql`substring(CAST(${value} AS TEXT) from ${param(STRFTIME_TIME)})`
-    const time = sql`CAST(${text} AS TIMESTAMPTZ) AT TIME ZONE 'UTC'`
-    return sql`to_char(${time}, ${param(toCharPattern(only.param))})`
+    return postgresStrftime(text(format), value, modifiers.map(text))
   },
   appendOnly: postgresAppendOnly,
 }

@@ -64,7 +64,12 @@ export const sqliteDialect: Dialect = {
   lower: (expr) => sql`LOWER(${expr})`,
   random: () => sql`RANDOM()`,
   rowid: (tableAlias) => sql`${ident(tableAlias)}.${ident('_rowid_')}`,
-  castNumber: (expr) => sql`CAST(${expr} AS NUMERIC)`,
+  castNumber: (value) => sql`CAST(${value.sql} AS NUMERIC)`,
+  // NB: SQLite is the reference: it compares, converts and orders values itself.
+  compareAsSqlite: (native) => native,
+  sqliteText: (value) => value.sql,
+  sortKeys: (value) => [value.sql],
+  math: (fn, arg) => sql`${raw(fn)}(${arg})`,
   castText: (expr) => sql`CAST(${expr} AS TEXT)`,
   castColumn: (expr, kind) =>
     kind === 'text'
