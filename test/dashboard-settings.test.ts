@@ -287,7 +287,26 @@ describe('webhooks', () => {
       await page.getByRole('button', { name: 'Pending deliveries of to receiver' }).click()
       await page.getByText('No pending deliveries.').waitFor()
       await p.shot('webhooks-list')
+
+      await page.getByRole('button', { name: 'Edit to receiver' }).click()
+      const edit = page.getByRole('dialog', { name: 'Edit webhook to receiver' })
+      await edit.getByLabel('Enabled').uncheck()
+      await edit.getByRole('button', { name: 'Save webhook' }).click()
+      await page.getByRole('cell', { name: 'no', exact: true }).waitFor()
+      const edited = await t.api('GET', '/api/collections/_webhooks/records', {
+        token: t.suToken,
+      })
+      expect(edited.body.items[0]).toMatchObject({ enabled: false, url: receiverUrl })
+
+      await page.getByRole('button', { name: 'Delete to receiver' }).click()
+      await page
+        .getByRole('dialog', { name: 'Delete webhook' })
+        .getByRole('button', { name: 'Delete' })
+        .click()
+      await page.getByText('No webhooks yet.').waitFor()
     })
+    const after = await t.api('GET', '/api/collections/_webhooks/records', { token: t.suToken })
+    expect(after.body.items).toHaveLength(0)
   })
 })
 
@@ -317,6 +336,28 @@ describe('MCP playground', () => {
       },
     )
     expect(found.body.items).toHaveLength(1)
+  })
+
+  it('lists the tools for a pasted API key', async () => {
+    const minted = await t.api('POST', '/api/api-keys', {
+      token: t.suToken,
+      body: { name: 'agent' },
+    })
+    expect(minted.status).toBe(200)
+    await withPage('#/mcp', async (p) => {
+      const { page } = p
+      await page.getByLabel('Act as').selectOption('key')
+      await page.getByLabel('API key or token').fill(minted.body.key)
+      await page.getByRole('button', { name: 'List tools' }).click()
+      const tool = page.getByLabel('Tool', { exact: true })
+      await tool.waitFor()
+      expect(await tool.locator('option').allTextContents()).toContain('delete_posts')
+      await tool.selectOption('list_posts')
+      await page.getByLabel('perPage').fill('1')
+      await page.getByRole('button', { name: 'Call list_posts' }).click()
+      await page.getByLabel('Result').filter({ hasText: '"perPage": 1' }).waitFor()
+      expect(await page.locator('.mcp-transcript').textContent()).not.toContain(minted.body.key)
+    })
   })
 
   it('lists only what a guest may use', async () => {

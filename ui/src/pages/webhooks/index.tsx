@@ -121,29 +121,31 @@ export default function WebhooksPage(_props: PageProps) {
                     </td>
                     <td>{when(w.lastAttemptAt)}</td>
                     <td>{String(w.attempts ?? 0)}</td>
-                    <td class="row wh-actions">
-                      <Button
-                        kind="link"
-                        aria-expanded={open === w.id}
-                        aria-label={`Pending deliveries of ${w.name as string}`}
-                        onClick={() => setOpen(open === w.id ? null : w.id)}
-                      >
-                        Pending
-                      </Button>
-                      <Button
-                        kind="link"
-                        aria-label={`Edit ${w.name as string}`}
-                        onClick={() => setEditing(w)}
-                      >
-                        Edit
-                      </Button>
-                      <Button
-                        kind="link"
-                        aria-label={`Delete ${w.name as string}`}
-                        onClick={() => setDeleting(w)}
-                      >
-                        Delete
-                      </Button>
+                    <td>
+                      <div class="row wh-actions">
+                        <Button
+                          kind="link"
+                          aria-expanded={open === w.id}
+                          aria-label={`Pending deliveries of ${w.name as string}`}
+                          onClick={() => setOpen(open === w.id ? null : w.id)}
+                        >
+                          Pending
+                        </Button>
+                        <Button
+                          kind="link"
+                          aria-label={`Edit ${w.name as string}`}
+                          onClick={() => setEditing(w)}
+                        >
+                          Edit
+                        </Button>
+                        <Button
+                          kind="link"
+                          aria-label={`Delete ${w.name as string}`}
+                          onClick={() => setDeleting(w)}
+                        >
+                          Delete
+                        </Button>
+                      </div>
                     </td>
                   </tr>,
                   open === w.id && (
