@@ -83,9 +83,9 @@ async function signedIn(opts: { colorScheme?: 'light' | 'dark' } = {}): Promise<
   const p = await openPage(browser, opts)
   // A step that cannot happen fails at once, naming its locator (not at the test's timeout).
   p.page.setDefaultTimeout(8000)
-  await p.page.addInitScript((value) => {
-    window.localStorage.setItem('__svc_superusers__/_/', value)
-  }, JSON.stringify(auth))
+  await p.page.addInitScript({
+    content: `localStorage.setItem('__svc_superusers__/_/', ${JSON.stringify(JSON.stringify(auth))})`,
+  })
   return p
 }
 
@@ -127,6 +127,15 @@ describe('collections page', () => {
       await nav.getByRole('link', { name: /_superusers/ }).waitFor()
       expect(await nav.getByRole('link', { name: /posts/ }).count()).toBe(0)
       await nav.getByLabel('Search collections').fill('')
+      // The cog and "New collection" open the collection editor.
+      await nav.getByRole('button', { name: 'Edit collection posts' }).click()
+      await p.page.getByRole('dialog', { name: 'Edit collection posts' }).waitFor()
+      await p.page.keyboard.press('Escape')
+      await p.page.getByRole('dialog').waitFor({ state: 'detached' })
+      await nav.getByRole('button', { name: /New collection/ }).click()
+      await p.page.getByRole('dialog', { name: 'New collection' }).waitFor()
+      await p.page.keyboard.press('Escape')
+      await p.page.getByRole('dialog').waitFor({ state: 'detached' })
       await nav.getByRole('link', { name: /authors/ }).click()
       await p.page.getByRole('heading', { name: /authors/ }).waitFor()
       await p.page.getByRole('cell', { name: 'Edsger' }).waitFor()
@@ -173,14 +182,18 @@ describe('collections page', () => {
       expect(await row.locator('img.thumb').getAttribute('src')).toContain('thumb=100x100')
       await row.getByText('Ada').waitFor()
       await expect
-        .poll(() => row.locator('img.thumb').evaluate((img: HTMLImageElement) => img.naturalWidth))
+        .poll(() =>
+          row
+            .locator('img.thumb')
+            .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+        )
         .toBeGreaterThan(0)
 
       await row.getByRole('cell', { name: 'Hello dashboard' }).click()
       const edit = p.page.getByRole('dialog', { name: 'Edit posts record' })
       await edit.getByRole('textbox', { name: 'title *' }).fill('Hello edited')
       await edit.getByRole('button', { name: 'Remove file cover' }).click()
-      await edit.getByRole('button', { name: 'Save changes' }).click()
+      await p.page.keyboard.press('Control+s')
       await edit.waitFor({ state: 'detached' })
       const after = await t.api('GET', `/api/collections/posts/records/${made!.id as string}`, {
         token: t.suToken,

@@ -4,7 +4,7 @@
  * field errors under each input, delete with confirmation. View records are read-only.
  */
 import type { CollectionField, CollectionModel, RecordModel } from 'pocketbase'
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { errorMessage, fieldErrors, pb } from '../api'
 import { Button, Confirm, Modal, TextField } from '../components/ui'
 import { toast } from '../toasts'
@@ -139,6 +139,23 @@ export function RecordEditor(props: {
       setSaving(false)
     }
   }
+
+  // Ctrl/Cmd+S saves (when this editor is the top-most modal).
+  const saveRef = useRef(save)
+  saveRef.current = save
+  useEffect(() => {
+    if (readOnly) return
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key.toLowerCase() !== 's' || !(e.ctrlKey || e.metaKey)) return
+      const modals = document.querySelectorAll('.modal')
+      const top = modals[modals.length - 1]
+      if (!top?.querySelector('.record-form')) return
+      e.preventDefault()
+      void saveRef.current()
+    }
+    document.addEventListener('keydown', onKey)
+    return () => document.removeEventListener('keydown', onKey)
+  }, [])
 
   const remove = async () => {
     setSaving(true)
