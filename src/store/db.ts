@@ -28,9 +28,12 @@ export interface Db {
   allSync?<T = Row>(query: Sql): T[]
   getSync?<T = Row>(query: Sql): T | undefined
   /**
-   * Runs `fn` inside one transaction; nested calls join the outer one. Transactions never
-   * interleave: they are serialised. Consecutive transactions may share one commit (group
-   * commit); the promise settles only once this transaction's work is committed, or failed.
+   * Runs `fn` inside one transaction; nested calls join the outer one. Transactions behave as
+   * if serialised: an engine runs them one at a time (SQLite's writer) or side by side under
+   * serializable isolation (PostgreSQL), where one that conflicts with another is rolled back
+   * and `fn` run again from the start, so `fn` may run more than once (only the committed run's
+   * `onCommit` callbacks run). Consecutive transactions may share one commit (group commit); the
+   * promise settles only once this transaction's work is committed, or failed.
    */
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>
   /**

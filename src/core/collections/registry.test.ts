@@ -33,4 +33,27 @@ describe('CollectionRegistry.adopt', () => {
     expect(writer.isChanged).toBe(true)
     expect(reader.isChanged).toBe(false)
   })
+
+  it('keeps a change committed meanwhile when a fork re-reads every collection as it was', () => {
+    const root = new CollectionRegistry([col('a', 'alpha'), col('b', 'beta')])
+    const reload = root.fork()
+    const change = root.fork()
+    change.put(col('a', 'alpha2'))
+    root.adopt(change)
+    // The reload read the database before that change committed, and one remote change.
+    reload.put(col('a', 'alpha'))
+    reload.put(col('b', 'beta'))
+    reload.put(col('c', 'gamma'))
+    root.adopt(reload)
+    expect(root.all().map((c) => c.name)).toEqual(['alpha2', 'beta', 'gamma'])
+  })
+
+  it('counts as no change a put equal to the collection held', () => {
+    const root = new CollectionRegistry([col('a', 'alpha')])
+    const fork = root.fork()
+    fork.put(col('a', 'alpha'))
+    expect(fork.isChanged).toBe(false)
+    fork.put(col('a', 'renamed'))
+    expect(fork.isChanged).toBe(true)
+  })
 })

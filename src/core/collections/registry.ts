@@ -37,13 +37,18 @@ export class CollectionRegistry {
     return [...this.byId.values()].sort((a, b) => a.name.localeCompare(b.name))
   }
 
-  /** Adds or replaces a collection. */
+  /**
+   * Adds or replaces a collection. Putting one equal to the one held is no change (a reload that
+   * reads every collection changes only those that differ: it does not undo, at adoption, a
+   * change another transaction committed meanwhile).
+   */
   put(collection: Collection): void {
     this.own()
     const old = this.byId.get(collection.id)
     if (old) this.byName.delete(old.name.toLowerCase())
     this.byId.set(collection.id, collection)
     this.byName.set(collection.name.toLowerCase(), collection)
+    if (old && JSON.stringify(old) === JSON.stringify(collection)) return
     this.changed = true
     this.changes.set(collection.id, collection)
   }
