@@ -5,6 +5,9 @@
  * API, as the superuser and as an impersonated user whose rules hide others' records), and
  * backups (take one, change the data, restore it in the browser: the data is back).
  */
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, openPage, type TestPage } from './helpers/browser.js'
@@ -15,10 +18,15 @@ let t: TestServer
 let auth: { token: string; record: unknown }
 let noteId: string
 let aliceId: string
+let uiCopy: string
 
 beforeAll(async () => {
   browser = await launchBrowser()
-  t = await startServer()
+  // NB: a copy of the build: another run's global setup rebuilds the shared one in place, and a
+  // page loading its lazy chunks meanwhile would get 404s.
+  uiCopy = mkdtempSync(join(tmpdir(), 'svcbase-ui-'))
+  cpSync(process.env.SVC_TEST_UI_DIR!, uiCopy, { recursive: true })
+  t = await startServer({ dashboardDir: uiCopy })
   const login = await t.api('POST', '/api/collections/_superusers/auth-with-password', {
     body: { identity: SU_EMAIL, password: SU_PASSWORD },
   })
@@ -62,6 +70,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
   await t?.close()
+  if (uiCopy) rmSync(uiCopy, { recursive: true, force: true })
 })
 
 /** A signed-in page (the superuser's auth put where the dashboard keeps it). */
@@ -80,12 +89,23 @@ async function withPage(hash: string, fn: (p: TestPage) => Promise<void>, dark =
     await fn(p)
     expect(p.outside).toEqual([])
     expect(p.errors).toEqual([])
+  } catch (err) {
+    // What the page showed, for the failure report.
+    await p.shot('operations-failure').catch(() => undefined)
+    const text = await p.page
+      .locator('body')
+      .innerText()
+      .catch(() => '')
+    throw new Error(
+      `${String(err)}\npage errors: ${p.errors.join(' | ')}\npage text: ${text.slice(0, 600)}`,
+    )
   } finally {
     await p.close()
   }
 }
 
-describe('operations pages', () => {
+// NB: Chromium on a shared 2-core machine: each test gets a minute.
+describe('operations pages', { timeout: 60_000 }, () => {
   it('logs: the chart, a request made by the test, its detail', async () => {
     const probe = '/api/collections/notes/records?marker=dashboard-ops-probe'
     expect((await t.api('GET', probe)).status).toBe(200)
@@ -206,6 +226,17 @@ describe('operations pages', () => {
       await event.locator('summary').click()
       expect(await event.locator('pre').textContent()).toContain('live one')
       await p.shot('operations-realtime')
+      // Paused: an event is counted, not listed.
+      await p.page.getByLabel('Pause').check()
+      const whilePaused = await t.api('POST', '/api/collections/notes/records', {
+        token: t.suToken,
+        body: { title: 'while paused' },
+      })
+      await p.page.getByText('1 ignored while paused').waitFor()
+      expect(
+        await p.page.locator('.realtime-event').filter({ hasText: whilePaused.body.id }).count(),
+      ).toBe(0)
+      await p.page.getByLabel('Pause').uncheck()
       // As alice: her own note arrives, another's does not.
       await p.page.getByRole('button', { name: 'Clear' }).click()
       await p.page.getByLabel('Listen as').selectOption('user')
@@ -242,6 +273,33 @@ describe('operations pages', () => {
         const list = await t.api('GET', '/api/backups', { token: t.suToken })
         expect(list.body.map((b: { key: string }) => b.key)).toContain('before_change.zip')
         await p.shot('operations-backups-dark')
+
+        // Download it (a file token in the link), upload the bytes back under another name.
+        const [download] = await Promise.all([
+          p.page.waitForEvent('download'),
+          row.getByRole('button', { name: 'Download before_change.zip' }).click(),
+        ])
+        expect(download.suggestedFilename()).toBe('before_change.zip')
+        const bytes = readFileSync(await download.path())
+        expect(bytes.subarray(0, 2).toString()).toBe('PK')
+        await p.page.getByLabel('Upload backup').setInputFiles({
+          name: 'copy.zip',
+          mimeType: 'application/zip',
+          buffer: bytes,
+        })
+        const copy = p.page.locator('tr[data-key="copy.zip"]')
+        await copy.waitFor()
+        // Delete the copy after a confirmation.
+        await copy.getByRole('button', { name: 'Delete copy.zip' }).click()
+        await p.page
+          .getByRole('dialog', { name: 'Delete backup' })
+          .getByRole('button', { name: 'Delete' })
+          .click()
+        await copy.waitFor({ state: 'detached' })
+        const keys = (await t.api('GET', '/api/backups', { token: t.suToken })).body.map(
+          (b: { key: string }) => b.key,
+        )
+        expect(keys).toEqual(['before_change.zip'])
 
         // Change the data after the backup.
         expect(
