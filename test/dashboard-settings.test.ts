@@ -195,6 +195,18 @@ describe('settings pages', () => {
     })
   })
 
+  it('shows the IP the server resolves, and warns before a superuser IP list locks you out', async () => {
+    await withPage('#/settings/trusted-proxy', async (p) => {
+      const { page } = p
+      await page.getByRole('note').getByText('127.0.0.1').waitFor()
+      await page.getByRole('link', { name: 'Superuser IPs' }).click()
+      await page.getByLabel('Allowed IPs').fill('10.0.0.1')
+      await page.getByText('Your IP is not in the list: saving it locks you out.').waitFor()
+      await page.getByLabel('Allowed IPs').fill('10.0.0.1\n127.0.0.1')
+      await page.getByText('locks you out').waitFor({ state: 'detached' })
+    })
+  })
+
   it('looks right in the dark theme', async () => {
     await withPage(
       '#/settings/storage',

@@ -3,7 +3,7 @@
  * test email", the S3 round-trip test and the test SMS. The tests use the SAVED settings, so
  * they are disabled while the section has unsaved changes.
  */
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { errorMessage, pb } from '../../api'
 import { collections } from '../../collections'
 import { Button, Modal, SelectField, TextField } from '../../components/ui'
@@ -275,5 +275,52 @@ export function TestSms({ dirty }: { dirty: boolean }) {
         Send test SMS
       </Button>
     </form>
+  )
+}
+
+/** The IP the server sees for this browser and the proxy header it detected (`GET /api/health`). */
+export function ClientIp({ ctx, kind }: { ctx: FieldContext; kind: 'proxy' | 'superuser-ips' }) {
+  const [info, setInfo] = useState<{ realIP?: string; possibleProxyHeader?: string } | null>(null)
+  useEffect(() => {
+    pb.health.check().then(
+      (res) => setInfo((res.data ?? {}) as { realIP?: string; possibleProxyHeader?: string }),
+      () => setInfo({}),
+    )
+  }, [])
+  if (!info) return null
+  const headers = getAt(ctx.draft, 'trustedProxy.headers')
+  const listed = Array.isArray(headers) ? headers.map((h) => String(h).toLowerCase()) : []
+  const detected = info.possibleProxyHeader ?? ''
+  if (kind === 'proxy')
+    return (
+      <div class="stack client-ip" role="note">
+        <div>
+          Your IP as the server resolves it: <code>{info.realIP || 'unknown'}</code>
+        </div>
+        <div>
+          Proxy header seen on this request: <code>{detected || 'none'}</code>
+        </div>
+        {detected && !listed.includes(detected.toLowerCase()) && (
+          <div class="error-text">
+            This request came through a proxy ({detected}) that is not trusted: the IP above is the
+            proxy&apos;s, so rate limits and logs see one client.
+          </div>
+        )}
+      </div>
+    )
+  const ips = getAt(ctx.draft, 'superuserIPs')
+  const list = Array.isArray(ips) ? ips.map(String) : []
+  return (
+    <div class="stack client-ip" role="note">
+      <div>
+        Your IP as the server resolves it: <code>{info.realIP || 'unknown'}</code>
+      </div>
+      {list.length > 0 &&
+        info.realIP &&
+        !list.some((ip) => ip.includes('/')) &&
+        !list.includes(info.realIP) && (
+          <div class="error-text">Your IP is not in the list: saving it locks you out.</div>
+        )}
+    </div>
   )
 }

@@ -12,7 +12,7 @@ import type { PageProps } from '../../pages'
 import { href } from '../../router'
 import { setAccent } from '../../theme'
 import { toast } from '../../toasts'
-import { RateLimitRules, TestEmail, TestS3, TestSms } from './extras'
+import { ClientIp, RateLimitRules, TestEmail, TestS3, TestSms } from './extras'
 import { SettingsField, type FieldContext } from './fields'
 import {
   buildPatch,
@@ -156,6 +156,8 @@ export default function SettingsPage({ route }: PageProps) {
           {dirty && <span class="badge">Unsaved changes</span>}
         </div>
         {section.intro && <p class="muted">{section.intro}</p>}
+        {section.id === 'trusted-proxy' && <ClientIp ctx={ctx} kind="proxy" />}
+        {section.id === 'superuser-ips' && <ClientIp ctx={ctx} kind="superuser-ips" />}
         <form class="stack settings-form" onSubmit={(e) => void save(e)}>
           {section.fields.map((f, i) => (
             <SettingsField key={`${section.id}-${f.path || i}`} spec={f} ctx={ctx} />
