@@ -35,6 +35,9 @@ export function ExpressionEditor(props: ExpressionEditorProps) {
   const view = useRef<EditorView | null>(null)
   const latest = useRef(props)
   latest.current = props
+  // Texts this editor reported: a `value` among them is an echo (maybe a stale one, typing
+  // being faster than rendering) and must not be written back over newer text.
+  const emitted = useRef(new Set<string>())
 
   useEffect(() => {
     let live = true
@@ -82,7 +85,7 @@ export function ExpressionEditor(props: ExpressionEditorProps) {
             cmd.history(),
             v.drawSelection(),
             ac.closeBrackets(),
-            ac.autocompletion({ override: [source], icons: false }),
+            ac.autocompletion({ override: [source], icons: false, interactionDelay: 0 }),
             v.placeholder(props.placeholder ?? ''),
             v.EditorView.lineWrapping,
             v.keymap.of([...ac.closeBracketsKeymap, ...cmd.defaultKeymap, ...cmd.historyKeymap]),
@@ -91,7 +94,11 @@ export function ExpressionEditor(props: ExpressionEditorProps) {
               'aria-multiline': props.singleLine ? 'false' : 'true',
             }),
             v.EditorView.updateListener.of((u) => {
-              if (u.docChanged) latest.current.onChange(u.state.doc.toString())
+              if (!u.docChanged) return
+              const text = u.state.doc.toString()
+              if (emitted.current.size > 500) emitted.current.clear()
+              emitted.current.add(text)
+              latest.current.onChange(text)
             }),
           ],
         }),
@@ -107,7 +114,8 @@ export function ExpressionEditor(props: ExpressionEditorProps) {
   // A value changed from outside (a reset, a preset) replaces the text.
   useEffect(() => {
     const ed = view.current
-    if (ed && ed.state.doc.toString() !== props.value) {
+    if (ed && !emitted.current.has(props.value) && ed.state.doc.toString() !== props.value) {
+      emitted.current.clear()
       ed.dispatch({ changes: { from: 0, to: ed.state.doc.length, insert: props.value } })
     }
   }, [props.value])

@@ -4,7 +4,7 @@
  * expression editor (completion) and the server's syntax check as you type.
  * `FilterInput`: one line, filter mode (no `@request.*`), Enter applies it.
  */
-import { useEffect, useId, useState } from 'preact/hooks'
+import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import type { CollectionModel } from 'pocketbase'
 import { ExpressionEditor } from './editor'
 import { useSyntaxCheck } from './check'
@@ -25,9 +25,18 @@ export function RuleInput(props: {
   const id = useId()
   const [mode, setMode] = useState<RuleMode>(modeOf(props.value))
   const [text, setText] = useState(props.value ?? '')
+  // Values this input sent: one of them coming back is an echo (maybe a stale one), not a change.
+  const sent = useRef(new Set<string | null>())
+  const send = (v: string | null) => {
+    if (sent.current.size > 500) sent.current.clear()
+    sent.current.add(v)
+    props.onChange(v)
+  }
   // A value set from outside (another collection loaded) resets the state; an empty filter
   // being typed stays a filter.
   useEffect(() => {
+    if (sent.current.has(props.value)) return
+    sent.current.clear()
     if (props.value === null) setMode('superusers')
     else if (props.value !== '') {
       setMode('filter')
@@ -38,7 +47,7 @@ export function RuleInput(props: {
 
   const choose = (next: RuleMode) => {
     setMode(next)
-    props.onChange(next === 'superusers' ? null : next === 'anyone' ? '' : text)
+    send(next === 'superusers' ? null : next === 'anyone' ? '' : text)
   }
   const modes: [RuleMode, string][] = [
     ['superusers', 'Superusers only'],
@@ -81,7 +90,7 @@ export function RuleInput(props: {
             placeholder="e.g. owner = @request.auth.id"
             onChange={(v) => {
               setText(v)
-              props.onChange(v)
+              send(v)
             }}
           />
           <RuleStatus id={statusId} text={text} check={check} />
