@@ -337,6 +337,84 @@ describe('collections page', () => {
   })
 })
 
+describe('field inputs', () => {
+  it('saves rich text, JSON (refusing invalid JSON), a UTC date, number, bool, geoPoint and a multi-select', async () => {
+    await createCollection({
+      name: 'kitchen',
+      type: 'base',
+      fields: [
+        { name: 'body', type: 'editor' },
+        { name: 'meta', type: 'json' },
+        { name: 'due', type: 'date' },
+        { name: 'score', type: 'number' },
+        { name: 'done', type: 'bool' },
+        { name: 'place', type: 'geoPoint' },
+        { name: 'tags', type: 'select', values: ['a', 'b', 'c'], maxSelect: 3 },
+      ],
+    })
+    await withPage(async (p) => {
+      await p.page.goto(`${t.url}/_/#/collections?collection=kitchen&record=new`)
+      const modal = p.page.getByRole('dialog', { name: 'Create kitchen record' })
+      const body = modal.getByRole('textbox', { name: 'body' })
+      await body.click()
+      await p.page.keyboard.type('Hello ')
+      await modal.getByRole('button', { name: 'Bold' }).click()
+      await p.page.keyboard.type('world')
+      await modal.getByRole('textbox', { name: 'meta' }).fill('{"a": ')
+      await modal.getByText('Invalid JSON', { exact: true }).first().waitFor()
+      await modal.getByRole('button', { name: 'Create' }).click()
+      await modal.getByText('Invalid JSON: fix it before saving.').waitFor()
+      const none = await t.api('GET', '/api/collections/kitchen/records', { token: t.suToken })
+      expect(none.body.items).toEqual([])
+      await modal.getByRole('textbox', { name: 'meta' }).fill('{"a": 1}')
+      await modal.getByText('Valid JSON', { exact: true }).waitFor()
+      expect(await modal.getByText('Invalid JSON: fix it before saving.').count()).toBe(0)
+      await modal.getByLabel('due (UTC)').fill('2030-01-02T03:04:05')
+      await modal.getByLabel('score').fill('42.5')
+      await modal.getByLabel('done').check()
+      await modal.getByLabel('Latitude').fill('48.85')
+      await modal.getByLabel('Longitude').fill('2.35')
+      await modal.getByRole('checkbox', { name: 'a', exact: true }).check()
+      await modal.getByRole('checkbox', { name: 'c', exact: true }).check()
+      await p.shot('records-field-inputs')
+      await modal.getByRole('button', { name: 'Create' }).click()
+      await modal.waitFor({ state: 'detached' })
+      const res = await t.api('GET', '/api/collections/kitchen/records', { token: t.suToken })
+      expect(res.body.items).toHaveLength(1)
+      expect(res.body.items[0]).toMatchObject({
+        body: '<p>Hello <strong>world</strong></p>',
+        meta: { a: 1 },
+        due: '2030-01-02 03:04:05.000Z',
+        score: 42.5,
+        done: true,
+        place: { lat: 48.85, lon: 2.35 },
+        tags: ['a', 'c'],
+      })
+      // The table shows the stored UTC date, the bool badge and the chips.
+      const row = p.page.getByRole('row', { name: /Hello world/ })
+      await row.getByText('2030-01-02').waitFor()
+      await row.getByText('True').waitFor()
+    })
+  })
+
+  it('shows view records read-only', async () => {
+    await createCollection({
+      name: 'post_titles',
+      type: 'view',
+      viewQuery: 'SELECT id, title FROM posts',
+    })
+    await withPage(async (p) => {
+      await p.page.goto(`${t.url}/_/#/collections?collection=post_titles`)
+      await p.page.getByRole('cell', { name: 'Delta plan' }).click()
+      const modal = p.page.getByRole('dialog', { name: 'View post_titles record' })
+      await modal.getByRole('textbox', { name: 'title' }).waitFor()
+      expect(await modal.getByRole('textbox', { name: 'title' }).getAttribute('readonly')).toBe('')
+      expect(await modal.getByRole('button', { name: /Save|Delete/ }).count()).toBe(0)
+      expect(await p.page.getByRole('button', { name: 'New record' }).count()).toBe(0)
+    })
+  })
+})
+
 describe('a collection of 100 000 rows', () => {
   it('shows the first page quickly and counts only when asked', async () => {
     await createCollection({

@@ -230,7 +230,11 @@ export function RecordEditor(props: {
               field={f}
               collection={c}
               value={data[f.name]}
-              onChange={(v) => setData((d) => ({ ...d, [f.name]: v }))}
+              onChange={(v) => {
+                setData((d) => ({ ...d, [f.name]: v }))
+                // An edited field's error is stale.
+                if (errors[f.name]) setErrors((e) => ({ ...e, [f.name]: '' }))
+              }}
               error={errors[f.name]}
               files={files[f.name]}
               onFiles={(s) => setFiles((all) => ({ ...all, [f.name]: s }))}

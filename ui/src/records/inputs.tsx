@@ -186,7 +186,7 @@ function JsonInput(props: {
       rows={5}
       value={props.text}
       onInput={props.onChange}
-      error={props.error ?? (state.ok ? undefined : 'Invalid JSON')}
+      error={props.error || (state.ok ? undefined : 'Invalid JSON')}
       hint={
         <span class={`badge ${state.ok ? 'badge-on' : 'badge-bad'}`}>
           {state.ok ? 'Valid JSON' : 'Invalid JSON'}
