@@ -73,6 +73,7 @@ beforeAll(async () => {
   ids.alice2 = await create('posts', { title: 'Alice second', owner: ids.alice })
   ids.bob1 = await create('posts', { title: 'Bob private', owner: ids.bob })
   ids.pub = await create('posts', { title: 'Bob public', owner: ids.bob, public: true })
+  ids.comment = await create('comments', { body: 'Nice', post: ids.pub })
 }, 60_000)
 
 afterAll(async () => {
@@ -234,6 +235,17 @@ describe('rules simulator', () => {
         /exists, but the view rule does not match/,
       )
       await p.shot('rules-simulator-denied')
+
+      // A view rule of "superusers only" (null) is a 403, for a guest as for anyone.
+      await page.getByLabel('Collection').selectOption('comments')
+      await page.getByLabel('Run as').selectOption('')
+      await page.getByLabel('Record id').fill(ids.comment!)
+      await page.getByRole('button', { name: 'Run' }).click()
+      await result.getByText('403', { exact: true }).waitFor()
+      await expect(result.locator('.explanation').innerText()).resolves.toMatch(
+        /"superusers only" \(null\): a guest is refused with 403/,
+      )
+      await expect(result.locator('.rule-badge').innerText()).resolves.toBe('superusers only')
 
       // The superuser is still signed in (the user's token lived in another client).
       const stored = await page.evaluate(() => localStorage.getItem('__svc_superusers__/_/'))
