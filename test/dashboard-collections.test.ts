@@ -44,7 +44,10 @@ async function withPage(
       content: `localStorage.setItem('__svc_superusers__/_/', ${JSON.stringify(JSON.stringify(auth))})`,
     })
     await p.page.goto(`${t.url}/_/${hash}`)
-    await fn(p)
+    await fn(p).catch(async (err: unknown) => {
+      await p.shot('collections-failure')
+      throw err
+    })
     expect(p.outside).toEqual([])
     // A 400 the page shows in a form logs a console error too; nothing else may.
     expect(p.errors.filter((e) => !/status of 400/.test(e))).toEqual([])
@@ -145,7 +148,8 @@ describe('POST /api/collections/meta/dry-run-view', () => {
   })
 })
 
-describe('the collection editor', () => {
+// Chromium on a shared machine: generous per-test limits (each step waits on the page, never on time).
+describe('the collection editor', { timeout: 90_000 }, () => {
   it('creates a base collection with text, select, relation and file fields and a list rule', async () => {
     await withPage('#/collections', async (tp) => {
       const page = tp.page
@@ -168,13 +172,18 @@ describe('the collection editor', () => {
       // Reorder with the keyboard: cover moves above author.
       await row.getByRole('button', { name: 'Move cover up' }).focus()
       await page.keyboard.press('Enter')
+      await dialog.getByRole('button', { name: '+ New index' }).click()
+      await dialog
+        .getByLabel('New index')
+        .fill("CREATE UNIQUE INDEX idx_posts_title ON posts (title) WHERE title != ''")
+      await dialog.getByRole('button', { name: 'Set index' }).click()
+      await dialog.getByText('CREATE UNIQUE INDEX idx_posts_title').waitFor()
       await tp.shot('collections-new')
       await dialog.getByRole('tab', { name: 'API rules' }).click()
-      await page
-        .getByRole('radiogroup', { name: 'List/Search rule access' })
-        .getByLabel('Filter')
-        .check()
-      await page.getByLabel('List/Search rule filter').fill('@request.auth.id != ""')
+      await page.getByRole('group', { name: 'List/Search rule' }).getByLabel('Filter').check()
+      await page.getByLabel('List/Search rule filter').click()
+      // The editor closes the quote itself.
+      await page.keyboard.type('@request.auth.id != "')
       await dialog.getByRole('button', { name: 'Create' }).click()
       await dialog.waitFor({ state: 'detached' })
     })
@@ -194,6 +203,10 @@ describe('the collection editor', () => {
     expect(custom[3].collectionId).toBe(authors.body.id)
     expect(res.body.listRule).toBe('@request.auth.id != ""')
     expect(res.body.viewRule).toBeNull()
+    expect(res.body.indexes).toHaveLength(1)
+    expect(res.body.indexes[0]).toMatch(
+      /^CREATE UNIQUE INDEX `?idx_posts_title`? ON `?posts`? \(`?title`?\) WHERE/,
+    )
   })
 
   it('renames a field keeping its data, and confirms a field deletion listing it', async () => {
@@ -217,6 +230,10 @@ describe('the collection editor', () => {
     })
     expect(renamed.body.headline).toBe('Hello')
     expect(renamed.body.title).toBeUndefined()
+    // The index over the renamed field follows it.
+    expect((await collection('posts')).body.indexes[0]).toMatch(
+      /\(`?headline`?\) WHERE `?headline`? != ''/,
+    )
 
     await withPage('#/collections?collection=posts', async (tp) => {
       const page = tp.page
@@ -302,6 +319,41 @@ describe('the collection editor', () => {
     expect(after.body.fields.map((f: { name: string }) => f.name)).toContain('summary')
     // Merge kept the other collections.
     expect((await collection('headlines')).status).toBe(200)
+  })
+
+  it('edits the options of an auth collection; an OAuth2 secret stays write-only', async () => {
+    await withPage('#/collections?collection=users', async (tp) => {
+      const page = tp.page
+      await page.getByRole('button', { name: 'Edit collection users' }).first().click()
+      const dialog = page.getByRole('dialog', { name: 'Edit collection users' })
+      await dialog.getByRole('tab', { name: 'Options' }).click()
+      await dialog.getByLabel('Enable OTP').check()
+      await dialog.getByLabel('OTP length').fill('8')
+      await dialog.getByLabel('Auth token').fill('3600')
+      await dialog.getByRole('button', { name: '+ Add provider' }).click()
+      await dialog.getByLabel('Provider name (provider 1)').fill('gitlab')
+      await dialog.getByLabel('Client ID (gitlab)').fill('client-1')
+      await dialog.getByLabel('Client secret (gitlab)').fill('very-secret')
+      await tp.shot('collections-auth-options')
+      await dialog.getByRole('button', { name: 'Save changes' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      const users = await collection('users')
+      expect(users.body.otp).toMatchObject({ enabled: true, length: 8 })
+      expect(users.body.authToken.duration).toBe(3600)
+      expect(users.body.oauth2.providers).toHaveLength(1)
+      expect(users.body.oauth2.providers[0]).toMatchObject({ name: 'gitlab', clientId: 'client-1' })
+      expect(JSON.stringify(users.body)).not.toContain('very-secret')
+      // Opened again, the stored secret shows as set, and saving keeps it.
+      await page.getByRole('button', { name: 'Edit collection users' }).first().click()
+      await dialog.getByRole('tab', { name: 'Options' }).click()
+      const secret = dialog.getByLabel('Client secret (gitlab)')
+      await expect(secret.getAttribute('placeholder')).resolves.toBe('set (leave empty to keep)')
+      await expect(secret.inputValue()).resolves.toBe('')
+      await dialog.getByRole('button', { name: 'Save changes' }).click()
+      await dialog.waitFor({ state: 'detached' })
+    })
+    const again = await collection('users')
+    expect(again.body.oauth2.providers[0]).toMatchObject({ name: 'gitlab', clientId: 'client-1' })
   })
 
   it('deletes a collection after its name is typed (dark theme)', async () => {

@@ -44,6 +44,15 @@ function fieldListErrors(err: unknown): Record<string, string> {
   return out
 }
 
+/** The draft as a collection (its fields as edited), for the rule editor's completion and check. */
+function draftModel(d: Draft, editing: CollectionModel | undefined): CollectionModel {
+  return {
+    ...d.base,
+    id: editing?.id ?? '',
+    fields: d.fields.filter((f) => !f.removed).map((f) => f.data),
+  } as unknown as CollectionModel
+}
+
 /** Opens a collection for editing (or a new one when `collection` is absent). */
 export function CollectionEditor(props: {
   collection?: CollectionModel
@@ -108,7 +117,7 @@ export function CollectionEditor(props: {
     setErrors({})
     setFieldErrs({})
     try {
-      const body = toBody(draft, !editing)
+      const body = toBody(draft, !editing, editing)
       const saved = editing
         ? await pb.collections.update(editing.id, body)
         : await pb.collections.create(body)
@@ -218,7 +227,12 @@ export function CollectionEditor(props: {
           />
         )}
         {active === 'rules' && (
-          <RulesTab base={draft.base} collection={editing ?? null} set={setBase} errors={errors} />
+          <RulesTab
+            base={draft.base}
+            collection={draftModel(draft, editing)}
+            set={setBase}
+            errors={errors}
+          />
         )}
         {active === 'options' && (
           <AuthOptionsTab base={draft.base} fields={draft.fields} set={setBase} errors={errors} />

@@ -121,7 +121,11 @@ export function typeChanged(f: FieldDraft): boolean {
 }
 
 /** The body of a create or update: flat fields, removed ones left out, replaced ones id-less. */
-export function toBody(d: Draft, creating: boolean): Record<string, unknown> {
+export function toBody(
+  d: Draft,
+  creating: boolean,
+  original?: { name: string },
+): Record<string, unknown> {
   const body: Record<string, unknown> = { ...d.base }
   for (const k of ['created', 'updated', 'system']) delete body[k]
   if (creating && !body.id) delete body.id
@@ -139,6 +143,9 @@ export function toBody(d: Draft, creating: boolean): Record<string, unknown> {
   if (body.type === 'view') {
     // A view's fields come from its query.
     return body
+  }
+  if (Array.isArray(body.indexes)) {
+    body.indexes = renameInIndexes(body.indexes as string[], renames(d), original, str(body.name))
   }
   body.fields = d.fields
     .filter((f) => !f.removed)
@@ -191,4 +198,47 @@ export function renames(d: Draft): [string, string][] {
   return d.fields
     .filter((f) => f.original && !f.removed && !typeChanged(f) && f.original.name !== f.data.name)
     .map((f) => [String(f.original!.name), String(f.data.name)])
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/**
+ * The indexes with renamed fields (and a renamed collection, after `ON`) renamed too, as
+ * PocketBase's dashboard does: an index naming the old column would fail the save.
+ */
+export function renameInIndexes(
+  indexes: string[],
+  fieldRenames: [string, string][],
+  original: { name: string } | undefined,
+  newName?: string,
+): string[] {
+  return indexes.map((ix) => {
+    let out = ix
+    for (const [from, to] of fieldRenames) {
+      // A bare, backticked, double-quoted or bracketed identifier, never part of a longer name.
+      const re = new RegExp(`([\`"[]?)\\b${escapeRe(from)}\\b([\`"\\]]?)`, 'g')
+      const on = /\bON\b/i.exec(out)
+      if (!on) continue
+      // Only after ON (the index's own name comes before it).
+      const head = out.slice(0, on.index)
+      // Never inside a '…' string literal (the odd parts of the split).
+      const tail = out
+        .slice(on.index)
+        .split(/('(?:[^']|'')*')/)
+        .map((part, i) =>
+          i % 2 ? part : part.replace(re, (_m, a: string, b: string) => `${a}${to}${b}`),
+        )
+        .join('')
+      out = head + tail
+    }
+    if (original && newName && original.name !== newName) {
+      out = out.replace(
+        new RegExp(`(\\bON\\s+[\`"[]?)${escapeRe(original.name)}([\`"\\]]?)`, 'i'),
+        (_m, a: string, b: string) => `${a}${newName}${b}`,
+      )
+    }
+    return out
+  })
 }
