@@ -30,6 +30,7 @@ import { allSteps, signIn, type Context } from './scenarios.js'
 import { defineCollections, seedRows, type SeedSizes } from './seed.js'
 import { createSuperuser, ROOT, startBaseline, startSvcbase } from './servers.js'
 import { postgresRows } from './postgres.js'
+import { dashboardSizeRows, firstPageRow } from './dashboard.js'
 import { workersRows } from './workers.js'
 
 const started = performance.now()
@@ -161,6 +162,20 @@ async function main(args: BenchArgs): Promise<void> {
       ...(await runGroup('postgres: view, list and create on PostgreSQL', () =>
         postgresRows(c, join(tmp, 'baseline.db'), tmp, SUPERUSER),
       )),
+    )
+    rows.push(
+      ...(await runGroup('dashboard: bundle size and the first page of posts100k', async () => {
+        const signIn = await fetch(`${c.svc.url}/api/collections/_superusers/auth-with-password`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ identity: SUPERUSER.email, password: SUPERUSER.password }),
+        })
+        const auth = (await signIn.json()) as { token: string; record: unknown }
+        return [
+          ...dashboardSizeRows(join(ROOT, 'dist', 'ui')),
+          await firstPageRow(c.svc.url, auth.token, auth.record, 'posts100k', SIZES.large),
+        ]
+      })),
     )
     rows.push({
       name: 'server RSS after all scenarios',
