@@ -127,11 +127,32 @@ describe('operations pages', { timeout: 60_000 }, () => {
       await row.waitFor()
       expect(await row.textContent()).toContain('GET')
       await p.shot('operations-logs')
+      // Dragging over the chart zooms in and narrows the list to that time; Reset zoom undoes it.
+      const over = await p.page.locator('.logs-chart .u-over').boundingBox()
+      expect(over).not.toBeNull()
+      // The first hours of the last 24 had no requests.
+      await p.page.mouse.move(over!.x + over!.width * 0.05, over!.y + over!.height / 2)
+      await p.page.mouse.down()
+      await p.page.mouse.move(over!.x + over!.width * 0.4, over!.y + over!.height / 2, { steps: 5 })
+      await p.page.mouse.up()
+      await p.page.getByText('No logs found.').waitFor()
+      await p.page.getByRole('button', { name: 'Reset zoom' }).click()
+      await p.page.getByRole('button', { name: 'Reset zoom' }).waitFor({ state: 'detached' })
+      await row.waitFor()
       await row.getByRole('button').first().click()
       const dialog = p.page.getByRole('dialog', { name: 'Request log' })
       await dialog.waitFor()
       expect(await dialog.textContent()).toContain(probe)
       await p.shot('operations-log-detail')
+      await p.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], {
+        origin: t.url,
+      })
+      await dialog.getByRole('button', { name: 'Copy JSON' }).click()
+      await p.page.getByText('The log was copied as JSON.').waitFor()
+      const copied = JSON.parse(await p.page.evaluate(() => navigator.clipboard.readText())) as {
+        data: { url: string }
+      }
+      expect(copied.data.url).toBe(probe)
       await p.page.keyboard.press('Escape')
       await dialog.waitFor({ state: 'detached' })
       // A filter narrows the list (kept in the URL).
@@ -259,6 +280,25 @@ describe('operations pages', { timeout: 60_000 }, () => {
       ).toBe(0)
       expect(await p.page.locator('.realtime-event').count()).toBe(1)
     })
+  })
+
+  it('backup options: an automatic schedule saved through the settings API', async () => {
+    await withPage('#/backups', async (p) => {
+      await p.page.getByLabel('Enable automatic backups').check()
+      await p.page.getByRole('button', { name: 'Every day at 00:00 UTC' }).click()
+      await p.page.getByLabel('Automatic backups to keep').fill('2')
+      await p.page.getByRole('button', { name: 'Save backup options' }).click()
+      await p.page.getByText('The backup options were saved.').waitFor()
+      // A bad expression is refused with the server's message under the field.
+      await p.page.getByLabel('Cron expression (UTC)').fill('not a cron')
+      await p.page.getByRole('button', { name: 'Save backup options' }).click()
+      await p.page.locator('.backup-options .has-error').waitFor()
+    })
+    const settings = await t.api('GET', '/api/settings', { token: t.suToken })
+    expect(settings.body.backups.cron).toBe('0 0 * * *')
+    expect(settings.body.backups.cronMaxKeep).toBe(2)
+    const jobs = await t.api('GET', '/api/crons', { token: t.suToken })
+    expect(jobs.body.map((j: { id: string }) => j.id)).toContain('__svcAutoBackup__')
   })
 
   it('backups: take one in the browser, change the data, restore it: the data is back', async () => {

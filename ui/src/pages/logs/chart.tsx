@@ -43,6 +43,8 @@ export function RequestsChart(props: {
   /** Called with the selected range in seconds, or null once the zoom is reset. */
   onZoom: (range: { from: number; to: number } | null) => void
   theme: string
+  /** Changed to draw the chart afresh (its zoom undone). */
+  resets: number
 }) {
   const box = useRef<HTMLDivElement>(null)
   const plot = useRef<uPlot | null>(null)
@@ -94,7 +96,7 @@ export function RequestsChart(props: {
     return () => {
       live = false
     }
-  }, [props.stats, props.theme])
+  }, [props.stats, props.theme, props.resets])
   useEffect(() => () => plot.current?.destroy(), [])
   useEffect(() => {
     const onResize = () => {

@@ -46,6 +46,7 @@ export default function LogsPage(props: PageProps) {
   const [error, setError] = useState('')
   const [open, setOpen] = useState<LogItem | null>(null)
   const [reloads, setReloads] = useState(0)
+  const [resets, setResets] = useState(0)
 
   const listFilter = effectiveFilter(urlFilter, withSu, zoom)
   const statsFilter = effectiveFilter(urlFilter, withSu, null)
@@ -143,7 +144,7 @@ export default function LogsPage(props: PageProps) {
         ) : stats.length === 0 ? (
           <p class="muted">No requests in this range.</p>
         ) : (
-          <RequestsChart stats={stats} onZoom={setZoom} theme={scheme.value} />
+          <RequestsChart stats={stats} onZoom={setZoom} theme={scheme.value} resets={resets} />
         )}
         {zoom && (
           <div class="row">
@@ -151,7 +152,13 @@ export default function LogsPage(props: PageProps) {
               Showing {new Date(zoom.from * 1000).toLocaleString()} –{' '}
               {new Date(zoom.to * 1000).toLocaleString()}
             </span>
-            <Button kind="link" onClick={() => setZoom(null)}>
+            <Button
+              kind="link"
+              onClick={() => {
+                setZoom(null)
+                setResets((n) => n + 1)
+              }}
+            >
               Reset zoom
             </Button>
           </div>
