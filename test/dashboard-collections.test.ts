@@ -314,6 +314,15 @@ describe('the collection editor', { timeout: 90_000 }, () => {
       await page.getByRole('button', { name: 'Import', exact: true }).click()
       await page.getByRole('button', { name: 'Confirm import' }).click()
       await page.getByText('Imported 1 collections.').waitFor()
+      // Without merge, the diff says what the import would delete (nothing is imported here).
+      const cover = list[0]!.fields.findIndex((f) => (f as { name: string }).name === 'cover')
+      list[0]!.fields.splice(cover, 1)
+      await page.getByLabel('Collections JSON').fill(JSON.stringify(list))
+      await page.getByLabel(/^Merge/).uncheck()
+      await page.getByRole('button', { name: 'Review changes' }).click()
+      await diff.getByText('− fields deleted with their data: cover').waitFor()
+      await diff.getByText('Delete headlines').waitFor()
+      await diff.getByText('Delete authors').waitFor()
     })
     const after = await collection('posts')
     expect(after.body.fields.map((f: { name: string }) => f.name)).toContain('summary')
@@ -367,6 +376,22 @@ describe('the collection editor', { timeout: 90_000 }, () => {
         const page = tp.page
         await page.getByRole('button', { name: 'Edit collection scratch' }).first().click()
         const dialog = page.getByRole('dialog', { name: 'Edit collection scratch' })
+        await dialog.getByRole('button', { name: 'Options of note' }).waitFor()
+        // A type change replaces the field: the confirmation says its values go.
+        await dialog.getByRole('button', { name: 'Remove note' }).waitFor()
+        await (await rowNamed(page, 'note')).getByLabel('Type').selectOption('number')
+        await dialog.getByRole('button', { name: 'Save changes' }).click()
+        const loss = page.getByRole('list', { name: 'Data that will be lost' })
+        await expect(loss.innerText()).resolves.toBe(
+          'Field "note" changes type text → number: its values are deleted.',
+        )
+        await page.getByRole('button', { name: 'Save and delete the data' }).click()
+        await dialog.waitFor({ state: 'detached' })
+        const changed = await collection('scratch')
+        expect(changed.body.fields.find((f: { name: string }) => f.name === 'note').type).toBe(
+          'number',
+        )
+        await page.getByRole('button', { name: 'Edit collection scratch' }).first().click()
         await dialog.getByRole('button', { name: 'Options of note' }).waitFor()
         await dialog
           .getByRole('button', { name: /Options/ })
