@@ -394,6 +394,15 @@ describe('field inputs', () => {
       const row = p.page.getByRole('row', { name: /Hello world/ })
       await row.getByText('2030-01-02').waitFor()
       await row.getByText('True').waitFor()
+
+      // Lists ask for rich text as a short excerpt (here: the live fetch of a record made elsewhere).
+      const listed = p.page.waitForResponse(
+        (r) => r.url().includes('/api/collections/kitchen/records?') && r.url().includes('excerpt'),
+      )
+      await createRecord('kitchen', { body: `<p>${'long text '.repeat(200)}</p>` })
+      const page = (await (await listed).json()) as { items: { body: string }[] }
+      expect(page.items[0]!.body.length).toBeLessThanOrEqual(203)
+      await p.page.getByRole('row', { name: /long text/ }).waitFor()
     })
   })
 

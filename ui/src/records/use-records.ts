@@ -18,6 +18,16 @@ export function expandOf(collection: CollectionModel): string {
     .join(',')
 }
 
+/**
+ * The `fields` of list requests: everything, but rich-text (`editor`) fields as a 200-character
+ * plain-text excerpt, so a page of long documents stays small (undefined when there are none).
+ */
+export function listFields(collection: CollectionModel): string | undefined {
+  const editors = collection.fields.filter((f) => f.type === 'editor').map((f) => f.name)
+  if (!editors.length) return undefined
+  return ['*', ...editors.map((n) => `${n}:excerpt(200,true)`)].join(',')
+}
+
 export interface RecordsState {
   items: RecordModel[]
   loading: boolean
@@ -53,11 +63,12 @@ export function useRecords(
   const current = useRef({ filter, name: collection.name })
   current.current = { filter, name: collection.name }
   const expand = expandOf(collection)
+  const fields = listFields(collection)
 
   const load = (p: number, g: number) => {
     setLoading(true)
     pb.collection(collection.name)
-      .getList(p, PER_PAGE, { filter, sort, expand, skipTotal: true })
+      .getList(p, PER_PAGE, { filter, sort, expand, fields, skipTotal: true })
       .then(
         (res) => {
           if (gen.current !== g) return
@@ -100,7 +111,12 @@ export function useRecords(
         const f = current.current.filter
         const byId = pb.filter('id = {:id}', { id: e.record.id })
         pb.collection(name)
-          .getList(1, 1, { filter: f ? `(${byId}) && (${f})` : byId, expand, skipTotal: true })
+          .getList(1, 1, {
+            filter: f ? `(${byId}) && (${f})` : byId,
+            expand,
+            fields,
+            skipTotal: true,
+          })
           .then(
             (res) => {
               if (!live || current.current.name !== name) return
