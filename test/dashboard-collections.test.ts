@@ -365,11 +365,16 @@ describe('the collection editor', { timeout: 90_000 }, () => {
     expect(again.body.oauth2.providers[0]).toMatchObject({ name: 'gitlab', clientId: 'client-1' })
   })
 
-  it('deletes a collection after its name is typed (dark theme)', async () => {
+  it('changes a field type, truncates, and deletes a collection once its name is typed (dark theme)', async () => {
     await t.api('POST', '/api/collections', {
       token: t.suToken,
       body: { name: 'scratch', type: 'base', fields: [{ name: 'note', type: 'text' }] },
     })
+    const rec = await t.api('POST', '/api/collections/scratch/records', {
+      token: t.suToken,
+      body: { note: 'x' },
+    })
+    expect(rec.status).toBe(200)
     await withPage(
       '#/collections?collection=scratch',
       async (tp) => {
@@ -398,6 +403,11 @@ describe('the collection editor', { timeout: 90_000 }, () => {
           .last()
           .click()
         await tp.shot('collections-editor-dark')
+        await dialog.getByRole('button', { name: 'Truncate' }).click()
+        await page.getByRole('button', { name: 'Delete every record' }).click()
+        await page.getByText('Every record of "scratch" was deleted.').waitFor()
+        const left = await t.api('GET', '/api/collections/scratch/records', { token: t.suToken })
+        expect(left.body.items).toEqual([])
         await dialog.getByRole('button', { name: 'Delete collection' }).click()
         const confirm = page.getByRole('dialog', { name: 'Delete collection "scratch"?' })
         await confirm.getByLabel('Type "scratch" to confirm').fill('scratc')
