@@ -76,9 +76,9 @@ afterAll(async () => {
 /** A signed-in page (the superuser's auth put where the dashboard keeps it). */
 async function signedIn(hash: string, dark = false): Promise<TestPage> {
   const p = await openPage(browser, dark ? { colorScheme: 'dark' } : {})
-  await p.page.addInitScript((value) => {
-    window.localStorage.setItem('__svc_superusers__/_/', value)
-  }, JSON.stringify(auth))
+  await p.page.addInitScript({
+    content: `localStorage.setItem('__svc_superusers__/_/', ${JSON.stringify(JSON.stringify(auth))})`,
+  })
   await p.page.goto(`${t.url}/_/${hash}`)
   return p
 }
@@ -149,7 +149,9 @@ describe('operations pages', { timeout: 60_000 }, () => {
       })
       await dialog.getByRole('button', { name: 'Copy JSON' }).click()
       await p.page.getByText('The log was copied as JSON.').waitFor()
-      const copied = JSON.parse(await p.page.evaluate(() => navigator.clipboard.readText())) as {
+      const copied = JSON.parse(
+        await p.page.evaluate<string>('navigator.clipboard.readText()'),
+      ) as {
         data: { url: string }
       }
       expect(copied.data.url).toBe(probe)
