@@ -23,6 +23,8 @@ let auth: { token: string; record: unknown }
 let receiver: Server
 let receiverUrl = ''
 const received: { body: string; headers: Record<string, unknown> }[] = []
+/** The status the receiver answers. */
+let answer = 204
 
 beforeAll(async () => {
   browser = await launchBrowser()
@@ -42,7 +44,7 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => (body += c.toString()))
     req.on('end', () => {
       received.push({ body, headers: req.headers })
-      res.writeHead(204).end()
+      res.writeHead(answer).end()
     })
   })
   await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok))
@@ -288,10 +290,13 @@ describe('webhooks', () => {
       })
       expect(made.status).toBe(200)
       await expect
-        .poll(async () => {
-          const r = await t.api('GET', '/api/collections/_webhooks/records', { token: t.suToken })
-          return r.body.items[0].lastStatus as string
-        })
+        .poll(
+          async () => {
+            const r = await t.api('GET', '/api/collections/_webhooks/records', { token: t.suToken })
+            return r.body.items[0].lastStatus as string
+          },
+          { timeout: 15_000 },
+        )
         .toBe('204')
       expect(JSON.parse(received[0]!.body)).toMatchObject({ event: 'create', collection: 'posts' })
       await page.getByRole('button', { name: 'Refresh' }).click()
@@ -319,6 +324,57 @@ describe('webhooks', () => {
     })
     const after = await t.api('GET', '/api/collections/_webhooks/records', { token: t.suToken })
     expect(after.body.items).toHaveLength(0)
+  })
+})
+
+describe('webhook retries', () => {
+  it('retries a pending delivery now from the page (POST /api/webhooks/deliveries/{id}/retry)', async () => {
+    expect((await t.api('POST', '/api/webhooks/deliveries/nothere/retry')).status).toBe(401)
+    const unknown = await t.api('POST', '/api/webhooks/deliveries/nothere/retry', {
+      token: t.suToken,
+    })
+    expect(unknown.status).toBe(404)
+    const hook = await t.api('POST', '/api/collections/_webhooks/records', {
+      token: t.suToken,
+      body: {
+        name: 'flaky',
+        url: receiverUrl,
+        collection: 'posts',
+        enabled: true,
+        secret: 'whsec_BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcH',
+      },
+    })
+    expect(hook.status, JSON.stringify(hook.body)).toBe(200)
+    answer = 500
+    const made = await t.api('POST', '/api/collections/posts/records', {
+      token: t.suToken,
+      body: { title: 'will fail first' },
+    })
+    expect(made.status).toBe(200)
+    const lastStatus = async () =>
+      (
+        await t.api('GET', `/api/collections/_webhooks/records/${hook.body.id}`, {
+          token: t.suToken,
+        })
+      ).body.lastStatus as string
+    await expect.poll(lastStatus, { timeout: 15_000 }).toBe('500')
+    answer = 204
+    await withPage('#/webhooks', async (p) => {
+      const { page } = p
+      await page.getByText('500 failed').waitFor()
+      await page.getByRole('button', { name: 'Pending deliveries of flaky' }).click()
+      const retry = page.getByRole('button', { name: /^Retry delivery .* now$/ })
+      await retry.waitFor()
+      await retry.click()
+      await page.getByText('The delivery is being sent again.').waitFor()
+      await expect.poll(lastStatus, { timeout: 15_000 }).toBe('204')
+      await page.getByRole('button', { name: 'Refresh' }).click()
+      await page.getByText('204 OK').waitFor()
+    })
+    const outbox = await t.api('GET', '/api/collections/_webhook_outbox/records', {
+      token: t.suToken,
+    })
+    expect(outbox.body.items).toHaveLength(0)
   })
 })
 

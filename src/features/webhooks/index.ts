@@ -3,6 +3,7 @@ import { forbidden, messages } from '../../core/errors.js'
 import type { RecordHookEvent } from '../../core/hooks.js'
 import type { Feature } from '../../http/feature.js'
 import { Deliverer, type DelivererOptions } from './deliverer.js'
+import { registerWebhookRetry } from './routes/retry.js'
 import {
   checkWebhookRow,
   deliveryBody,
@@ -41,8 +42,9 @@ declare module '../../core/services.js' {
 export function webhooksFeature(options: DelivererOptions = {}): Feature {
   return {
     name: 'webhooks',
-    register: ({ app }) => {
+    register: ({ app, http }) => {
       app.registerSettingsGroup(webhooksSettings)
+      registerWebhookRetry(app, http)
       const targets = new WebhookTargets()
       const deliverer = new Deliverer(app, () => targets.invalidate(), options)
       // A change of the `_webhooks` rows: matching and the rows read for delivery start afresh.

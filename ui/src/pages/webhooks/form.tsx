@@ -158,10 +158,29 @@ export function WebhookForm(props: {
   )
 }
 
-/** The pending deliveries of a webhook: queued or being retried (read-only outbox rows). */
+/**
+ * The pending deliveries of a webhook: queued or waiting for a retry (outbox rows), each with
+ * "Retry now" (`POST /api/webhooks/deliveries/{id}/retry`).
+ */
 export function Deliveries({ webhook }: { webhook: RecordModel }) {
   const [rows, setRows] = useState<RecordModel[] | null>(null)
   const [error, setError] = useState('')
+  const [round, setRound] = useState(0)
+  const [busy, setBusy] = useState('')
+  async function retry(id: string) {
+    setBusy(id)
+    try {
+      await pb.send(`/api/webhooks/deliveries/${encodeURIComponent(id)}/retry`, {
+        method: 'POST',
+      })
+      toast('success', 'The delivery is being sent again.')
+      setRound((n) => n + 1)
+    } catch (err) {
+      toast('error', errorMessage(err))
+    } finally {
+      setBusy('')
+    }
+  }
   useEffect(() => {
     pb.collection('_webhook_outbox')
       .getList(1, 20, {
@@ -174,7 +193,7 @@ export function Deliveries({ webhook }: { webhook: RecordModel }) {
         (l) => setRows(l.items),
         (err: unknown) => setError(errorMessage(err)),
       )
-  }, [webhook.id])
+  }, [webhook.id, round])
   if (error) return <p class="error-text">{error}</p>
   if (!rows) return <p class="muted">Loading…</p>
   const last = webhook.lastAttemptAt
@@ -195,6 +214,9 @@ export function Deliveries({ webhook }: { webhook: RecordModel }) {
               <th>Queued</th>
               <th>Attempts so far</th>
               <th>Next attempt</th>
+              <th>
+                <span class="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -204,6 +226,16 @@ export function Deliveries({ webhook }: { webhook: RecordModel }) {
                 <td>{d.created}</td>
                 <td>{String(d.attempts ?? 0)}</td>
                 <td>{(d.nextAttemptAt as string) || 'now'}</td>
+                <td>
+                  <Button
+                    kind="link"
+                    busy={busy === d.id}
+                    aria-label={`Retry delivery ${d.id} now`}
+                    onClick={() => void retry(d.id)}
+                  >
+                    Retry now
+                  </Button>
+                </td>
               </tr>
             ))}
           </tbody>

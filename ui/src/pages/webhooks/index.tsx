@@ -1,9 +1,9 @@
 /**
  * Webhooks (`#/webhooks`): the `_webhooks` rows (records API, 50 a page) with the outcome of
  * their last delivery (status, error, time, attempts), create / edit / delete, and the pending
- * deliveries of one webhook (`_webhook_outbox`, read-only). The secret is write-only: it is typed
- * when creating, and can be replaced when editing, never shown. The API has no manual redelivery
- * (docs/webhooks.md): failed deliveries are retried by the server with backoff.
+ * deliveries of one webhook (`_webhook_outbox`) with "Retry now". The secret is write-only: it is
+ * typed when creating, and can be replaced when editing, never shown. A delivery that succeeded or
+ * was given up cannot be sent again (the API keeps no history beyond the last outcome).
  */
 import { useEffect, useState } from 'preact/hooks'
 import type { RecordModel } from 'pocketbase'
