@@ -60,10 +60,6 @@ export function AuthOptionsTab(props: {
   const providers = Array.isArray(oauth2.providers) ? (oauth2.providers as Obj[]) : []
   const setProviders = (list: Obj[]) => patch('oauth2', { providers: list })
   const err = (k: string) => props.errors[k]
-  const uniqueFields = props.fields
-    .filter((f) => !f.removed && ['text', 'email'].includes(String(f.data.type)))
-    .map((f) => String(f.data.name))
-
   return (
     <div class="ce-auth">
       <fieldset>
@@ -76,7 +72,7 @@ export function AuthOptionsTab(props: {
         <ListInput
           label="Identity fields"
           value={pw.identityFields}
-          hint={`Comma separated; each needs a unique index (e.g. ${uniqueFields.join(', ') || 'email'}).`}
+          hint="Comma separated field names (e.g. email, username); each needs a unique index."
           onChange={(identityFields) => patch('passwordAuth', { identityFields })}
           error={err('passwordAuth')}
         />
