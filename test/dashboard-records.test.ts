@@ -200,6 +200,19 @@ describe('collections page', () => {
       })
       expect(after.body).toMatchObject({ title: 'Hello edited', cover: '', author: authorIds.Ada })
       await p.page.getByRole('cell', { name: 'Hello edited' }).waitFor()
+      await p.shot('records-table')
+
+      // Deleting from the editor asks first.
+      await p.page.getByRole('cell', { name: 'Hello edited' }).click()
+      await edit.getByRole('button', { name: 'Delete' }).click()
+      const confirm = p.page.getByRole('dialog', { name: 'Delete record' })
+      await confirm.getByRole('button', { name: 'Delete' }).click()
+      await edit.waitFor({ state: 'detached' })
+      await p.page.getByRole('cell', { name: 'Hello edited' }).waitFor({ state: 'detached' })
+      const gone = await t.api('GET', `/api/collections/posts/records/${made!.id as string}`, {
+        token: t.suToken,
+      })
+      expect(gone.status).toBe(404)
 
       // A field error from the API shows under its input.
       await p.page.getByRole('button', { name: 'New record' }).first().click()
@@ -208,7 +221,6 @@ describe('collections page', () => {
       await bad.locator('.has-error .error-text').first().waitFor()
       await p.page.keyboard.press('Escape')
       await bad.waitFor({ state: 'detached' })
-      await p.shot('records-table')
     })
   })
 
