@@ -29,11 +29,14 @@ export default function BackupsPage(_props: PageProps) {
   const [busy, setBusy] = useState('')
   const [deleting, setDeleting] = useState<string | null>(null)
   const [restoring, setRestoring] = useState<string | null>(null)
+  /** `GET /api/health` says no backup can start now (one is running, or no S3 bucket). */
+  const [locked, setLocked] = useState(false)
 
   const reload = async () => {
     try {
-      const l = await pb.backups.getFullList()
+      const [l, health] = await Promise.all([pb.backups.getFullList(), pb.health.check()])
       setList(l)
+      setLocked((health.data as { canBackup?: boolean } | undefined)?.canBackup === false)
       setError('')
     } catch (err) {
       setError(errorMessage(err))
@@ -99,7 +102,7 @@ export default function BackupsPage(_props: PageProps) {
     <div class="stack ops-page backups-page">
       <div class="page-header">
         <h1>Backups</h1>
-        <Button kind="primary" onClick={() => setCreating(true)} disabled={busy !== ''}>
+        <Button kind="primary" onClick={() => setCreating(true)} disabled={busy !== '' || locked}>
           New backup
         </Button>
         <label class={`btn btn-secondary upload-label${busy === 'upload' ? ' is-busy' : ''}`}>
@@ -108,7 +111,7 @@ export default function BackupsPage(_props: PageProps) {
             type="file"
             accept=".zip,application/zip"
             class="sr-only"
-            disabled={busy !== ''}
+            disabled={busy !== '' || locked}
             onChange={(e) => {
               const f = e.currentTarget.files?.[0]
               e.currentTarget.value = ''
@@ -123,6 +126,12 @@ export default function BackupsPage(_props: PageProps) {
       {error && (
         <p class="error-text" role="alert">
           {error}
+        </p>
+      )}
+      {locked && (
+        <p class="muted" role="status">
+          A backup or restore is in progress (or backups cannot be stored right now): new backups
+          and restores wait until it ends. Refresh to check again.
         </p>
       )}
       <div class="table-wrap">
@@ -154,6 +163,7 @@ export default function BackupsPage(_props: PageProps) {
                   <Button
                     kind="link"
                     aria-label={`Restore ${b.key}`}
+                    disabled={locked}
                     onClick={() => setRestoring(b.key)}
                   >
                     Restore
