@@ -172,6 +172,14 @@ describe('the collection editor', { timeout: 90_000 }, () => {
       // Reorder with the keyboard: cover moves above author.
       await row.getByRole('button', { name: 'Move cover up' }).focus()
       await page.keyboard.press('Enter')
+      // Back with the mouse (author dragged by its badge onto cover's row), then up again.
+      await (
+        await rowNamed(page, 'author')
+      )
+        .locator('.ce-drag')
+        .dragTo(await rowNamed(page, 'cover'))
+      await (await rowNamed(page, 'cover')).getByRole('button', { name: 'Move cover up' }).focus()
+      await page.keyboard.press('Enter')
       await dialog.getByRole('button', { name: '+ New index' }).click()
       await dialog
         .getByLabel('New index')

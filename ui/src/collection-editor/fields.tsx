@@ -3,7 +3,7 @@
  * add, remove (restorable until saved), move up/down, rename (the field keeps its id, so its
  * data is kept).
  */
-import { useState } from 'preact/hooks'
+import { useRef, useState } from 'preact/hooks'
 import { Button, Checkbox, SelectField, TextField } from '../components/ui'
 import { FieldOptions } from './field-options'
 import { defaultOptions, str, fieldTypes, newKey, typeChanged, type FieldDraft } from './model'
@@ -23,12 +23,16 @@ function FieldRow(props: {
   count: number
   update: (patch: Record<string, unknown>) => void
   move: (step: number) => void
+  /** Drag and drop (mouse): the row dragged onto this one takes its place. */
+  drag: { start: () => void; drop: () => void }
   setRemoved: (removed: boolean) => void
   selfId: string | undefined
   error: string | undefined
 }) {
   const { f } = props
   const [open, setOpen] = useState(f.original === null)
+  // Only the badge starts a drag, so text in the inputs stays selectable.
+  const [dragReady, setDragReady] = useState(false)
   const system = f.data.system === true
   const name = str(f.data.name)
   const type = String(f.data.type)
@@ -45,9 +49,27 @@ function FieldRow(props: {
   const types: string[] = [...fieldTypes]
   if (!types.includes(type)) types.push(type)
   return (
-    <li class={`ce-field${props.error ? ' has-error' : ''}`} data-field-key={f.key}>
+    <li
+      class={`ce-field${props.error ? ' has-error' : ''}`}
+      data-field-key={f.key}
+      draggable={dragReady}
+      onDragStart={props.drag.start}
+      onDragEnd={() => setDragReady(false)}
+      onDragOver={(e) => e.preventDefault()}
+      onDrop={(e) => {
+        e.preventDefault()
+        props.drag.drop()
+      }}
+    >
       <div class="ce-field-head">
-        <span class="ce-type-badge">{type}</span>
+        <span
+          class="ce-type-badge ce-drag"
+          title="Drag to reorder (or use the arrow buttons)"
+          onMouseDown={() => setDragReady(true)}
+          onMouseUp={() => setDragReady(false)}
+        >
+          {type}
+        </span>
         <TextField
           label="Field name"
           value={name}
@@ -145,6 +167,16 @@ export function FieldsTab(props: FieldsProps) {
         ?.focus()
     })
   }
+  const dragged = useRef<string | null>(null)
+  const dropOn = (to: number) => {
+    const from = props.fields.findIndex((f) => f.key === dragged.current)
+    dragged.current = null
+    if (from < 0 || from === to) return
+    const next = [...props.fields]
+    const [item] = next.splice(from, 1)
+    next.splice(to, 0, item!)
+    props.onChange(next)
+  }
   const add = () => {
     const taken = new Set(props.fields.map((f) => String(f.data.name)))
     let n = 1
@@ -184,6 +216,10 @@ export function FieldsTab(props: FieldsProps) {
               error={f.removed ? undefined : props.errors[String(sent)]}
               update={(patch) => set(i, { ...f, data: { ...f.data, ...patch } })}
               move={(step) => move(i, step)}
+              drag={{
+                start: () => (dragged.current = f.key),
+                drop: () => dropOn(i),
+              }}
               setRemoved={(removed) => {
                 if (removed && f.original === null) {
                   props.onChange(props.fields.filter((_, j) => j !== i))
