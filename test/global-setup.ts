@@ -156,10 +156,11 @@ async function ensureArchiveTools(): Promise<void> {
 
 /**
  * For the dashboard's browser tests (files importing `helpers/browser`): installs Chromium
- * (scripts/chromium.sh) and builds the dashboard afresh into `.test-data/ui`, so the tests run
- * the sources as they are now; its folder reaches the workers as `SVC_TEST_UI_DIR`.
+ * (scripts/chromium.sh) and builds the dashboard afresh into a temporary folder of this run (so
+ * runs side by side never share a half-built one), so the tests run the sources as they are now;
+ * its folder reaches the workers as `SVC_TEST_UI_DIR`. Returns its removal.
  */
-async function prepareDashboard(): Promise<void> {
+async function prepareDashboard(): Promise<(() => void) | undefined> {
   if (process.env.SVC_TEST_DATABASE === 'postgres' || !runUses(/helpers\/browser/)) return
   try {
     await runScript('chromium.sh', ['install'])
@@ -171,7 +172,7 @@ async function prepareDashboard(): Promise<void> {
       { cause: err },
     )
   }
-  const out = join(root, '.test-data', 'ui')
+  const out = mkdtempSync(join(tmpdir(), 'svcbase-ui-'))
   await new Promise<void>((ok, fail) => {
     execFile(
       process.execPath,
@@ -190,6 +191,7 @@ async function prepareDashboard(): Promise<void> {
     )
   })
   process.env.SVC_TEST_UI_DIR = out
+  return () => rmSync(out, { recursive: true, force: true })
 }
 
 /** Parses the `KEY=value` lines of the server's env file. */
@@ -261,20 +263,26 @@ async function startPostgres(): Promise<(() => Promise<void>) | undefined> {
  * teardown.
  */
 export default async function setup(): Promise<(() => Promise<void>) | void> {
-  await prepareDashboard()
-  const stopPostgres = await startPostgres()
+  const dropUi = await prepareDashboard()
   try {
-    const stopS3 = await setupS3()
-    if (!stopS3 && !stopPostgres) return
-    return async () => {
-      try {
-        await stopS3?.()
-      } finally {
-        await stopPostgres?.()
+    const stopPostgres = await startPostgres()
+    try {
+      const stopS3 = await setupS3()
+      if (!stopS3 && !stopPostgres && !dropUi) return
+      return async () => {
+        try {
+          await stopS3?.()
+        } finally {
+          await stopPostgres?.()
+          dropUi?.()
+        }
       }
+    } catch (err) {
+      await stopPostgres?.()
+      throw err
     }
   } catch (err) {
-    await stopPostgres?.()
+    dropUi?.()
     throw err
   }
 }
