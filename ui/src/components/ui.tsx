@@ -117,7 +117,8 @@ export function Modal(props: {
     )
     ;(first ?? ref.current)?.focus()
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape') return
+      // NB: an Escape an inner widget handled (a completion popup closing) is not the modal's.
+      if (e.key !== 'Escape' || e.defaultPrevented) return
       // Only the top-most modal closes.
       const modals = document.querySelectorAll('.modal')
       if (modals[modals.length - 1] === ref.current) {
