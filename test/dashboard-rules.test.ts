@@ -89,7 +89,7 @@ async function withPage(
 ): Promise<void> {
   const p = await openPage(browser, { colorScheme })
   // A step that never happens fails by name, well before the test's own timeout.
-  p.page.setDefaultTimeout(10_000)
+  p.page.setDefaultTimeout(20_000)
   try {
     await p.page.addInitScript({
       content: `localStorage.setItem('__svc_superusers__/_/', ${JSON.stringify(JSON.stringify(auth))})`,
@@ -199,7 +199,7 @@ describe('editing a rule', () => {
     expect(c.body.deleteRule).toBe('')
     expect(c.body.listRule).toBe('')
     expect(c.body.viewRule).toBeNull()
-  })
+  }, 60_000)
 })
 
 describe('rules simulator', () => {
@@ -248,12 +248,14 @@ describe('rules simulator', () => {
       await expect(result.locator('.rule-badge').innerText()).resolves.toBe('superusers only')
 
       // The superuser is still signed in (the user's token lived in another client).
-      const stored = await page.evaluate(() => localStorage.getItem('__svc_superusers__/_/'))
-      const { token, record } = JSON.parse(stored)
+      const stored = await page.evaluate<string | null>(
+        'localStorage.getItem("__svc_superusers__/_/")',
+      )
+      const { token, record } = JSON.parse(stored ?? '{}') as { token: string; record: unknown }
       expect(record).toMatchObject({ collectionName: '_superusers', email: SU_EMAIL })
       const me = await t.api('GET', '/api/collections/posts/records?perPage=10', { token })
       expect(me.body.items).toHaveLength(4)
       await page.getByRole('button', { name: 'Sign out' }).waitFor()
     })
-  })
+  }, 60_000)
 })
