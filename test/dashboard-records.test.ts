@@ -371,6 +371,10 @@ describe('field inputs', () => {
       await body.click()
       await p.page.keyboard.type('Hello ')
       await modal.getByRole('button', { name: 'Bold' }).click()
+      // Tiptap gives the focus back to the text on the next frame.
+      await p.page.waitForFunction(
+        "document.activeElement?.classList.contains('rich-text-content') === true",
+      )
       await p.page.keyboard.type('world')
       await modal.getByRole('textbox', { name: 'meta' }).fill('{"a": ')
       await modal.getByText('Invalid JSON', { exact: true }).first().waitFor()
