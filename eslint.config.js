@@ -97,7 +97,17 @@ const boundaries = {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'dist', 'svc_data', 'coverage', 'bin'] },
+  {
+    ignores: [
+      'node_modules',
+      'dist',
+      'svc_data',
+      'coverage',
+      'bin',
+      '.test-data',
+      'test-artifacts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -44,7 +44,7 @@ class FakeCluster implements Cluster {
     return () => this.handlers.delete(handler)
   }
   deliver(message: ClusterMessage): void {
-    for (const h of this.handlers) h(message)
+    for (const h of this.handlers) void h(message)
   }
   liveInstances(): Promise<number> {
     return Promise.resolve(2)

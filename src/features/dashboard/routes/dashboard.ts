@@ -32,10 +32,7 @@ function send(req: FastifyRequest, reply: FastifyReply, file: UiFile): FastifyRe
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
     .header('content-security-policy', DASHBOARD_CSP)
-    .header(
-      'cache-control',
-      file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
-    )
+    .header('cache-control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
   if (file.gzip) {
     reply.header('vary', 'Accept-Encoding')
     if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
