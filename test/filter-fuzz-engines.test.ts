@@ -19,25 +19,29 @@ const CANNOT_EVALUATE = 'Invalid filter: the database cannot evaluate it with th
 /** A date text in the filter whose day is past its month's end (`'2024-02-31'`). */
 const OVERFLOWING_DAY = /\d{4}-(?:(?:0[469]|11)-31|02-(?:3[01]|29))/
 
-/**
- * The SQLite codes `strftime` has no `to_char` equivalent for on PostgreSQL (the dialect supports
- * `%d %f %H %j %m %M %S %Y %%`).
- */
-const UNSUPPORTED_STRFTIME = /strftime code %.? is not supported on PostgreSQL|strftime modifiers/
+/** The `strftime` modifiers PostgreSQL refuses (docs/postgresql.md). */
+const UNSUPPORTED_MODIFIER =
+  /\b(?:months?|years?|localtime|utc|auto|julianday|unixepoch|subsec|subsecond|ceiling|floor)\b|['"]\s*[+-]?\d{2}:\d{2}|['"]\s*[+-]?\d{4}-\d{2}-\d{2}/i
 
 /**
  * True when PostgreSQL may answer `refused` where SQLite answers a list, as docs/postgresql.md
- * lists: a NUL character in text, a `strftime` date whose day is past its month's end
- * (SQLite rolls it over), and `strftime` codes or modifiers PostgreSQL lacks.
+ * ("Differences you can see") lists: a NUL character in text, a `strftime` date whose day is past
+ * its month's end (SQLite rolls it over), the `strftime` code `%J` and the modifiers for months,
+ * years, time offsets, time zones and Julian or Unix times.
  */
 function documentedRefusal(filter: string, refused: Outcome): boolean {
   if (refused.ok || refused.status !== 400) return false
-  if (refused.message === CANNOT_EVALUATE) {
-    return (
-      filter.includes('\u0000') || (filter.includes('strftime') && OVERFLOWING_DAY.test(filter))
-    )
+  const strftime = filter.includes('strftime')
+  switch (refused.message) {
+    case CANNOT_EVALUATE:
+      return filter.includes('\u0000') || (strftime && OVERFLOWING_DAY.test(filter))
+    case 'Invalid filter: strftime code %J is not supported on PostgreSQL.':
+      return strftime && filter.includes('%J')
+    case 'Invalid filter: strftime modifiers are not supported on PostgreSQL.':
+      return strftime && UNSUPPORTED_MODIFIER.test(filter)
+    default:
+      return false
   }
-  return filter.includes('strftime') && UNSUPPORTED_STRFTIME.test(refused.message)
 }
 
 describe('the filter fuzz on SQLite and PostgreSQL', () => {
@@ -146,12 +150,25 @@ describe('the filter fuzz on SQLite and PostgreSQL', () => {
   })
 
   it('refuses only the documented class, with a precise message', async () => {
-    const nul = await postgres.listAs('su', { filter: "title = 'a\u0000b'" })
-    expect(documentedRefusal("title = 'a\u0000b'", nul)).toBe(true)
-    // a plain type mismatch outside the class is not excused
-    const other = { ok: false, status: 400, message: CANNOT_EVALUATE } as const
-    expect(documentedRefusal('n = title', other)).toBe(false)
-    expect(documentedRefusal("strftime('%Y', d) = '2024'", other)).toBe(false)
-    expect(documentedRefusal("strftime('%Y', '2024-02-31') = '2024'", other)).toBe(true)
+    const documented = [
+      "title = 'a\u0000b'",
+      "strftime('%Y-%m-%d', '2024-02-31') = '2024-03-02'",
+      "strftime('%J', d) != ''",
+      "strftime('%Y', d, '+1 month') != ''",
+      "strftime('%Y', d, 'localtime') != ''",
+    ]
+    for (const filter of documented) {
+      const a = await sqlite.listAs('su', { filter })
+      const b = await postgres.listAs('su', { filter })
+      expect(a.ok, filter).toBe(true)
+      expect(documentedRefusal(filter, b), `${filter}: ${JSON.stringify(b)}`).toBe(true)
+    }
+    // a refusal outside the class is not excused
+    const refused = (message: string) => ({ ok: false, status: 400, message }) as const
+    expect(documentedRefusal('n = title', refused(CANNOT_EVALUATE))).toBe(false)
+    expect(documentedRefusal("strftime('%Y', d) = '2024'", refused(CANNOT_EVALUATE))).toBe(false)
+    const modifiers = 'Invalid filter: strftime modifiers are not supported on PostgreSQL.'
+    expect(documentedRefusal("strftime('%Y', d, '+1 day') = ''", refused(modifiers))).toBe(false)
+    expect(documentedRefusal("strftime('%s', d) = ''", refused(modifiers))).toBe(false)
   })
 })

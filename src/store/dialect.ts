@@ -50,7 +50,7 @@ export interface Dialect {
   /**
    * A JSON column's whole value as text, for comparing it with text (PocketBase compares a
    * multi-valued field without `:each` as its JSON text). SQLite stores JSON as text already;
-   * PostgreSQL's JSONB is cast (its text form has a space after `,` and `:`).
+   * PostgreSQL's `JSON` column is cast to its text, kept as written.
    */
   jsonAsText(expr: Sql): Sql
   /** The length of a JSON array expression (0 for non-arrays and NULL). */

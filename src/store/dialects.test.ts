@@ -119,8 +119,8 @@ const cases: Case[] = [
     build: (d) => d.strftime(param('%Y-%m'), column('t', 'created'), [param('+1 day')]),
     sqlite: ['strftime(?, "t"."created", ?)', ['%Y-%m', '+1 day']],
     postgres: [
-      '(SELECT CASE WHEN "t" IS NULL THEN NULL ELSE to_char("t", $1) || CAST($2 AS TEXT) || to_char("t", $3) END FROM (SELECT (SELECT "t" + CAST($4 AS DOUBLE PRECISION) * interval \'1 day\' FROM (SELECT CAST(substring(CAST("t"."created" AS TEXT) from $5) AS TIMESTAMPTZ) AT TIME ZONE \'UTC\' AS "t" OFFSET 0) AS "_t") AS "t" OFFSET 0) AS "_t")',
-      ['YYYY', '-', 'MM', '+1', STRFTIME_TIME],
+      `(SELECT CASE WHEN "t" IS NULL THEN NULL ELSE to_char("t", $1) || CAST($2 AS TEXT) || to_char("t", $3) END FROM (SELECT (SELECT "t" + CAST(substring($4 from '^[+-]?[0-9]+(?:[.][0-9]*)?') AS DOUBLE PRECISION) * interval '1 day' FROM (SELECT CAST(substring(CAST("t"."created" AS TEXT) from $5) AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS "t" OFFSET 0) AS "_t") AS "t" OFFSET 0) AS "_t")`,
+      ['YYYY', '-', 'MM', '+1 day', STRFTIME_TIME],
     ],
   },
   {

@@ -104,16 +104,19 @@ const UNITS: Readonly<Record<string, string>> = {
  */
 export function applyModifier(modifier: string): Sql | null {
   const m = modifier.toLowerCase()
-  const start = /^start of (day|month|year)$/.exec(m)
-  if (start) return sql`date_trunc(${param(start[1])}, ${T})`
-  const weekday = /^weekday +([0-6])$/.exec(m)
-  if (weekday) {
-    return sql`${T} + ((${raw(weekday[1]!)} - ${dow} + 7) % 7) * interval '1 day'`
+  // NB: the modifier's text is bound whole; SQL reads its parts.
+  const text = param(modifier)
+  if (/^start of (day|month|year)$/.test(m))
+    return sql`date_trunc(lower(substring(${text} from 10)), ${T})`
+  if (/^weekday +[0-6]$/.test(m)) {
+    const n = sql`CAST(substring(${text} from '[0-6]$') AS INTEGER)`
+    return sql`${T} + ((${n} - ${dow} + 7) % 7) * interval '1 day'`
   }
   const shift = /^([+-]?\d+(?:\.\d*)?) +(day|hour|minute|second|month|year)s?$/.exec(m)
   if (shift && UNITS[shift[2]!]) {
     const unit = raw(`interval '1 ${UNITS[shift[2]!]!}'`)
-    return sql`${T} + CAST(${param(shift[1])} AS DOUBLE PRECISION) * ${unit}`
+    const n = sql`substring(${text} from '^[+-]?[0-9]+(?:[.][0-9]*)?')`
+    return sql`${T} + CAST(${n} AS DOUBLE PRECISION) * ${unit}`
   }
   // NB: months and years overflow days as SQLite counts them; offsets and time zones differ.
   const known =
@@ -133,13 +136,18 @@ function over(time: Sql, expr: Sql): Sql {
 export function postgresStrftime(format: string, value: Sql, modifiers: readonly string[]): Sql {
   const text = sql`substring(CAST(${value} AS TEXT) from ${param(STRFTIME_TIME)})`
   let time = sql`CAST(${text} AS TIMESTAMPTZ) AT TIME ZONE 'UTC'`
+  // NB: NULL as SQLite gives, the format and modifiers still bound (never dropped unseen).
+  const none = sql`(CASE WHEN FALSE THEN ${join(
+    [value, ...[format, ...modifiers].map((v) => param(v))].map((v) => sql`CAST(${v} AS TEXT)`),
+    ' || ',
+  )} END)`
   for (const modifier of modifiers) {
     const next = applyModifier(modifier)
-    if (!next) return raw('CAST(NULL AS TEXT)')
+    if (!next) return none
     time = over(time, next)
   }
   const pieces = formatPieces(format)
-  if (!pieces) return raw('CAST(NULL AS TEXT)')
+  if (!pieces) return none
   const formatted = pieces.length === 0 ? raw("''") : join(pieces, ' || ')
   return over(time, sql`CASE WHEN ${T} IS NULL THEN NULL ELSE ${formatted} END`)
 }
