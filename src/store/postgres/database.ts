@@ -199,7 +199,10 @@ export class PgDb implements Db {
       connectionString: options.url,
       max: options.max ?? 10,
       types: typeParsers,
-      options: `-c search_path=${quoteSchema(options.schema)}`,
+      // NB: no JIT: the app's queries are short, and compiling one (its estimates drawn from
+      // unanalysed tables, SQLite's comparisons as subqueries) took seconds where running it
+      // takes milliseconds.
+      options: `-c search_path=${quoteSchema(options.schema)} -c jit=off`,
     })
     this.gate = new TxGate(Math.max(1, (options.max ?? 10) - FREE_FOR_READS))
     // An idle connection the server dropped must not crash the process; the pool replaces it.
