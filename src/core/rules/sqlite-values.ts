@@ -49,6 +49,9 @@ function family(op: Operand): 'text' | 'number' | 'bool' | 'json' {
  */
 export function crossesKinds(left: Operand, op: string, right: Operand): boolean {
   if (left.constant && right.constant) return false
+  // NB: items of a request array (`@request.body.x:each`) are typed on SQLite, text elsewhere:
+  // next to a constant they compare as the engine compares them (`?= 7` matches a 7 on both).
+  if ((requestItem(left) && right.constant) || (requestItem(right) && left.constant)) return false
   if (left.constant?.value === null || right.constant?.value === null) return false
   // NB: `=`/`!=` with '' test for an empty value, unless a side is compared as is (JSON,
   // geoDistance: `IS`), where '' is a text like any other.
@@ -58,6 +61,11 @@ export function crossesKinds(left: Operand, op: string, right: Operand): boolean
   const l = family(left)
   const r = family(right)
   return l === 'json' || r === 'json' || l !== r
+}
+
+/** An item of a request value's array: its kind is unknown until it is read. */
+function requestItem(op: Operand): boolean {
+  return op.type === 'any' && !op.fromColumn
 }
 
 /** The comparison SQLite runs for `op` between these operands (see compare.ts `equality`). */
