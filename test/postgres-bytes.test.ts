@@ -124,6 +124,7 @@ describe('the same bytes on SQLite and PostgreSQL', () => {
     '/api/collections/things/records?sort=many,-n',
     '/api/collections/things/records?sort=refs,geo',
     '/api/collections/things/records?sort=-data,title',
+    '/api/collections/things/records?sort=parent.data,-title',
     '/api/collections/things/records?filter=' + encodeURIComponent("data.a.y ?= 'é'"),
     '/api/collections/things/records?filter=' + encodeURIComponent('data = \'"just text"\''),
     '/api/collections/things/records?filter=' + encodeURIComponent('many = \'["b","c"]\''),

@@ -190,6 +190,11 @@ function sortExpression(item: SortItem, state: State): Sql {
     if (!op.json || op.guard) return sql`${guarded} ${direction}`
     return join(dialect.sortKeys(sqliteValue(op)).map((key) => sql`${key} ${direction}`))
   }
+  if (op.json && !op.multi && !op.guard) {
+    // NB: a related record's JSON value, in SQLite's order too (one subquery per key).
+    const keys = dialect.sortKeys(sqliteValue(op))
+    return join(keys.map((key) => sql`(SELECT ${key} FROM ${sink.from()}) ${direction}`))
+  }
   const value = op.multi
     ? sql`${raw(item.direction === 'ASC' ? 'MIN' : 'MAX')}(${guarded})`
     : guarded
