@@ -10,9 +10,11 @@ import { defineConfig } from 'vitest/config'
  *   import-pocketbase (sqlite_master, PocketBase's SQLite view queries), system-upgrade and cli
  *   (`--encryptionEnv` reads data.db directly);
  * - cluster-bridge: asserts the cluster of an app alone is local, which PostgreSQL's is not;
- * - on PostgreSQL already in the SQLite pass (they mention SVC_TEST_PG_URL): postgres-filters,
- *   cli-postgres, cli-copy, sql-console-postgres, multi-instance, storage-instances,
- *   webhooks-instances, backups-restore-schema;
+ * - on PostgreSQL already in the SQLite pass (they mention SVC_TEST_PG_URL or start a server on
+ *   each engine): postgres-filters, postgres-bytes, filter-fuzz-engines, cli-postgres, cli-copy,
+ *   sql-console-postgres, multi-instance, multi-instance-apply, storage-instances,
+ *   webhooks-instances, backups-restore-schema, postgres-transactions;
+ * - the dashboard's browser tests (dashboard-*): they test the UI; its API calls are the suites above;
  * - not about the data: docs, error-catalogue, lint-boundaries, utils, bench, not-built,
  *   scenario-helper.
  */
