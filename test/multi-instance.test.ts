@@ -3,14 +3,20 @@
  * PostgreSQL schema, files on the test S3 server (`helpers/s3`): what one instance does, the
  * other sees, and what must happen once happens once.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SVCBASE_READY } from '../bench/servers.js'
 import { startOpenAiDouble } from './helpers/openai-double.js'
+import {
+  call,
+  runCli as runCliIn,
+  serve as serveIn,
+  stop,
+  type Instance,
+  type Place,
+} from './helpers/pg-instances.js'
 import { s3Settings } from './helpers/s3.js'
 import { waitFor } from './helpers/webhook-receiver.js'
 
@@ -19,10 +25,16 @@ if (!url) throw new Error('SVC_TEST_PG_URL is not set: this test needs the Postg
 const schema = `svc_multi_${Math.random().toString(36).slice(2, 10)}`
 const root = mkdtempSync(join(tmpdir(), 'svcbase-multi-'))
 const hooksDir = join(root, 'hooks')
-const CLI = ['--import', 'tsx', 'src/cli.ts']
 const EMAIL = 'admin@example.com'
 const PASSWORD = 'supersecret123'
-const children: ChildProcess[] = []
+const place: Place = { url, schema, root }
+const instances: Instance[] = []
+/** Starts instance `name` (its data folder `<root>/<name>`, the shared hooks folder). */
+const serve = async (name: string): Promise<Instance> => {
+  const i = await serveIn(place, name)
+  instances.push(i)
+  return i
+}
 
 /** The hook script both instances load: a job every second writing one `ticks` record. */
 const TICK_SCRIPT = `export default (app) => {
@@ -33,73 +45,6 @@ const TICK_SCRIPT = `export default (app) => {
   })
 }
 `
-
-interface Instance {
-  child: ChildProcess
-  base: string
-  output: () => string
-}
-
-function runCli(args: string[]): Promise<number | null> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI, ...args], { stdio: 'ignore' })
-    child.once('exit', (code) => resolve(code))
-  })
-}
-
-function serve(name: string): Promise<Instance> {
-  const dir = join(root, name)
-  const child = spawn(
-    process.execPath,
-    [
-      ...CLI,
-      'serve',
-      '--http=127.0.0.1:0',
-      `--dir=${dir}`,
-      `--db=${url}`,
-      `--dbSchema=${schema}`,
-      `--hooksDir=${hooksDir}`,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  children.push(child)
-  let out = ''
-  return new Promise((resolve, reject) => {
-    const take = (d: Buffer) => {
-      out += d.toString()
-      const m = SVCBASE_READY.exec(out)
-      if (m) resolve({ child, base: m[1]!, output: () => out })
-    }
-    child.stdout.on('data', take)
-    child.stderr.on('data', take)
-    child.once('exit', (code) => reject(new Error(`serve ${name} exited with ${code}:\n${out}`)))
-  })
-}
-
-async function call(
-  i: Instance,
-  method: string,
-  path: string,
-  body?: unknown,
-  token?: string,
-): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${i.base}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: token } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  let parsed: any = text
-  try {
-    parsed = text ? JSON.parse(text) : null
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, body: parsed }
-}
 
 async function signIn(i: Instance, collection: string, identity: string, password: string) {
   const res = await call(i, 'POST', `/api/collections/${collection}/auth-with-password`, {
@@ -154,14 +99,12 @@ const users: Record<string, { id: string; token: string }> = {}
 beforeAll(async () => {
   mkdirSync(hooksDir, { recursive: true })
   writeFileSync(join(hooksDir, 'tick.js'), TICK_SCRIPT)
-  const created = await runCli([
+  const created = await runCliIn(place, [
     'superuser',
     'create',
     EMAIL,
     PASSWORD,
     `--dir=${join(root, 'a')}`,
-    `--db=${url}`,
-    `--dbSchema=${schema}`,
   ])
   expect(created).toBe(0)
   // A alone first: files go to S3 before a second instance may start.
@@ -219,16 +162,7 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve()
-          child.once('exit', () => resolve())
-          child.kill('SIGTERM')
-        }),
-    ),
-  )
+  await Promise.all(instances.map(stop))
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
   await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)

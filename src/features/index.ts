@@ -53,7 +53,6 @@ export {
 export function builtInFeatures(): Feature[] {
   return [
     healthFeature(),
-    dashboardFeature(),
     setupFeature(),
     collectionsFeature(),
     recordsFeature(),
@@ -86,6 +85,7 @@ export function builtInFeatures(): Feature[] {
     auditFeature(),
     utilsFeature(),
     staticFeature(),
+    dashboardFeature(),
     notBuiltFeature(),
   ]
 }

@@ -3,10 +3,11 @@
  * API, filtered by owner, a page of 50, newest first), minting one with `POST /api/api-keys` (the key is shown once,
  * with a copy button) and revoking one (deleting its row).
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import type { RecordModel } from 'pocketbase'
 import { errorMessage, fieldErrors, pb } from '../../api'
 import { Button, Confirm, Modal, SelectField, TextField } from '../../components/ui'
+import { useAction, useLoaded } from '../../components/use-api'
 import type { PageProps } from '../../pages'
 import { toast } from '../../toasts'
 import '../settings/settings.css'
@@ -129,46 +130,32 @@ function CreateKey(props: { onClose: () => void; onMinted: () => void }) {
 }
 
 export default function ApiKeysPage(_props: PageProps) {
-  const [keys, setKeys] = useState<RecordModel[] | null>(null)
-  const [error, setError] = useState('')
   const [creating, setCreating] = useState(false)
   const [revoking, setRevoking] = useState<RecordModel | null>(null)
-  const [busy, setBusy] = useState(false)
-
-  async function reload() {
-    try {
-      const list = await pb.collection('_api_keys').getList(1, 50, {
-        sort: '-created',
-        skipTotal: true,
-        // Superusers pass every rule: keep to the keys this superuser minted.
-        filter: pb.filter('recordRef = {:id} && collectionRef = {:cid}', {
-          id: pb.authStore.record?.id ?? '',
-          cid: pb.authStore.record?.collectionId ?? '',
-        }),
-      })
-      setKeys(list.items)
-      setError('')
-    } catch (err) {
-      setError(errorMessage(err))
-    }
-  }
-  useEffect(() => {
-    void reload()
-  }, [])
+  const loaded = useLoaded(async () => {
+    const list = await pb.collection('_api_keys').getList(1, 50, {
+      sort: '-created',
+      skipTotal: true,
+      // Superusers pass every rule: keep to the keys this superuser minted.
+      filter: pb.filter('recordRef = {:id} && collectionRef = {:cid}', {
+        id: pb.authStore.record?.id ?? '',
+        cid: pb.authStore.record?.collectionId ?? '',
+      }),
+    })
+    return list.items
+  })
+  const { value: keys, error, reload } = loaded
+  const { busy, run } = useAction()
 
   async function revoke() {
     if (!revoking) return
-    setBusy(true)
-    try {
-      await pb.collection('_api_keys').delete(revoking.id)
-      toast('success', `Key "${revoking.name as string}" revoked.`)
-      setRevoking(null)
-      await reload()
-    } catch (err) {
-      toast('error', errorMessage(err))
-    } finally {
-      setBusy(false)
-    }
+    const done = await run(
+      () => pb.collection('_api_keys').delete(revoking.id),
+      `Key "${revoking.name as string}" revoked.`,
+    )
+    if (!done) return
+    setRevoking(null)
+    await reload()
   }
 
   return (

@@ -5,12 +5,12 @@
  * typed when creating, and can be replaced when editing, never shown. A delivery that succeeded or
  * was given up cannot be sent again (the API keeps no history beyond the last outcome).
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import type { RecordModel } from 'pocketbase'
-import { errorMessage, pb } from '../../api'
+import { pb } from '../../api'
 import { Button, Confirm } from '../../components/ui'
+import { useAction, useLoaded } from '../../components/use-api'
 import type { PageProps } from '../../pages'
-import { toast } from '../../toasts'
 import { Deliveries, WebhookForm } from './form'
 import '../settings/settings.css'
 import './webhooks.css'
@@ -28,41 +28,28 @@ function outcome(w: RecordModel): { text: string; cls: string } {
 }
 
 export default function WebhooksPage(_props: PageProps) {
-  const [rows, setRows] = useState<RecordModel[] | null>(null)
-  const [error, setError] = useState('')
   const [editing, setEditing] = useState<RecordModel | 'new' | null>(null)
   const [deleting, setDeleting] = useState<RecordModel | null>(null)
   const [open, setOpen] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
-
-  async function reload() {
-    try {
-      const list = await pb
-        .collection('_webhooks')
-        .getList(1, 50, { sort: 'name', skipTotal: true })
-      setRows(list.items)
-      setError('')
-    } catch (err) {
-      setError(errorMessage(err))
-    }
-  }
-  useEffect(() => {
-    void reload()
-  }, [])
+  const {
+    value: rows,
+    error,
+    reload,
+  } = useLoaded(
+    async () =>
+      (await pb.collection('_webhooks').getList(1, 50, { sort: 'name', skipTotal: true })).items,
+  )
+  const { busy, run } = useAction()
 
   async function remove() {
     if (!deleting) return
-    setBusy(true)
-    try {
-      await pb.collection('_webhooks').delete(deleting.id)
-      toast('success', `Webhook "${deleting.name as string}" deleted.`)
-      setDeleting(null)
-      await reload()
-    } catch (err) {
-      toast('error', errorMessage(err))
-    } finally {
-      setBusy(false)
-    }
+    const done = await run(
+      () => pb.collection('_webhooks').delete(deleting.id),
+      `Webhook "${deleting.name as string}" deleted.`,
+    )
+    if (!done) return
+    setDeleting(null)
+    await reload()
   }
 
   return (
