@@ -3,7 +3,7 @@
  * a modal dialog (Esc closes it, focus moves into it and back), confirmations and toasts.
  */
 import type { ButtonHTMLAttributes, ComponentChildren } from 'preact'
-import { useEffect, useId, useRef } from 'preact/hooks'
+import { useId, useLayoutEffect, useRef } from 'preact/hooks'
 import { dismiss, toasts } from '../toasts'
 
 interface InputProps {
@@ -110,7 +110,8 @@ export function Modal(props: {
 }) {
   const ref = useRef<HTMLDivElement>(null)
   const titleId = useId()
-  useEffect(() => {
+  // NB: a layout effect, so Esc works from the moment the dialog is on screen.
+  useLayoutEffect(() => {
     const before = document.activeElement as HTMLElement | null
     const first = ref.current?.querySelector<HTMLElement>(
       'input, select, textarea, button:not(.modal-close), [tabindex]:not([tabindex="-1"])',
