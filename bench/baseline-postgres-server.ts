@@ -7,7 +7,8 @@
  * Usage: `node --import tsx bench/baseline-postgres-server.ts --url=postgres://… --tables=a,b [--http=127.0.0.1:0]`
  *
  * - `GET /posts/:table/:id`: one row by id
- * - `GET /posts/:table?limit=20`: the newest rows by `created DESC`
+ * - `GET /posts/:table?limit=20[&total=1]`: the newest rows by `created DESC`; with `total=1`
+ *   also `SELECT COUNT(*)` of the table as `totalItems` (what a list with its total costs)
  * - `POST /posts/:table` `{title, description, status, author, editors}`: inserts one row
  */
 import { parseArgs } from 'node:util'
@@ -45,7 +46,7 @@ function main(): Promise<string> {
     if (r.rows.length === 0) return reply.code(404).send({ message: 'not found' })
     return r.rows[0] as unknown
   })
-  http.get<{ Params: { table: string }; Querystring: { limit?: string } }>(
+  http.get<{ Params: { table: string }; Querystring: { limit?: string; total?: string } }>(
     '/posts/:table',
     async (req, reply) => {
       if (!tables.has(req.params.table)) return reply.code(404).send({ message: 'not found' })
@@ -54,7 +55,9 @@ function main(): Promise<string> {
         `SELECT * FROM "${req.params.table}" ORDER BY created DESC LIMIT $1`,
         [limit],
       )
-      return { items: r.rows as unknown[] }
+      if (req.query.total !== '1') return { items: r.rows as unknown[] }
+      const c = await pool.query<{ n: string }>(`SELECT COUNT(*) AS n FROM "${req.params.table}"`)
+      return { items: r.rows as unknown[], totalItems: Number(c.rows[0]!.n) }
     },
   )
   http.post<{ Params: { table: string }; Body: PostBody }>('/posts/:table', async (req, reply) => {

@@ -6,7 +6,8 @@
  * Usage: `node --import tsx bench/baseline-server.ts --db=FILE --tables=a,b [--http=127.0.0.1:0]`
  *
  * - `GET /posts/:table/:id`: one row by id
- * - `GET /posts/:table?limit=20`: the newest rows by `created DESC`
+ * - `GET /posts/:table?limit=20[&total=1]`: the newest rows by `created DESC`; with `total=1`
+ *   also `SELECT COUNT(*)` of the table as `totalItems` (what a list with its total costs)
  * - `POST /posts/:table` `{title, description, status, author, editors}`: inserts one row
  */
 import { parseArgs } from 'node:util'
@@ -17,6 +18,7 @@ import { newId, nowDate, type PostBody } from './baseline-shared.js'
 interface TableStatements {
   byId: Database.Statement
   list: Database.Statement
+  count: Database.Statement
   insert: Database.Statement
 }
 
@@ -25,6 +27,7 @@ function prepareTable(db: Database.Database, table: string): TableStatements {
   return {
     byId: db.prepare(`SELECT * FROM "${table}" WHERE id = ?`),
     list: db.prepare(`SELECT * FROM "${table}" ORDER BY created DESC LIMIT ?`),
+    count: db.prepare(`SELECT COUNT(*) AS n FROM "${table}"`),
     insert: db.prepare(
       `INSERT INTO "${table}" (id, title, description, status, author, editors, created, updated)
        VALUES (@id, @title, @description, @status, @author, @editors, @created, @updated)
@@ -59,13 +62,15 @@ function main(): Promise<string> {
     if (!row) return reply.code(404).send({ message: 'not found' })
     return row
   })
-  http.get<{ Params: { table: string }; Querystring: { limit?: string } }>(
+  http.get<{ Params: { table: string }; Querystring: { limit?: string; total?: string } }>(
     '/posts/:table',
     async (req, reply) => {
       const t = tables.get(req.params.table)
       if (!t) return reply.code(404).send({ message: 'not found' })
       const limit = Math.min(Math.max(Number(req.query.limit ?? 20) || 20, 1), 500)
-      return { items: t.list.all(limit) }
+      const items = t.list.all(limit)
+      if (req.query.total !== '1') return { items }
+      return { items, totalItems: (t.count.get() as { n: number }).n }
     },
   )
   http.post<{ Params: { table: string }; Body: PostBody }>('/posts/:table', async (req, reply) => {

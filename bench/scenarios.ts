@@ -159,9 +159,12 @@ function listSteps(): Step[] {
               : undefined,
         },
         {
-          next: get(`/posts/${table}?limit=20`),
+          next: get(`/posts/${table}?limit=20${skipTotal ? '' : '&total=1'}`),
           connections,
-          verify: (b) => (b.items.length !== 20 ? 'expected 20 items' : undefined),
+          verify: (b) =>
+            b.items.length !== 20 || (!skipTotal && b.totalItems !== total)
+              ? `expected 20 items${skipTotal ? '' : ` and totalItems ${total}`}`
+              : undefined,
         },
       )
     }
@@ -176,7 +179,9 @@ function listSteps(): Step[] {
         label: name,
         async run(ctx) {
           const { s, b } = await list(table, skipTotal, ctx.connections)(ctx)
-          return [row(name, s, { baseline: b, ...(skipTotal ? { goal: { ratio: 0.6 } } : {}) })]
+          // NB: with total, the baseline runs its own `SELECT COUNT(*)` too (issue 19: ≥ 0.65).
+          const goal = skipTotal ? { ratio: 0.6 } : size === '100k' ? { ratio: 0.65 } : undefined
+          return [row(name, s, { baseline: b, ...(goal ? { goal } : {}) })]
         },
       })
     }
