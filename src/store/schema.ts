@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Db, QueryColumn } from './db.js'
 import type { ColumnKind } from './dialect.js'
 
@@ -148,6 +149,33 @@ export function renderIndexExpr(e: IndexExpr, quoteIdent: (name: string) => stri
   }
 }
 
+/** The prefix of every junction table (and of its triggers). */
+export const JUNCTION_PREFIX = '_mv_'
+
+/**
+ * The junction table of a multi-valued relation or select field: `_mv_<collectionId>_<fieldId>`
+ * (names come from ids, so renames keep it), or `_mv_<hash>` when that would pass 48 characters
+ * (PostgreSQL cuts identifiers at 63 bytes, and triggers add a suffix).
+ */
+export function junctionTable(collectionId: string, fieldId: string): string {
+  const name = `${JUNCTION_PREFIX}${collectionId}_${fieldId}`
+  if (name.length <= 48 && /^\w+$/.test(name)) return name
+  const hash = createHash('sha256').update(`${collectionId}\u0000${fieldId}`).digest('hex')
+  return `${JUNCTION_PREFIX}${hash.slice(0, 32)}`
+}
+
+/**
+ * A junction table kept by triggers on a collection table: one row `(record, pos, value)` per
+ * item of the JSON list in `column`, with `value` exactly what `Dialect.jsonEach(column).value`
+ * yields, indexed on `(value, record)`. Lets `?=` filters on multi-valued fields use an index.
+ */
+export interface JunctionSpec {
+  /** The junction table's name (`junctionTable`). */
+  name: string
+  /** The collection table's column holding the JSON list. */
+  column: string
+}
+
 /**
  * DDL for collection tables and views, per dialect. The collection layer computes what should
  * exist; this executes it. Every name is quoted by the dialect, never spliced raw.
@@ -180,4 +208,15 @@ export interface SchemaManager {
   describeQuery(db: Db, query: string): Promise<QueryColumn[]>
   /** True when a table or view of that name exists. */
   exists(db: Db, name: string): Promise<boolean>
+  /**
+   * Makes the junction tables of `table` exactly `wanted`: missing ones are created and filled
+   * from the rows, their triggers (re)created when missing or different, and junctions (with
+   * their triggers) no longer wanted dropped. Does nothing when all is in place.
+   */
+  syncJunctions(db: Db, table: string, wanted: readonly JunctionSpec[]): Promise<void>
+  /**
+   * Drops the junction triggers of `table` (before columns are dropped, renamed or converted;
+   * `syncJunctions` makes them again). With `tables`, drops the junction tables too.
+   */
+  dropJunctions(db: Db, table: string, tables: boolean): Promise<void>
 }

@@ -1,6 +1,13 @@
 import type { Db } from '../../store/db.js'
-import type { ColumnSpec, SchemaManager } from '../../store/schema.js'
+import type { App } from '../app.js'
+import {
+  junctionTable,
+  type ColumnSpec,
+  type JunctionSpec,
+  type SchemaManager,
+} from '../../store/schema.js'
 import { getFieldType } from '../fields/registry.js'
+import { hasJunction } from '../rules/context.js'
 import { desiredIndexes } from './indexes.js'
 import type { Collection, Field } from './model.js'
 
@@ -9,6 +16,13 @@ function columnOf(f: Field): ColumnSpec {
   const ft = getFieldType(f.type)
   if (!ft) throw new Error(`unknown field type ${f.type}`)
   return { name: f.name, kind: ft.column(f) }
+}
+
+/** The junction tables a collection's table should have (the filter compiler reads them). */
+export function wantedJunctions(c: Collection): JunctionSpec[] {
+  return c.fields
+    .filter((f) => hasJunction(c, f))
+    .map((f) => ({ name: junctionTable(c.id, f.id), column: f.name }))
 }
 
 async function syncIndexes(
@@ -46,9 +60,20 @@ export async function syncSchema(
   if (!prev) {
     await schema.createTable(db, next.name, next.fields.map(columnOf))
     await syncIndexes(schema, db, next, false)
+    await schema.syncJunctions(db, next.name, wantedJunctions(next))
     return
   }
   if (prev.name !== next.name) await schema.renameTable(db, prev.name, next.name)
+  // Junction triggers name their column: they go while columns are dropped, renamed or
+  // converted, and come back (with the junctions' rows kept) at the end.
+  const altered = prev.fields.some((f) => {
+    const n = next.fields.find((x) => x.id === f.id)
+    return !n || n.name !== f.name || columnOf(n).kind !== columnOf(f).kind
+  })
+  const wanted = wantedJunctions(next)
+  const gone = wantedJunctions(prev).filter((j) => !wanted.some((w) => w.name === j.name))
+  if (altered || gone.length > 0) await schema.dropJunctions(db, next.name, false)
+  for (const j of gone) await schema.dropTable(db, j.name)
   // Indexes go first: SQLite refuses to drop or convert an indexed column.
   const unchanged = prev.fields.filter((f) =>
     next.fields.some(
@@ -72,10 +97,29 @@ export async function syncSchema(
     if (from !== to) await schema.convertColumn(db, next.name, f.name, to === 'json')
   }
   await syncIndexes(schema, db, next, false)
+  await schema.syncJunctions(db, next.name, wanted)
 }
 
-/** Drops a collection's table or view. */
+/** Drops a collection's table (with its junction tables) or view. */
 export async function dropSchema(schema: SchemaManager, db: Db, c: Collection): Promise<void> {
-  if (c.type === 'view') await schema.dropView(db, c.name)
-  else await schema.dropTable(db, c.name)
+  if (c.type === 'view') {
+    await schema.dropView(db, c.name)
+    return
+  }
+  await schema.dropJunctions(db, c.name, true)
+  await schema.dropTable(db, c.name)
+}
+
+/**
+ * Gives every base and auth collection the junction tables it should have (a database made
+ * before they existed, a restored backup), each collection in its own transaction. Cheap when
+ * all is in place: a catalogue read per collection.
+ */
+export async function ensureJunctions(app: App): Promise<void> {
+  for (const c of app.collections.all()) {
+    if (c.type === 'view') continue
+    await app.runInTransaction((tx) =>
+      app.schema.syncJunctions(tx.dbFor(c), c.name, wantedJunctions(c)),
+    )
+  }
 }

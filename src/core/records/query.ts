@@ -8,12 +8,16 @@ import { isSuperuser, type RequestInfo } from '../request-info.js'
 /** The alias of the main table in record queries. */
 export const MAIN = '__r'
 
-/** A rule context for a collection and requester. */
+/**
+ * A rule context for a collection and requester. `tableRows`: the condition will read the
+ * collection's table under `MAIN` (as `selectFrom` does), not a derived row of values.
+ */
 export function ruleContext(
   app: App,
   collection: Collection,
   info: RequestInfo | null,
   restricted: boolean,
+  tableRows = false,
 ): RuleContext {
   return {
     dialect: app.dbFor(collection).dialect,
@@ -22,6 +26,7 @@ export function ruleContext(
     findCollection: (n) => app.registry.find(n),
     request: info,
     restricted,
+    tableRows,
   }
 }
 
@@ -42,7 +47,7 @@ export function ruleCondition(
       : collection[key]
   if (rule === null) throw forbidden(messages.onlySuperusers)
   if (rule.trim() === '') return null
-  return compileFilter(rule, ruleContext(app, collection, info, false))
+  return compileFilter(rule, ruleContext(app, collection, info, false, true))
 }
 
 /** `SELECT * FROM <table> AS __r WHERE <conditions>`. */
@@ -130,7 +135,7 @@ export function clientFilterAndSort(
   params: ListParams,
   info: RequestInfo,
 ): { where: Sql | null; order: Sql[] } {
-  const ctx = ruleContext(app, collection, info, !isSuperuser(info))
+  const ctx = ruleContext(app, collection, info, !isSuperuser(info), true)
   const where = params.filter.trim() === '' ? null : compileFilter(params.filter, ctx)
   // NB: a copy: compiled sorts are cached and shared.
   const order = params.sort.trim() === '' ? [] : [...compileSort(params.sort, ctx)]

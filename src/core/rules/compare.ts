@@ -4,10 +4,13 @@
  */
 import type { ComparisonNode } from '../../tools/filter/index.js'
 import type { Dialect } from '../../store/dialect.js'
-import { join, param, raw, sql, type Sql } from '../../store/sql.js'
+import { junctionTable } from '../../store/schema.js'
+import { column, ident, join, param, raw, sql, type Sql } from '../../store/sql.js'
+import type { Field } from '../collections/model.js'
 import { coerceOperand, compareConstants, decideByTypeOrder } from './coerce.js'
 import { JoinSink, type CompileState, type Operand } from './context.js'
 import { isEmptyConstant, isKnownConstant } from './constants.js'
+import { noteComparison, tracked } from './junction.js'
 import { resolveOperand } from './resolve.js'
 import { boolAsNumber, crossesKinds, sqliteComparison, sqliteValue } from './sqlite-values.js'
 
@@ -18,13 +21,40 @@ type BaseOperator = '=' | '!=' | '>' | '>=' | '<' | '<=' | '~' | '!~'
  * operator and a multi-valued side, no item may violate the condition either.
  */
 export function compileComparison(node: ComparisonNode, state: CompileState): Sql {
-  const left = resolveOperand(node.left, state, state.sink)
-  const right = resolveOperand(node.right, state, state.sink)
+  const plan = state.junctions
+  const field = plan?.mode === 'apply' ? plan.eligible.get(node) : undefined
+  if (field) return semiJoin(node, field, state)
+  const l = tracked(state.sink, () => resolveOperand(node.left, state, state.sink))
+  const r = tracked(state.sink, () => resolveOperand(node.right, state, state.sink))
+  const [left, right] = [l.value, r.value]
+  noteComparison(state, node, [
+    { multi: left.multi === true, keys: l.keys },
+    { multi: right.multi === true, keys: r.keys },
+  ])
   const anyOf = node.operator.startsWith('?')
   const op = (anyOf ? node.operator.slice(1) : node.operator) as BaseOperator
   const expr = condition(left, op, right, state.ctx.dialect)
   if (anyOf || (!left.multi && !right.multi)) return expr
   return sql`(${expr} AND ${noViolation(left, op, right, state)})`
+}
+
+/**
+ * An any-of comparison on a multi-valued field of the main row as a semi-join on the field's
+ * junction table (`junction.ts`): the field's `json_each` join is the junction itself.
+ */
+function semiJoin(node: ComparisonNode, field: Field, state: CompileState): Sql {
+  const { ctx } = state
+  const rows = state.nextAlias('m')
+  const sink = new JoinSink(state)
+  // NB: the junction's `value` column is named as `Dialect.jsonEach`'s value.
+  sink.preset(`.${field.name}:each`, rows)
+  const left = resolveOperand(node.left, state, sink)
+  const right = resolveOperand(node.right, state, sink)
+  const op = node.operator.slice(1) as BaseOperator
+  const expr = condition(left, op, right, ctx.dialect)
+  const table = sql`${ident(junctionTable(ctx.collection.id, field.id))} AS ${ident(rows)}`
+  const from = sink.clauses.length === 0 ? table : sql`${table} ${join(sink.clauses, ' ')}`
+  return sql`${column(ctx.alias, 'id')} IN (SELECT ${column(rows, 'record')} FROM ${from} WHERE ${expr})`
 }
 
 /** `NOT EXISTS` an item (from fresh joins of the multi-valued sides) failing the condition. */

@@ -16,7 +16,14 @@ import type { Collection } from '../collections/model.js'
 import { badRequest, forbidden, messages } from '../errors.js'
 import { parseCached } from './ast-cache.js'
 import { compileComparison } from './compare.js'
-import { JoinSink, RuleError, type CompileState, type RuleContext } from './context.js'
+import {
+  JoinSink,
+  RuleError,
+  type CompileState,
+  type JunctionPlan,
+  type RuleContext,
+} from './context.js'
+import { applyPlan, recordingPlan } from './junction.js'
 import { resolveOperand } from './resolve.js'
 import { sqliteValue } from './sqlite-values.js'
 
@@ -27,6 +34,7 @@ class State implements CompileState {
     readonly ctx: RuleContext,
     readonly now: Date = ctx.now ?? new Date(),
     private readonly counter = { n: 0 },
+    readonly junctions?: JunctionPlan,
   ) {}
 
   nextAlias(prefix: string): string {
@@ -94,8 +102,15 @@ export function compileFilter(text: string, ctx: RuleContext): Sql {
   assertClientText(text, ctx)
   const compile = () =>
     reported('filter', () => {
-      const state = new State(ctx)
-      return state.finish(state.compileNode(parseCached(text)))
+      const node = parseCached(text)
+      const plan = recordingPlan(ctx.collection, ctx.tableRows === true)
+      const state = new State(ctx, undefined, undefined, plan ?? undefined)
+      const plain = state.finish(state.compileNode(node))
+      const apply = plan && applyPlan(plan)
+      if (!apply) return plain
+      // NB: the same instant as the first pass, so macros read the same time.
+      const rewritten = new State(ctx, state.now, undefined, apply)
+      return rewritten.finish(rewritten.compileNode(node))
     })
   const key = cacheKey(text, text, ctx)
   if (key !== null) return cached(compiledFilters, key, compile)
@@ -151,7 +166,7 @@ function cached<T>(cache: Map<string, T>, key: string | null, compile: () => T):
 function cacheKey(text: string, probe: string, ctx: RuleContext): string | null {
   if (text.length > 500 || /[@.]|_via_/.test(probe) || ctx.now) return null
   const c = ctx.collection
-  return `${ctx.dialect.name}\u0000${c.id}\u0000${c.updated}\u0000${ctx.alias}\u0000${ctx.restricted}\u0000${text}`
+  return `${ctx.dialect.name}\u0000${c.id}\u0000${c.updated}\u0000${ctx.alias}\u0000${ctx.restricted}\u0000${ctx.tableRows === true}\u0000${text}`
 }
 
 /**

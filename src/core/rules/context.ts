@@ -2,10 +2,10 @@
  * What the rule compiler works with: the caller's `RuleContext`, the per-compile state (alias
  * counter, the join scope of the whole filter) and the resolved `Operand`.
  */
-import type { FilterNode } from '../../tools/filter/index.js'
+import type { ComparisonNode, FilterNode } from '../../tools/filter/index.js'
 import type { Dialect } from '../../store/dialect.js'
 import { ident, join, sql, type Sql } from '../../store/sql.js'
-import type { Collection } from '../collections/model.js'
+import type { Collection, Field } from '../collections/model.js'
 import type { RequestInfo } from '../request-info.js'
 
 /** Everything a filter, sort or rule needs to compile against one collection and request. */
@@ -24,6 +24,12 @@ export interface RuleContext {
   restricted: boolean
   /** The time macros such as `@now` are computed from; defaults to the current time. */
   now?: Date
+  /**
+   * True when `alias` reads the collection's own table (not a one-row derived table of values):
+   * `?=` conditions on its multi-valued fields may then read their junction tables
+   * (`junction.ts`), whose rows the table's triggers keep.
+   */
+  tableRows?: boolean
 }
 
 /** The value class of an operand, which decides how `=` treats NULL and `''`. */
@@ -67,6 +73,8 @@ export class RuleError extends Error {
 /** Collects the `LEFT JOIN`s an expression needs, each built once per key. */
 export class JoinSink {
   private readonly aliases = new Map<string, string>()
+  /** When set, every key asked for is added to it (which joins a comparison uses). */
+  used: Set<string> | null = null
 
   /** `clauses` may be shared with another sink: same FROM, independent keys. */
   constructor(
@@ -76,12 +84,18 @@ export class JoinSink {
 
   /** Adds the join `make(alias)` under `key` unless it is already there; returns its alias. */
   join(key: string, prefix: string, make: (alias: string) => Sql): string {
+    this.used?.add(key)
     const known = this.aliases.get(key)
     if (known !== undefined) return known
     const alias = this.state.nextAlias(prefix)
     this.aliases.set(key, alias)
     this.clauses.push(make(alias))
     return alias
+  }
+
+  /** Makes `key` resolve to `alias`, a source the caller puts in the FROM clause itself. */
+  preset(key: string, alias: string): void {
+    this.aliases.set(key, alias)
   }
 
   /** `FROM (SELECT 1) AS seed LEFT JOIN …`: one row even when every join misses. */
@@ -97,6 +111,8 @@ export interface CompileState {
   readonly now: Date
   /** The join scope of the whole filter: its rows are what `?`-operators range over. */
   readonly sink: JoinSink
+  /** The junction rewrite's pass over the top-level filter (`junction.ts`); none when nested. */
+  readonly junctions?: JunctionPlan
   nextAlias(prefix: string): string
   /** Compiles a filter tree against this state (used by `:changed` and joined listRules). */
   compileNode(node: FilterNode): Sql
@@ -104,6 +120,34 @@ export interface CompileState {
   finish(expr: Sql): Sql
   /** A state for another collection at `alias`, trusted (a rule), sharing the alias counter. */
   nested(collection: Collection, alias: string): CompileState
+}
+
+/**
+ * The junction rewrite of a compilation: `record` notes which joins each comparison uses,
+ * `apply` compiles the comparisons found eligible as semi-joins on their junction tables.
+ */
+export type JunctionPlan =
+  | {
+      readonly mode: 'record'
+      /** Per comparison: the field it may read from a junction, or null when it may not. */
+      readonly comparisons: Map<ComparisonNode, { field: Field; keys: Set<string> } | null>
+      /** How many comparisons use each join key. */
+      readonly uses: Map<string, number>
+    }
+  | { readonly mode: 'apply'; readonly eligible: ReadonlyMap<ComparisonNode, Field> }
+
+/**
+ * Whether a field has a junction table (`store/schema.ts` `junctionTable`, made by schema sync):
+ * a relation or select holding a list (`maxSelect` > 1) of a base or auth collection.
+ */
+export function hasJunction(
+  collection: { type: string },
+  field: { type: string; options: Record<string, unknown> },
+): boolean {
+  if (collection.type === 'view' || (field.type !== 'relation' && field.type !== 'select')) {
+    return false
+  }
+  return Number(field.options.maxSelect ?? 0) > 1
 }
 
 /** Whether a field of this type holds a list (`maxSelect` > 1). */

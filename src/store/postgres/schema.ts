@@ -5,6 +5,7 @@
  * expressions and casts).
  */
 import type { ColumnSpec, IndexSpec, SchemaManager } from '../schema.js'
+import { dropPostgresJunctions, syncPostgresJunctions } from './junctions.js'
 import { ident, join, raw, sql, type Sql } from '../sql.js'
 import { indexNameOf, pgIndexSql, pgLiteral } from './index-sql.js'
 import { postgresDialect } from './postgres-dialect.js'
@@ -115,4 +116,6 @@ export const postgresSchema: SchemaManager = {
     const row = await db.get(sql`${inSchema(['r', 'v', 'm', 'p'])} AND c.relname = ${name}`)
     return row !== undefined
   },
+  syncJunctions: syncPostgresJunctions,
+  dropJunctions: dropPostgresJunctions,
 }

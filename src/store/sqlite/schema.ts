@@ -1,4 +1,5 @@
 import { renderIndexExpr, type ColumnSpec, type IndexSpec, type SchemaManager } from '../schema.js'
+import { dropSqliteJunctions, syncSqliteJunctions } from './junctions.js'
 import { ident, join, raw, sql, type Sql } from '../sql.js'
 import { sqliteDialect } from './sqlite-dialect.js'
 import { sqliteViewQuery } from './view-query.js'
@@ -90,4 +91,6 @@ export const sqliteSchema: SchemaManager = {
     )
     return row !== undefined
   },
+  syncJunctions: syncSqliteJunctions,
+  dropJunctions: dropSqliteJunctions,
 }
