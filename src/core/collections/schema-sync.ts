@@ -7,7 +7,7 @@ import {
   type SchemaManager,
 } from '../../store/schema.js'
 import { getFieldType } from '../fields/registry.js'
-import { hasJunction } from '../rules/context.js'
+import { hasJunction } from '../rules/junction.js'
 import { desiredIndexes } from './indexes.js'
 import type { Collection, Field } from './model.js'
 

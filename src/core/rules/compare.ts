@@ -28,8 +28,8 @@ export function compileComparison(node: ComparisonNode, state: CompileState): Sq
   const r = tracked(state.sink, () => resolveOperand(node.right, state, state.sink))
   const [left, right] = [l.value, r.value]
   noteComparison(state, node, [
-    { multi: left.multi === true, keys: l.keys },
-    { multi: right.multi === true, keys: r.keys },
+    { multi: left.multi === true, keys: l.keys, constant: left.constant },
+    { multi: right.multi === true, keys: r.keys, constant: right.constant },
   ])
   const anyOf = node.operator.startsWith('?')
   const op = (anyOf ? node.operator.slice(1) : node.operator) as BaseOperator
@@ -46,7 +46,7 @@ function semiJoin(node: ComparisonNode, field: Field, state: CompileState): Sql 
   const { ctx } = state
   const rows = state.nextAlias('m')
   const sink = new JoinSink(state)
-  // NB: the junction's `value` column is named as `Dialect.jsonEach`'s value.
+  // NB: the junction's `value` column is named as `Dialect.jsonEach`'s value, and holds its values.
   sink.preset(`.${field.name}:each`, rows)
   const left = resolveOperand(node.left, state, sink)
   const right = resolveOperand(node.right, state, sink)

@@ -136,20 +136,6 @@ export type JunctionPlan =
     }
   | { readonly mode: 'apply'; readonly eligible: ReadonlyMap<ComparisonNode, Field> }
 
-/**
- * Whether a field has a junction table (`store/schema.ts` `junctionTable`, made by schema sync):
- * a relation or select holding a list (`maxSelect` > 1) of a base or auth collection.
- */
-export function hasJunction(
-  collection: { type: string },
-  field: { type: string; options: Record<string, unknown> },
-): boolean {
-  if (collection.type === 'view' || (field.type !== 'relation' && field.type !== 'select')) {
-    return false
-  }
-  return Number(field.options.maxSelect ?? 0) > 1
-}
-
 /** Whether a field of this type holds a list (`maxSelect` > 1). */
 export function isMultiField(field: { type: string; options: Record<string, unknown> }): boolean {
   if (field.type !== 'select' && field.type !== 'relation' && field.type !== 'file') return false

@@ -1,23 +1,80 @@
 /**
- * The junction rewrite: an any-of comparison (`?=`, `?~`, …) over a multi-valued relation or
- * select of the main row (`tags:each ?= 'a'`, `editors.id ?= @request.auth.id`,
- * `editors.name ?~ 'x'`) reads the field's junction table instead of parsing the row's JSON:
+ * The junction rewrite: an any-of comparison (`?=`, `?~`, `?>`, …) of a multi-valued relation or
+ * select of the main row with a known non-empty value (`tags:each ?= 'a'`,
+ * `editors.id ?= @request.auth.id`, `editors.name ?~ 'x'`) reads the field's junction table
+ * instead of parsing every row's JSON:
  *
  *     <alias>.id IN (SELECT jt.record FROM <junction> AS jt [LEFT JOIN <target> AS r ON r.id =
  *       jt.value AND <listRule>] WHERE <the comparison over jt.value / r.col>)
  *
- * The junction's rows are exactly those of `(SELECT 1) LEFT JOIN json_each(<field>) ON 1 = 1`,
- * the join the comparison ranges over otherwise (one row with a NULL value for a list with no
- * items), so the answer is the same. It is the same only when that join is the comparison's
- * alone: the filter's joins are shared by key (`tags:each ?= 'a' && tags:each ?= 'b'` needs one
- * item equal to both), so a first pass (`record`) notes the join keys of every comparison and a
- * second one (`apply`) rewrites those whose keys no other comparison uses and whose other
- * operand joins nothing. The filter language has no NOT, so an `EXISTS` over the shared joins
- * distributes over its ANDs and ORs and each comparison can be decided on its own.
+ * The junction holds the non-NULL values of `json_each(<field>)` per record, so the answer is
+ * the same as through `(SELECT 1) LEFT JOIN json_each(<field>) ON 1 = 1` when a NULL item (a
+ * NULL value, an empty list, a missing related record) cannot match: the operator is one whose
+ * comparison with NULL is never true and the other operand is a bound value other than NULL and
+ * `''` (which NULL equals). It is the same only when that join is the comparison's alone: the
+ * filter's joins are shared by key (`tags:each ?= 'a' && tags:each ?= 'b'` needs one item equal
+ * to both), so a first pass (`record`) notes the join keys of every comparison and a second one
+ * (`apply`) rewrites those whose keys no other comparison uses and whose other operand joins
+ * nothing. The filter language has no NOT, so an `EXISTS` over the shared joins distributes over
+ * its ANDs and ORs and each comparison can be decided on its own.
  */
-import type { ComparisonNode } from '../../tools/filter/index.js'
+import { visitFilter, type ComparisonNode, type FilterNode } from '../../tools/filter/index.js'
 import type { Collection, Field } from '../collections/model.js'
-import { hasJunction, type CompileState, type JoinSink, type JunctionPlan } from './context.js'
+import { parseCached } from './ast-cache.js'
+import { isMultiField, type CompileState, type JoinSink, type JunctionPlan } from './context.js'
+
+/** The field names each collection's rules compare with an any-of operator, by rules text. */
+const anyOfFields = new WeakMap<Collection, { rules: string; names: ReadonlySet<string> }>()
+
+/** The fields (first path segment) of `node`'s any-of comparisons of the collection's own fields. */
+function collectAnyOf(node: FilterNode, out: Set<string>): void {
+  visitFilter<void>(node, {
+    comparison: (n) => {
+      if (!n.operator.startsWith('?')) return
+      for (const side of [n.left, n.right]) {
+        if (side.kind !== 'identifier' || side.name.startsWith('@')) continue
+        out.add(side.name.split('.')[0]!.split(':')[0]!)
+      }
+    },
+    and: () => undefined,
+    or: () => undefined,
+  })
+}
+
+function rulesAnyOf(collection: Collection): ReadonlySet<string> {
+  const { listRule, viewRule, createRule, updateRule, deleteRule } = collection
+  const auth = collection.authOptions
+  const rules = [listRule, viewRule, createRule, updateRule, deleteRule]
+  if (auth) rules.push(auth.authRule, auth.manageRule)
+  const text = rules.map((r) => r ?? '').join('\u0000')
+  const known = anyOfFields.get(collection)
+  if (known?.rules === text) return known.names
+  const names = new Set<string>()
+  for (const rule of rules) {
+    if (rule === null || rule.trim() === '') continue
+    try {
+      collectAnyOf(parseCached(rule), names)
+    } catch {
+      // A rule that does not parse compares nothing (saving validates rules).
+    }
+  }
+  anyOfFields.set(collection, { rules: text, names })
+  return names
+}
+
+/**
+ * Whether a field has a junction table (`store/schema.ts` `junctionTable`, made by schema sync):
+ * a relation or select holding a list (`maxSelect` > 1) of a base or auth collection that one
+ * of the collection's own rules compares with an any-of operator (`editors.id ?= …`,
+ * `tags:each ?= …`). NB: only those: every item written costs the junction's index a page, so
+ * lists read by rules pay for it, other multi-valued fields do not.
+ */
+export function hasJunction(collection: Collection, field: Field): boolean {
+  if (collection.type === 'view' || (field.type !== 'relation' && field.type !== 'select')) {
+    return false
+  }
+  return isMultiField(field) && rulesAnyOf(collection).has(field.name)
+}
 
 /** A fresh recording plan, or null when `collection` at the main alias has no junctions. */
 export function recordingPlan(collection: Collection, tableRows: boolean): JunctionPlan | null {
@@ -44,11 +101,7 @@ export function tracked<T>(sink: JoinSink, fn: () => T): { value: T; keys: Set<s
  * nothing but the field's `json_each` (and, for a relation path, its target) and another that
  * joins nothing at all.
  */
-export function noteComparison(
-  state: CompileState,
-  node: ComparisonNode,
-  sides: { multi: boolean; keys: Set<string> }[],
-): void {
+export function noteComparison(state: CompileState, node: ComparisonNode, sides: Side[]): void {
   const plan = state.junctions
   if (plan?.mode !== 'record') return
   const all = new Set(sides.flatMap((s) => [...s.keys]))
@@ -61,15 +114,30 @@ export function noteComparison(
   plan.comparisons.set(node, candidate(state, node, sides))
 }
 
+/** One operand of a recorded comparison. */
+export interface Side {
+  multi: boolean
+  keys: Set<string>
+  constant?: { readonly value: string | number | boolean | null }
+}
+
+/** The operators (after `?`) whose comparison with NULL is never true (`NULL > x` is NULL). */
+const NULL_NEVER_MATCHES = new Set(['=', '>', '>=', '<', '<=', '~', '!~'])
+
 function candidate(
   state: CompileState,
   node: ComparisonNode,
-  sides: { multi: boolean; keys: Set<string> }[],
+  sides: Side[],
 ): { field: Field; keys: Set<string> } | null {
-  if (!node.operator.startsWith('?')) return null
+  if (!node.operator.startsWith('?') || !NULL_NEVER_MATCHES.has(node.operator.slice(1))) {
+    return null
+  }
   const multi = sides.filter((s) => s.multi)
   const other = sides.find((s) => !s.multi)
   if (multi.length !== 1 || !other || other.keys.size > 0) return null
+  // NB: NULL equals '' and NULL (`x = ''` is `x = '' OR x IS NULL`): only other values.
+  const value = other.constant?.value
+  if (value === undefined || value === null || value === '') return null
   const { keys } = multi[0]!
   const { collection } = state.ctx
   const each = [...keys].map((k) => /^\.(\w+):each$/.exec(k)?.[1]).find((n) => n !== undefined)

@@ -1,11 +1,11 @@
 /**
  * Junction tables of multi-valued fields on PostgreSQL (see `JunctionSpec`): a table
- * `(record, pos, value TEXT)` with an index on `(value, record)`, kept exact by one row trigger
- * on the collection table running a plpgsql function. Its rows are those of the filter
- * compiler's `(SELECT 1) LEFT JOIN <postgresDialect.jsonEach(column)> ON TRUE`: one per item
- * (`json_array_elements_text` of the list, of `[]` when the document is not an array), or one
- * with a NULL value when there is none. Names are unqualified: they resolve through the
- * connection's `search_path`, the store's schema.
+ * `(value, record)` whose primary key is its only index, kept exact by one row trigger on the
+ * collection table running a plpgsql function. Its rows are the distinct non-NULL values of
+ * `postgresDialect.jsonEach(<column>)` per record (`json_array_elements_text` of the list, of
+ * `[]` when the document is not an array). A record's rows are deleted through its old list's
+ * values (the key's prefix). Names are unqualified: they resolve through the connection's
+ * `search_path`, the store's schema.
  */
 import type { Db } from '../db.js'
 import { JUNCTION_PREFIX, type JunctionSpec } from '../schema.js'
@@ -21,23 +21,29 @@ function text(fragment: Sql): string {
   return compiled.sql
 }
 
-/**
- * `SELECT <id>, pos, value FROM <from> LEFT JOIN LATERAL <items of doc> ON TRUE`: the rows of
- * the filter compiler's `LEFT JOIN` of `jsonEach` (one with a NULL value for a list with none).
- */
-function items(id: string, from: string, doc: string, partition: string): string {
+/** `<value> FROM <items of doc>`: the list's items as the filter compiler's `jsonEach` reads them. */
+function items(doc: string): { value: string; from: string } {
   const each = postgresDialect.jsonEach(raw(doc), 'e')
-  const pos = `row_number() OVER (${partition})`
-  return `SELECT ${id}, ${pos}, ${text(each.value)} FROM ${from} LEFT JOIN LATERAL ${text(each.from)} ON TRUE`
+  return { value: text(each.value), from: text(each.from) }
+}
+
+/** `INSERT` of the rows of record `id` whose list is `doc` (`from`: rows it is read from). */
+function fill(name: string, id: string, doc: string, from = ''): string {
+  const e = items(doc)
+  return `INSERT INTO ${name} (value, record) SELECT DISTINCT ${e.value}, ${id} FROM ${from}${e.from} WHERE ${e.value} IS NOT NULL`
 }
 
 /** The body of the trigger function of `j`. */
 function functionBody(j: JunctionSpec): string {
   const name = q(j.name)
+  const col = q(j.column)
+  const old = items(`OLD.${col}`)
   return [
     'BEGIN',
-    `IF TG_OP <> 'INSERT' THEN DELETE FROM ${name} WHERE record = OLD."id"; END IF;`,
-    `IF TG_OP <> 'DELETE' THEN INSERT INTO ${name} (record, pos, value) ${items('NEW."id"', '(SELECT 1) AS s', `NEW.${q(j.column)}`, '')}; END IF;`,
+    // NB: json has no equality: an update that leaves the id and the list's text as they were is skipped.
+    `IF TG_OP = 'UPDATE' AND OLD."id" = NEW."id" AND OLD.${col}::text IS NOT DISTINCT FROM NEW.${col}::text THEN RETURN NULL; END IF;`,
+    `IF TG_OP <> 'INSERT' THEN DELETE FROM ${name} WHERE value IN (SELECT ${old.value} FROM ${old.from}) AND record = OLD."id"; END IF;`,
+    `IF TG_OP <> 'DELETE' THEN ${fill(name, 'NEW."id"', `NEW.${q(j.column)}`)}; END IF;`,
     'RETURN NULL;',
     'END',
   ].join('\n')
@@ -73,13 +79,12 @@ async function createJunction(db: Db, table: string, j: JunctionSpec): Promise<v
   // Names are quoted identifiers of validated collection and field names and ids.
   await db.run(
     raw(
-      `CREATE TABLE ${name} (record TEXT NOT NULL, pos BIGINT NOT NULL, value TEXT, PRIMARY KEY (record, pos))`,
+      `CREATE TABLE ${name} (value TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (value, record))`,
     ),
   )
-  await db.run(raw(`CREATE INDEX ${q(`${j.name}_v`)} ON ${name} (value, record)`))
-  const from = `${q(table)} AS t`
-  const fill = items('t."id"', from, `t.${q(j.column)}`, 'PARTITION BY t."id"')
-  await db.run(raw(`INSERT INTO ${name} (record, pos, value) ${fill}`))
+  await db.run(
+    raw(fill(name, 't."id"', `t.${q(j.column)}`, `${q(table)} AS t CROSS JOIN LATERAL `)),
+  )
 }
 
 async function dropTrigger(db: Db, table: string, name: string, junction: boolean): Promise<void> {

@@ -1,10 +1,10 @@
 /**
  * Junction tables of multi-valued fields on SQLite (see `JunctionSpec`): a WITHOUT ROWID table
- * `(record, pos, value)` with an index on `(value, record)`, kept exact by three triggers on the
- * collection table. Its rows are those of `(SELECT 1) LEFT JOIN json_each(<column>) ON 1 = 1`,
- * what the filter compiler's join sees: one per item, or one with a NULL value (pos -1) when
- * the list has none. `value` has no declared type, so it keeps the storage class `json_each`
- * gives (a number stays a number).
+ * whose primary key `(value, record)` is its only b-tree (a write touches one page per item),
+ * kept exact by three triggers on the collection table. Its rows are the distinct non-NULL
+ * values `json_each(<column>)` yields per record; `value` has no declared type, so it keeps the
+ * storage class `json_each` gives (a number stays a number). A record's rows are deleted
+ * through its old list's values (the key's prefix), so no second index on `record` is needed.
  */
 import type { Db } from '../db.js'
 import { JUNCTION_PREFIX, type JunctionSpec } from '../schema.js'
@@ -17,21 +17,28 @@ const q = (name: string): string => sqliteDialect.quoteIdent(name)
 const SUFFIXES = ['_ai', '_au', '_ad'] as const
 
 /**
- * `<id>, pos, value FROM <from> LEFT JOIN json_each(<doc>) AS e ON 1 = 1`. NB: a malformed
- * document reads as NULL (the filter's `json_each` would fail on it; a write must not).
+ * The items of the JSON document `doc` as `json_each` rows aliased `e`. NB: a malformed
+ * document has none (the filter's `json_each` would fail on it; a write must not).
  */
-const items = (id: string, from: string, doc: string): string =>
-  `${id}, COALESCE(e.id, -1), e.value FROM ${from} LEFT JOIN json_each(CASE WHEN json_valid(${doc}) THEN ${doc} END) AS e ON 1 = 1`
+const items = (doc: string): string =>
+  `json_each(CASE WHEN json_valid(${doc}) THEN ${doc} END) AS e`
+
+/**
+ * `INSERT` of the rows of record `id` whose list is `doc`. NB: DISTINCT rather than OR IGNORE,
+ * which the conflict clause of an outer statement would override.
+ */
+const fill = (name: string, id: string, doc: string, from = ''): string =>
+  `INSERT INTO ${name} (value, record) SELECT DISTINCT e.value, ${id} FROM ${from}${items(doc)} WHERE e.value IS NOT NULL`
 
 /** The `CREATE TRIGGER` statements of a junction, in `SUFFIXES` order. */
 function triggerSql(table: string, j: JunctionSpec): string[] {
   const [t, c, name] = [q(table), q(j.column), q(j.name)]
-  const fill = `INSERT INTO ${name} (record, pos, value) SELECT ${items('NEW."id"', '(SELECT 1) AS s', `NEW.${c}`)};`
-  const clear = `DELETE FROM ${name} WHERE record = OLD."id";`
+  const insert = `${fill(name, 'NEW."id"', `NEW.${c}`)};`
+  const clear = `DELETE FROM ${name} WHERE value IN (SELECT e.value FROM ${items(`OLD.${c}`)}) AND record = OLD."id";`
   const trigger = (suffix: string) => q(`${j.name}${suffix}`)
   return [
-    `CREATE TRIGGER ${trigger('_ai')} AFTER INSERT ON ${t} BEGIN ${fill} END`,
-    `CREATE TRIGGER ${trigger('_au')} AFTER UPDATE OF "id", ${c} ON ${t} BEGIN ${clear} ${fill} END`,
+    `CREATE TRIGGER ${trigger('_ai')} AFTER INSERT ON ${t} BEGIN ${insert} END`,
+    `CREATE TRIGGER ${trigger('_au')} AFTER UPDATE OF "id", ${c} ON ${t} WHEN OLD."id" IS NOT NEW."id" OR OLD.${c} IS NOT NEW.${c} BEGIN ${clear} ${insert} END`,
     `CREATE TRIGGER ${trigger('_ad')} AFTER DELETE ON ${t} BEGIN ${clear} END`,
   ]
 }
@@ -53,15 +60,10 @@ async function createJunction(db: Db, table: string, j: JunctionSpec): Promise<v
   // Names are quoted identifiers of validated collection and field names and ids.
   await db.run(
     raw(
-      `CREATE TABLE ${name} (record TEXT NOT NULL, pos INTEGER NOT NULL, value, PRIMARY KEY (record, pos)) WITHOUT ROWID`,
+      `CREATE TABLE ${name} (value, record TEXT NOT NULL, PRIMARY KEY (value, record)) WITHOUT ROWID`,
     ),
   )
-  await db.run(raw(`CREATE INDEX ${q(`${j.name}_v`)} ON ${name} (value, record)`))
-  await db.run(
-    raw(
-      `INSERT INTO ${name} (record, pos, value) SELECT ${items('t."id"', `${q(table)} AS t`, `t.${q(j.column)}`)}`,
-    ),
-  )
+  await db.run(raw(fill(name, 't."id"', `t.${q(j.column)}`, `${q(table)} AS t, `)))
 }
 
 async function tableExists(db: Db, name: string): Promise<boolean> {
