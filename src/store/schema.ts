@@ -165,9 +165,10 @@ export function junctionTable(collectionId: string, fieldId: string): string {
 }
 
 /**
- * A junction table kept by triggers on a collection table: one row `(record, pos, value)` per
- * item of the JSON list in `column`, with `value` exactly what `Dialect.jsonEach(column).value`
- * yields, indexed on `(value, record)`. Lets `?=` filters on multi-valued fields use an index.
+ * A junction table kept by triggers on a collection table: one row `(value, record)` per
+ * distinct non-NULL item of the JSON list in `column`, `value` exactly what
+ * `Dialect.jsonEach(column).value` yields, keyed on `(value, record)`. Lets `?=` filters on
+ * multi-valued fields use an index (`core/rules/junction.ts`).
  */
 export interface JunctionSpec {
   /** The junction table's name (`junctionTable`). */
