@@ -1,5 +1,6 @@
 import type { App } from '../../core/app.js'
 import { databaseOf } from '../../core/collections/model.js'
+import { wantedJunctions } from '../../core/collections/schema-sync.js'
 import {
   ApiError,
   badRequest,
@@ -108,17 +109,17 @@ export class SqlConsole {
     this.running++
     let result: ConsoleResult
     try {
-      const collections = this.app.collections
-        .all()
-        .filter((c) => databaseOf(c) === 'main')
-        .map((c) => c.name)
+      const tables = this.app.collections.all().filter((c) => databaseOf(c) === 'main')
+      const collections = tables.map((c) => c.name)
+      // NB: junction tables (kept by triggers) must not be dropped or altered from here either.
+      const junctions = tables.flatMap((c) => wantedJunctions(c).map((j) => j.name))
       result = await this.app.store.console({
         sql: input.sql,
         write: input.write,
         maxRows: this.maxRows,
         maxBytes: this.maxBytes,
         timeoutMs: this.timeoutMs,
-        frozenSchema: [...OWN_TABLES, ...collections],
+        frozenSchema: [...OWN_TABLES, ...collections, ...junctions],
         readOnlyTables: OWN_TABLES,
       })
     } catch (err) {
