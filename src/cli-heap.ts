@@ -1,0 +1,51 @@
+/**
+ * V8's young generation while the CLI starts. Loading svcbase's ~500 modules allocates a lot that
+ * survives (code, module records), and with V8's default growth factor (2) the new space doubles
+ * up to its maximum (2 × 16 MiB semi-spaces) before the server has answered anything; an idle
+ * process keeps those pages resident until V8's memory reducer shrinks them, 20 s or more later.
+ * Growth factor 1 while loading keeps the new space at its initial size (it still works; what
+ * survives is promoted a little earlier). The first requests after start warm caches and compile
+ * code, which survives too and would grow it all the same, so the default is restored only once
+ * the server is busy (the event loop over half used for a second): under load requests get the
+ * young generation V8 would give them anyway. (`--max-semi-space-size` cannot be set at run
+ * time; the growth factor is read at each resize.)
+ */
+import { performance } from 'node:perf_hooks'
+import { setFlagsFromString } from 'node:v8'
+
+/** V8's default `--semi-space-growth-factor` (Node 20, V8 11.3). */
+const DEFAULT_GROWTH_FACTOR = 2
+
+/** Keeps the new space at its initial size while modules load (call before importing them). */
+export function holdYoungGeneration(): void {
+  setFlagsFromString('--semi-space-growth-factor=1')
+}
+
+/** Gives V8 back its default new-space growth. */
+export function releaseYoungGeneration(): void {
+  setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`)
+}
+
+/** Event-loop utilisation over one check period above which the server counts as busy. */
+const BUSY_UTILIZATION = 0.5
+/** How often the event loop's utilisation is checked, in milliseconds. */
+const CHECK_MS = 1000
+
+/**
+ * Releases the young generation (see {@link releaseYoungGeneration}) the first time the event
+ * loop is busy for a check period; an unreferenced timer, so it never keeps the process alive.
+ * Returns a function that stops watching.
+ */
+export function releaseYoungGenerationWhenBusy(): () => void {
+  let last = performance.eventLoopUtilization()
+  const timer = setInterval(() => {
+    const now = performance.eventLoopUtilization()
+    const busy = performance.eventLoopUtilization(now, last).utilization > BUSY_UTILIZATION
+    last = now
+    if (!busy) return
+    clearInterval(timer)
+    releaseYoungGeneration()
+  }, CHECK_MS)
+  timer.unref()
+  return () => clearInterval(timer)
+}
