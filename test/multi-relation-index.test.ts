@@ -85,7 +85,7 @@ describe.each([
     // NB: junctions are made for the multi-valued fields the collection's rules compare with `?`.
     await app().collections.create({
       name: 'posts',
-      listRule: "editors.id ?= @request.auth.id || labels ?= 'zz'",
+      listRule: "editors.id ?= @request.auth.id || labels:each ?= 'zz'",
       schema: [
         { name: 'title', type: 'text' },
         {
@@ -191,7 +191,7 @@ describe.each([
 
     await app().collections.update('posts', {
       name: 'articles',
-      listRule: "writers:each ?= @request.auth.id || labels ?= 'zz'",
+      listRule: "writers:each ?= @request.auth.id || labels:each ?= 'zz'",
       fields: fields((f) => (f.id === editors.id ? { name: 'writers' } : {})),
     })
     await expectExact('articles', 'writers')
@@ -207,6 +207,7 @@ describe.each([
 
     const setMax = (n: number) =>
       app().collections.update('articles', {
+        listRule: `writers:each ?= @request.auth.id || labels${n > 1 ? ':each' : ''} ?= 'zz'`,
         fields: fields((f) =>
           f.id === labels.id ? { options: { ...f.options, maxSelect: n } } : {},
         ),
@@ -251,7 +252,7 @@ describe.each([
   it('gives junctions to a database made without them at start', async () => {
     const c = await app().collections.create({
       name: 'old',
-      viewRule: "tags ?= 'x'",
+      viewRule: "tags:each ?= 'x'",
       schema: [{ name: 'tags', type: 'select', options: { values: ['x', 'y'], maxSelect: 2 } }],
     })
     await app().records.create(c, { tags: ['x', 'y'] }, su())
@@ -297,7 +298,7 @@ describe.each([
       await app().collections.update('users', { listRule: "name != 'user 2'" })
       const c = await app().collections.create({
         name: 'docs',
-        listRule: "editors.id ?= @request.auth.id || tags ?= 'zz' || id != ''",
+        listRule: "editors.id ?= @request.auth.id || tags:each ?= 'zz' || id != ''",
         schema: [
           { name: 'title', type: 'text' },
           {

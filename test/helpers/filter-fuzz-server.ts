@@ -162,7 +162,7 @@ export function useFilterFuzz(opts: { pg?: boolean } = {}): FilterFuzz {
       listRule: '',
       // Never true, as no rule at all for non-superusers; its any-of comparisons give tags and
       // refs their junction tables, so `?` filters on them take the junction rewrite.
-      deleteRule: "(tags ?= 'zz' || refs ?= 'zz') && id = ''",
+      deleteRule: "(tags:each ?= 'zz' || refs.id ?= 'zz') && id = ''",
       schema: [
         { name: 'title', type: 'text' },
         { name: 'n', type: 'number' },

@@ -16,7 +16,7 @@ const run = caseRunner(sqliteDialect, postgresDialect)
 /** `posts` whose listRule compares editors and tags with any-of operators. */
 const posts = {
   ...schema().posts!,
-  listRule: "editors.id ?= @request.auth.id || tags ?= 'q'",
+  listRule: "editors.id ?= @request.auth.id || tags:each ?= 'q'",
 }
 const table: Partial<RuleContext> = { collection: posts, tableRows: true }
 const TAGS = '"_mv_id_posts_select_tags"'
@@ -31,6 +31,8 @@ describe('hasJunction', () => {
     expect(hasJunction(schema().posts!, f('tags'))).toBe(false)
     expect(hasJunction({ ...posts, type: 'view' }, f('tags'))).toBe(false)
     expect(hasJunction({ ...posts, listRule: "tags:each = 'q'" }, f('tags'))).toBe(false)
+    // A bare multi-valued field compares as its JSON text: no items read.
+    expect(hasJunction({ ...posts, listRule: "tags ?= 'q'" }, f('tags'))).toBe(false)
   })
 })
 

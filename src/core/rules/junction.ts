@@ -26,14 +26,18 @@ import { isMultiField, type CompileState, type JoinSink, type JunctionPlan } fro
 /** The field names each collection's rules compare with an any-of operator, by rules text. */
 const anyOfFields = new WeakMap<Collection, { rules: string; names: ReadonlySet<string> }>()
 
-/** The fields (first path segment) of `node`'s any-of comparisons of the collection's own fields. */
+/**
+ * The fields whose items `node`'s any-of comparisons read: the first segment of an own field
+ * path followed by `:each` or `.` (`tags:each`, `editors.id`; a bare `tags` is its JSON text).
+ */
 function collectAnyOf(node: FilterNode, out: Set<string>): void {
   visitFilter<void>(node, {
     comparison: (n) => {
       if (!n.operator.startsWith('?')) return
       for (const side of [n.left, n.right]) {
-        if (side.kind !== 'identifier' || side.name.startsWith('@')) continue
-        out.add(side.name.split('.')[0]!.split(':')[0]!)
+        if (side.kind !== 'identifier') continue
+        const m = /^(\w+)(?::each$|\.)/.exec(side.name)
+        if (m) out.add(m[1]!)
       }
     },
     and: () => undefined,
@@ -64,8 +68,8 @@ function rulesAnyOf(collection: Collection): ReadonlySet<string> {
 
 /**
  * Whether a field has a junction table (`store/schema.ts` `junctionTable`, made by schema sync):
- * a relation or select holding a list (`maxSelect` > 1) of a base or auth collection that one
- * of the collection's own rules compares with an any-of operator (`editors.id ?= …`,
+ * a relation or select holding a list (`maxSelect` > 1) of a base or auth collection whose
+ * items one of the collection's own rules compares with an any-of operator (`editors.id ?= …`,
  * `tags:each ?= …`). NB: only those: every item written costs the junction's index a page, so
  * lists read by rules pay for it, other multi-valued fields do not.
  */
