@@ -113,13 +113,19 @@ export async function dropSchema(schema: SchemaManager, db: Db, c: Collection): 
 /**
  * Gives every base and auth collection the junction tables it should have (a database made
  * before they existed, a restored backup), each collection in its own transaction. Cheap when
- * all is in place: a catalogue read per collection.
+ * all is in place: a catalogue read per collection. A failure is logged, not thrown: the start
+ * goes on (and the next one tries again), as `upgradeSystemCollections` does.
  */
 export async function ensureJunctions(app: App): Promise<void> {
   for (const c of app.collections.all()) {
     if (c.type === 'view') continue
-    await app.runInTransaction((tx) =>
-      app.schema.syncJunctions(tx.dbFor(c), c.name, wantedJunctions(c)),
-    )
+    try {
+      await app.runInTransaction((tx) =>
+        app.schema.syncJunctions(tx.dbFor(c), c.name, wantedJunctions(c)),
+      )
+    } catch (err) {
+      // NB: another instance starting on the same database may have made them meanwhile.
+      app.logger.warn(`the junction tables of ${c.name} could not be made`, { error: String(err) })
+    }
   }
 }
