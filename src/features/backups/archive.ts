@@ -10,9 +10,14 @@ import { dirname, join } from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { crc32 } from 'node:zlib'
-import yauzl from 'yauzl'
-import yazl from 'yazl'
+import type yauzl from 'yauzl'
+import type yazl from 'yazl'
+import { lazyPackage } from '../../tools/lazy-module.js'
 import { TEMP_PREFIX } from '../../tools/filesystem/keys.js'
+
+/** The ZIP writer and reader, loaded with the first backup or restore (tools/lazy-module.ts). */
+const loadYazl = lazyPackage<typeof yazl>('yazl')
+const loadYauzl = lazyPackage<typeof yauzl>('yauzl')
 
 /** The folder of local files inside an archive. */
 export const STORAGE_PREFIX = 'storage/'
@@ -75,7 +80,7 @@ export async function writeArchive(
   databases: readonly string[],
   storageDir: string | null,
 ): Promise<number> {
-  const zip = new yazl.ZipFile()
+  const zip = new (loadYazl().ZipFile)()
   const sources: Source[] = databases.map((path) => ({ path, name: path.split(/[/\\]/).pop()! }))
   if (storageDir) sources.push(...(await walk(storageDir, STORAGE_PREFIX)))
   const out = createWriteStream(target)
@@ -131,7 +136,7 @@ const S_IFDIR = 0o040000
 /** Opens an archive lazily, raw names (we check them ourselves), sizes checked while reading. */
 function openZip(path: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) => {
-    yauzl.open(
+    loadYauzl().open(
       path,
       { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false },
       (err, zip) => {

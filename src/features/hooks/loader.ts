@@ -9,11 +9,15 @@
 import { mkdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { build, type Message } from 'esbuild'
+import type { Message } from 'esbuild'
+import { lazyPackage } from '../../tools/lazy-module.js'
 import { BundleMap, errorMessage, type Position } from './locate.js'
 
 /** The folder of the bundles, inside the hooks dir (the loader and the watcher skip it). */
 export const CACHE_DIR = '.svc_cache'
+
+/** esbuild, loaded with the first hook script (tools/lazy-module.ts). */
+const loadEsbuild = lazyPackage<typeof import('esbuild')>('esbuild')
 
 /** Bundles written by this process, for unique names. */
 let bundles = 0
@@ -62,9 +66,10 @@ export async function importScript(file: string, hooksDir: string): Promise<Load
   const cache = join(hooksDir, CACHE_DIR)
   const stem = basename(file).replace(/\.[^.]+$/, '')
   const bundle = join(cache, `${stem}.${process.pid}.${++bundles}.mjs`)
+  const esbuild = loadEsbuild()
   let outputs
   try {
-    const result = await build({
+    const result = await esbuild.build({
       entryPoints: [file],
       absWorkingDir: hooksDir,
       bundle: true,

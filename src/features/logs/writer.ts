@@ -53,6 +53,14 @@ function chunkSizes(n: number): number[] {
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 /**
+ * Entries in one batch from which the writer moves to the database's worker thread (and stays
+ * there): 64 entries in one flush interval is a server answering hundreds of requests a second.
+ * The thread costs a V8 isolate and a connection of its own, ~6 MB resident for the rest of the
+ * process, which a quiet server does not need: its few rows are written on the event loop.
+ */
+const BACKGROUND_FROM_BATCH = 64
+
+/**
  * Writes `_logs` rows off the request path: entries queue in memory and are inserted in batches
  * (one transaction of multi-row INSERTs per batch) after `flushInterval` or as soon as
  * `batchSize` entries wait. `settings.logs` is read live: nothing is queued when `maxDays` is 0
@@ -177,7 +185,8 @@ export class LogWriter {
     const collection = this.app.collections.find('_logs')
     if (!collection) throw new Error('the _logs collection is missing')
     const db: Db = this.app.dbFor(collection)
-    this.background ??= db.backgroundWriter?.() ?? null
+    if (!this.background && batch.length >= BACKGROUND_FROM_BATCH)
+      this.background = db.backgroundWriter?.() ?? null
     const rows = batch.map(rowValues)
     const chunks: Array<{ at: number; size: number }> = []
     let at = 0
@@ -185,8 +194,8 @@ export class LogWriter {
       chunks.push({ at, size })
       at += size
     }
-    // NB: the worker thread's connection does the writing, so the SQLite work of request
-    // logging never runs on the event loop serving requests. The statement text of each chunk
+    // NB: once started, the worker thread's connection does the writing, so the SQLite work of
+    // request logging on a busy server never runs on the event loop serving requests. The statement text of each chunk
     // size is compiled once; only the values travel with each batch.
     const background = this.background
     if (background) {

@@ -5,7 +5,8 @@
  * reused for 12 hours (its JWT expires after 24 hours: `exp` ≤ 24 h is what services accept).
  */
 
-import webpush from 'web-push'
+import type webpush from 'web-push'
+import { lazyPackage } from '../../tools/lazy-module.js'
 import type { PushBackend, PushMessage, PushOutcome, PushTarget } from './backend.js'
 import type { PushSettings } from './settings.js'
 
@@ -15,6 +16,9 @@ export const WEB_PUSH_TTL = 86_400
 export const WEB_PUSH_TIMEOUT_MS = 10_000
 const VAPID_REUSE_MS = 12 * 3600_000
 const VAPID_EXPIRY_S = 24 * 3600 - 60
+
+/** `web-push`, loaded with the first Web Push message (tools/lazy-module.ts). */
+const loadWebPush = lazyPackage<typeof webpush>('web-push')
 
 /** The JSON a service worker receives: `{title, body, data?}`. */
 export function webPayload(msg: PushMessage): string {
@@ -31,7 +35,7 @@ export function webBackend(): PushBackend {
     const cached = headers.get(key)
     if (cached && cached.until > now) return cached.value
     const exp = Math.floor(now / 1000) + VAPID_EXPIRY_S
-    const value = webpush.getVapidHeaders(
+    const value = loadWebPush().getVapidHeaders(
       origin,
       v.subject,
       v.publicKey,
@@ -61,7 +65,7 @@ export function webBackend(): PushBackend {
         return { status: 'failed', reason: 'invalid endpoint' }
       }
       try {
-        await webpush.sendNotification(
+        await loadWebPush().sendNotification(
           { endpoint: target.endpoint, keys: target.keys },
           webPayload(msg),
           {

@@ -3,7 +3,8 @@
  * mix of modes); the SVG is written here as one path, the PNG drawn pixel by pixel (1 bit each) at
  * exactly the asked size, with whole-pixel modules centred in a quiet zone of at least four modules.
  */
-import QRCode from 'qrcode'
+import type QRCode from 'qrcode'
+import { lazyPackage } from '../../tools/lazy-module.js'
 import { encodePng1, rowBytes } from './png1.js'
 
 /** The error correction levels. */
@@ -18,6 +19,9 @@ export const QR_MAX_BYTES: Readonly<Record<EccLevel, number>> = {
   H: 1273,
 }
 
+/** The QR encoder, loaded with the first code drawn (tools/lazy-module.ts). */
+const loadQrcode = lazyPackage<typeof QRCode>('qrcode')
+
 /** The quiet zone around the code, in modules (the standard's minimum). */
 export const QR_MARGIN = 4
 
@@ -29,7 +33,7 @@ export interface QrMatrix {
 
 /** The matrix of `data` at `ecc` (the caller checked the byte length against the limit). */
 export function qrMatrix(data: string, ecc: EccLevel): QrMatrix {
-  const { modules } = QRCode.create(data, { errorCorrectionLevel: ecc })
+  const { modules } = loadQrcode().create(data, { errorCorrectionLevel: ecc })
   return { size: modules.size, dark: (row, col) => modules.get(row, col) === 1 }
 }
 
