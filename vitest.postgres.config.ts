@@ -13,7 +13,7 @@ import { defineConfig } from 'vitest/config'
  * - on PostgreSQL already in the SQLite pass (they mention SVC_TEST_PG_URL or start a server on
  *   each engine): postgres-filters, postgres-bytes, filter-fuzz-engines, cli-postgres, cli-copy,
  *   sql-console-postgres, multi-instance, multi-instance-apply, storage-instances,
- *   webhooks-instances, backups-restore-schema, postgres-transactions;
+ *   webhooks-instances, backups-restore-schema, postgres-transactions, multi-relation-index;
  * - the dashboard's browser tests (dashboard-*): they test the UI; its API calls are the suites above;
  * - not about the data: docs, error-catalogue, lint-boundaries, utils, bench, not-built,
  *   scenario-helper.
