@@ -84,6 +84,31 @@ describe('audit log', () => {
     expect(del[0]).toMatchObject({ collection: 'temp', recordId: temp.body.id, actorId: su.id })
   })
 
+  it('keeps each request its own actor when schema changes and reads overlap', async () => {
+    // The actor's async context is entered by schema and settings requests only and switched
+    // off whenever none is in flight: overlapping ones must still each see their own caller.
+    const made = await t.api('POST', '/api/collections', {
+      token: t.suToken,
+      body: { name: 'overlap', type: 'base', fields: [{ name: 'n', type: 'number' }] },
+    })
+    expect(made.status).toBe(200)
+    for (let round = 0; round < 3; round++) {
+      const ips = Array.from({ length: 6 }, (_, i) => `10.1.${round}.${i + 1}`)
+      const results = await Promise.all([
+        ...ips.map((ip, i) =>
+          t.from(ip, 'PATCH', '/api/collections/overlap', {
+            token: `Bearer ${t.suToken}`,
+            body: { listRule: `n > ${round * 10 + i}` },
+          }),
+        ),
+        ...ips.map(() => t.api('GET', '/api/collections/overlap/records', { token: t.suToken })),
+      ])
+      for (const r of results) expect(r.status).toBe(200)
+      const got = await rows(`collection = 'overlap' && ip ~ '10.1.${round}.'`)
+      expect(got.map((r) => r.ip).sort()).toEqual([...ips].sort())
+    }
+  })
+
   it('writes collection rows for an import, with its actor', async () => {
     const res = await t.from('10.0.0.7', 'PUT', '/api/collections/import', {
       token: `Bearer ${t.suToken}`,

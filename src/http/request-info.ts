@@ -14,7 +14,23 @@ declare module 'fastify' {
     svcApiKey: boolean
     /** The client IP as decided by `settings.trustedProxy` (reference §10.4). */
     svcIp: string
+    /** The matched route's URL pattern, read once (see {@link routeUrl}); null until then. */
+    svcRoute: string | null
   }
+}
+
+/**
+ * The URL pattern of the request's route (`/api/collections/:collection/records`), or '' when
+ * no route matched. NB: Fastify's `req.routeOptions` builds a fresh object on every read, and
+ * several every-request hooks need the pattern: it is read once per request.
+ */
+export function routeUrl(req: FastifyRequest): string {
+  let url = req.svcRoute
+  if (url === null) {
+    url = req.routeOptions.url ?? ''
+    req.svcRoute = url
+  }
+  return url
 }
 
 /** Builds the RequestInfo of a request once its body is read. */

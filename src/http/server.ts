@@ -163,6 +163,7 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
   http.decorateRequest('svcAuth', null)
   http.decorateRequest('svcApiKey', false)
   http.decorateRequest('svcIp', '')
+  http.decorateRequest('svcRoute', null)
   http.decorateRequest('svcUploadDir', null)
   http.addHook('onResponse', cleanUploads)
   // NB: a callback hook: a request without a token passes without a promise.

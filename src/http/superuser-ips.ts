@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import type { App } from '../core/app.js'
 import { forbidden, validationError, type ValidationErrors } from '../core/errors.js'
 import { SUPERUSERS } from '../core/request-info.js'
+import { routeUrl } from './request-info.js'
 
 /** A parsed allow-list entry: one address, or a subnet when `prefix` is set. */
 interface IpEntry {
@@ -96,7 +97,7 @@ export class SuperuserIpGuard {
   checkRoute(req: FastifyRequest, ip: string): void {
     const blocks = this.allowList()
     if (!blocks) return
-    const match = collectionRoute.exec(req.routeOptions.url ?? '')
+    const match = collectionRoute.exec(routeUrl(req))
     if (!match || match[2] === 'records' || match[2]!.startsWith('records/')) return
     const param = (req.params as Record<string, unknown> | undefined)?.[match[1]!]
     if (typeof param !== 'string') return

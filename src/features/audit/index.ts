@@ -1,6 +1,7 @@
 import { forbidden, messages } from '../../core/errors.js'
 import { SUPERUSERS } from '../../core/request-info.js'
 import type { Feature } from '../../http/feature.js'
+import { routeUrl } from '../../http/request-info.js'
 import { auditSettings } from './settings.js'
 import {
   actorOf,
@@ -49,6 +50,19 @@ const BACKUP_ROUTES: Readonly<Record<string, string>> = {
   'POST /api/backups/:key/restore': 'backup.restore',
 }
 
+/** Routes of records, sign-ins, batches and realtime: their changes carry their RequestInfo. */
+const RECORD_ROUTE = /^\/api\/collections\/:collection\/(?!truncate$)|^\/api\/(?:batch|realtime)$/
+
+/**
+ * Whether a request may change a collection or the settings, which carry no RequestInfo: every
+ * request but reads and the record routes, whose record changes carry it. Only those enter the
+ * actor's async context: while one is active, Node tracks every promise of the process.
+ */
+function changesSchemaOrSettings(method: string, route: string): boolean {
+  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return false
+  return !RECORD_ROUTE.test(route)
+}
+
 /**
  * The audit log (DECISIONS "Audit log"): one `_audit_log` row per record, collection and
  * settings change, written in the transaction of the change (a rollback leaves no row), one per
@@ -66,7 +80,9 @@ export function auditFeature(): Feature {
 
       // The actor of changes that carry no RequestInfo (collections, settings): the request's.
       // NB: a callback hook, so the route handler runs inside the context entered here.
-      http.addHook('preHandler', (req, _reply, done) => {
+      http.addHook('preHandler', (req, reply, done) => {
+        const route = routeUrl(req)
+        if (!changesSchemaOrSettings(req.method, route)) return done()
         const actor: Actor = {
           actorCollection: req.svcAuth?.collection.name ?? '',
           actorId: typeof req.svcAuth?.record.id === 'string' ? req.svcAuth.record.id : '',
@@ -74,7 +90,7 @@ export function auditFeature(): Feature {
         }
         // Truncating runs no record hook: refused here, for the superusers it is open to.
         if (
-          req.routeOptions.url === TRUNCATE_ROUTE &&
+          route === TRUNCATE_ROUTE &&
           req.svcAuth?.collection.name === SUPERUSERS &&
           app.collections.find((req.params as { collection: string }).collection)?.name ===
             AUDIT_LOG
@@ -83,17 +99,17 @@ export function auditFeature(): Feature {
         // A restore notes itself before it runs; the restarted app writes its row.
         if (
           req.method === 'POST' &&
-          req.routeOptions.url === RESTORE_ROUTE &&
+          route === RESTORE_ROUTE &&
           req.svcAuth?.collection.name === SUPERUSERS
         ) {
           const key = (req.params as { key: string }).key
           void markRestore(app, key, actor).then(
-            () => audit.requests.run(actor, done),
+            () => audit.enter(actor, reply.raw, done),
             (err: unknown) => done(err as Error),
           )
           return
         }
-        audit.requests.run(actor, done)
+        audit.enter(actor, reply.raw, done)
       })
 
       for (const verb of VERBS) {
@@ -161,7 +177,7 @@ export function auditFeature(): Feature {
 
       // Backups are no database change: a row once the request succeeded.
       http.addHook('onResponse', (req, reply, done) => {
-        const action = BACKUP_ROUTES[`${req.method} ${req.routeOptions.url ?? ''}`]
+        const action = BACKUP_ROUTES[`${req.method} ${routeUrl(req)}`]
         if (action === 'backup.restore' && reply.statusCode >= 300) unmarkRestore(app)
         if (action && reply.statusCode < 300 && app.isBootstrapped) {
           const params = (req.params ?? {}) as Record<string, unknown>

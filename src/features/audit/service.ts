@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import type { ServerResponse } from 'node:http'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join as joinPath } from 'node:path'
 import type { App } from '../../core/app.js'
@@ -61,13 +62,31 @@ export interface AuditEntry {
 
 /**
  * The audit log of one app. The request behind a change that carries no `RequestInfo` (a
- * collection or settings change) is found through `requests`, an async context entered for
- * every HTTP request once its auth and client IP are known.
+ * collection or settings change) is found through `requests`, an async context entered, once
+ * its auth and client IP are known, by every HTTP request that may make such a change (not reads,
+ * not the record routes: a hook script changing a collection during those records the system
+ * actor).
  */
 export class AuditLog {
   readonly requests = new AsyncLocalStorage<Actor>()
+  /** Requests inside `requests` whose response has not closed yet. */
+  private active = 0
 
   constructor(private readonly app: App) {}
+
+  /**
+   * Runs `next` (the rest of a request's handling) with `actor` as the current actor, until
+   * `res` closes. NB: while any AsyncLocalStorage is enabled, Node 20 runs a hook for every
+   * promise of the process; the context is disabled again once no request is inside it, so
+   * the reads and record writes that never enter it pay nothing.
+   */
+  enter(actor: Actor, res: ServerResponse, next: () => void): void {
+    this.active++
+    res.once('close', () => {
+      if (--this.active === 0) this.requests.disable()
+    })
+    this.requests.run(actor, next)
+  }
 
   /** The actor of the request being handled, or the system actor. */
   currentActor(): Actor {

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../core/errors.js'
+import { routeUrl } from '../../http/request-info.js'
 import type { Settings } from '../../core/settings/index.js'
 import { LogLevel } from './writer.js'
 
@@ -40,10 +41,7 @@ export function skipLog(req: FastifyRequest, status: number): boolean {
   if (req.method === 'OPTIONS') return true
   const path = pathOf(req.url)
   if (path === '/metrics') return true
-  if (
-    req.method === 'GET' &&
-    (path === '/api/realtime' || req.routeOptions.url === '/api/realtime')
-  )
+  if (req.method === 'GET' && (path === '/api/realtime' || routeUrl(req) === '/api/realtime'))
     return true
   return status < 400 && (path === '/api/logs' || path.startsWith('/api/logs/'))
 }

@@ -1,4 +1,5 @@
 import type { Feature } from '../../http/feature.js'
+import { routeUrl } from '../../http/request-info.js'
 import { METRICS_PATH, registerMetricsRoute } from './routes/metrics.js'
 import { createMetrics } from './service.js'
 
@@ -17,7 +18,7 @@ export function metricsFeature(): Feature {
       const metrics = createMetrics()
       app.services.set('metrics', metrics)
       http.addHook('onResponse', (req, reply, done) => {
-        if (req.routeOptions.url !== METRICS_PATH) {
+        if (routeUrl(req) !== METRICS_PATH) {
           const status = reply.statusCode
           metrics.requests.inc({ method: req.method, status: String(status) })
           metrics.duration.observe(reply.elapsedTime / 1000)

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../core/app.js'
 import { SUPERUSERS } from '../../core/request-info.js'
+import { routeUrl } from '../../http/request-info.js'
 import type { RateLimitRequest } from './limiter.js'
 
 /** The decoded path of a request URL, without its query string. */
@@ -16,7 +17,7 @@ export function urlPath(url: string): string {
 
 /** The limiter's view of a Fastify request (route tags, collection, auth, client IP). */
 export function limiterRequest(app: App, req: FastifyRequest, path: string): RateLimitRequest {
-  const route = req.routeOptions.url ?? null
+  const route = routeUrl(req) || null
   const tags = req.routeOptions.config.rateLimitTags ?? []
   const param = (req.params as Record<string, unknown> | undefined)?.collection
   const collection =

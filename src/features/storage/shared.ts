@@ -11,9 +11,9 @@
  */
 import type { App } from '../../core/app.js'
 import { badRequest, messages } from '../../core/errors.js'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { requireSuperuser } from '../../http/guards.js'
-import { requestInfo } from '../../http/request-info.js'
+import { requestInfo, routeUrl } from '../../http/request-info.js'
 
 /**
  * How many places (machines and data folders) the instances sharing the data keep local files
@@ -41,12 +41,16 @@ function turnsS3Off(body: unknown): boolean {
 
 /** Refuses `PATCH /api/settings` turning S3 off while other instances share the data. */
 export function guardSettingsPatch(app: App, http: FastifyInstance): void {
-  http.addHook('preHandler', async (req) => {
-    if (req.method !== 'PATCH' || req.routeOptions.url !== '/api/settings') return
+  const guard = async (req: FastifyRequest): Promise<void> => {
     if (!turnsS3Off(req.body) || !app.settings.get().s3.enabled) return
     // The route's own answer for anyone else (401/403), never this one.
     requireSuperuser(requestInfo(req))
     const count = await machinesSharing(app)
     if (count > 1) throw badRequest(messages.storageS3Required({ count }))
+  }
+  // NB: a callback hook: every other request passes without a promise.
+  http.addHook('preHandler', (req, _reply, done) => {
+    if (req.method !== 'PATCH' || routeUrl(req) !== '/api/settings') return done()
+    guard(req).then(() => done(), done)
   })
 }
