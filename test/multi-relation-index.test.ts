@@ -443,6 +443,31 @@ describe.each([
       ).not.toContain('_mv_')
     })
 
+    it('in create and update rules, checked in the writing transaction', async () => {
+      await app().collections.update('docs', {
+        createRule: 'editors.id ?= @request.auth.id',
+        updateRule: 'editors:each ?= @request.auth.id',
+      })
+      const login = await t.api('POST', '/api/collections/users/auth-with-password', {
+        body: { identity: 'u1@example.com', password: 'password123' },
+      })
+      const token = login.body.token as string
+      const create = (editors: string[]) =>
+        t.api('POST', '/api/collections/docs/records', { token, body: { title: 'c', editors } })
+      const mine = await create([users[1]!, users[2]!])
+      expect(mine.status).toBe(200)
+      expect((await create([users[2]!])).status).toBe(400)
+      const patch = (editors: string[]) =>
+        t.api('PATCH', `/api/collections/docs/records/${mine.body.id}`, {
+          token,
+          body: { editors },
+        })
+      expect((await patch([users[3]!, users[1]!])).status).toBe(200)
+      expect((await patch([users[3]!])).status).toBe(200) // the rule reads the stored row
+      expect((await patch([users[1]!])).status).toBe(404) // no longer an editor
+      await app().collections.update('docs', { createRule: '', updateRule: '' })
+    })
+
     it('in list rules read by the records API', async () => {
       await app().collections.update('docs', { listRule: 'editors.id ?= @request.auth.id' })
       const login = await t.api('POST', '/api/collections/users/auth-with-password', {
