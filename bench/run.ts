@@ -32,6 +32,7 @@ import { createSuperuser, ROOT, startBaseline, startSvcbase } from './servers.js
 import { postgresRows } from './postgres.js'
 import { dashboardSizeRows, firstPageRow } from './dashboard.js'
 import { workersRows } from './workers.js'
+import { memoryRows } from './memory.js'
 
 const started = performance.now()
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
@@ -151,8 +152,13 @@ async function main(args: BenchArgs): Promise<void> {
       freshConnections: env('BENCH_FRESH_CONNECTIONS', 16),
       log,
     }
-    rows.push(...(await runSteps(ctx)))
     const c = ctx
+    rows.push(
+      ...(await runGroup('memory: idle RSS of fresh svcbase and baseline processes', () =>
+        memoryRows(c, join(tmp, 'data'), join(tmp, 'baseline.db'), tmp),
+      )),
+    )
+    rows.push(...(await runSteps(ctx)))
     rows.push(
       ...(await runGroup('workers: --workers 2 vs --workers 1 (wrk)', () =>
         workersRows(c, join(tmp, 'data')),
