@@ -4,5 +4,5 @@
  */
 export type { DatabaseName, Store } from './store.js'
 export { createSqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.js'
-export { createPostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js'
-export { postgresHasData } from './postgres/has-data.js'
+// NB: PostgreSQL's engine (and `pg`) loads when its store opens (postgres-lazy.ts).
+export { createPostgresStore, postgresHasData, type PostgresStoreOptions } from './postgres-lazy.js'
