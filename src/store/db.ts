@@ -57,6 +57,12 @@ export interface Db {
 export interface BackgroundWriter {
   /** Runs the queries in one transaction; resolves once committed. */
   run(queries: readonly CompiledQuery[]): Promise<void>
+  /**
+   * Inserts rows into `table` in one transaction; resolves once committed. `lines` holds one row
+   * per line as a UTF-8 JSON array of the values in `columns` order; its memory is handed over
+   * (transferred to the worker): the caller must not use it afterwards.
+   */
+  insertLines(table: string, columns: readonly string[], lines: Uint8Array): Promise<void>
   close(): Promise<void>
 }
 

@@ -2,23 +2,13 @@ import type { App } from '../../core/app.js'
 import type { Collection } from '../../core/collections/model.js'
 import type { BackgroundWriter, Db } from '../../store/db.js'
 import { ident, join, param, sql, type Sql } from '../../store/sql.js'
-import { nowDate } from '../../tools/dates.js'
+import { formatDate } from '../../tools/dates.js'
 import { sortableId } from '../../tools/ids.js'
 import { serializeLogData } from './data-size.js'
+import { LineQueue, parseLines } from './line-queue.js'
 
 /** Log levels as PocketBase stores them (Go slog levels). */
 export const LogLevel = { debug: -4, info: 0, warn: 4, error: 8 } as const
-
-/** A log entry waiting in the queue. */
-interface PendingLog {
-  id: string
-  level: number
-  message: string
-  data: Record<string, unknown>
-  created: string
-  /** `settings.logs.maxDataSize` when the entry was made. */
-  maxDataSize: number
-}
 
 /** Tuning of a `LogWriter`. */
 export interface LogWriterOptions {
@@ -67,7 +57,7 @@ const BACKGROUND_FROM_BATCH = 64
  * or the level is below `minLevel`, and `maxDataSize` bounds each row's `data` JSON.
  */
 export class LogWriter {
-  private queue: PendingLog[] = []
+  private readonly queue = new LineQueue()
   private timer: NodeJS.Timeout | null = null
   private running: Promise<void> | null = null
   private closed = false
@@ -76,7 +66,9 @@ export class LogWriter {
   private readonly batchSize: number
   private readonly maxQueue: number
   private background: BackgroundWriter | null = null
-  private readonly insertTexts = new Map<string, string>()
+  /** The millisecond and text of the last `created` made (requests share milliseconds). */
+  private lastAt = -1
+  private lastCreated = ''
   /** Entries written since start. */
   written = 0
   /** Entries lost since start: queue overflow or a failed write. */
@@ -93,7 +85,7 @@ export class LogWriter {
 
   /** Entries waiting to be written. */
   get pending(): number {
-    return this.queue.length
+    return this.queue.count
   }
 
   /** Queues one entry; returns false when settings or a full queue leave it out. */
@@ -101,14 +93,21 @@ export class LogWriter {
     if (this.closed) return false
     const { maxDays, minLevel, maxDataSize } = this.app.settings.get().logs
     if (maxDays <= 0 || level < minLevel) return false
-    if (this.queue.length >= this.maxQueue) {
+    if (this.queue.count >= this.maxQueue) {
       this.dropped++
       this.droppedUnreported++
       this.schedule()
       return false
     }
-    this.queue.push({ id: sortableId(), level, message, data, created: nowDate(), maxDataSize })
-    if (this.queue.length >= this.batchSize) this.start()
+    const at = Date.now()
+    if (at !== this.lastAt) {
+      this.lastAt = at
+      this.lastCreated = formatDate(new Date(at))
+    }
+    const created = this.lastCreated
+    const json = serializeLogData(data, maxDataSize)
+    this.queue.push([sortableId(at), level, message, json, created, created])
+    if (this.queue.count >= this.batchSize) this.start()
     else this.schedule()
     return true
   }
@@ -118,7 +117,7 @@ export class LogWriter {
     this.clearTimer()
     for (;;) {
       if (this.running) await this.running
-      else if (this.queue.length === 0) break
+      else if (this.queue.count === 0) break
       else this.start()
     }
     this.reportDropped()
@@ -159,20 +158,20 @@ export class LogWriter {
     this.running = this.drain().finally(() => {
       this.running = null
       this.reportDropped()
-      if (this.queue.length > 0) this.schedule()
+      if (this.queue.count > 0) this.schedule()
     })
   }
 
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.batchSize)
+    while (this.queue.count > 0) {
+      const batch = this.queue.take()
       try {
-        await this.write(batch)
-        this.written += batch.length
+        await this.write(batch.lines, batch.count)
+        this.written += batch.count
       } catch (err) {
-        this.dropped += batch.length
+        this.dropped += batch.count
         this.app.logger.error('writing request logs failed', {
-          entries: batch.length,
+          entries: batch.count,
           error: String(err),
         })
       }
@@ -181,47 +180,29 @@ export class LogWriter {
     }
   }
 
-  private async write(batch: PendingLog[]): Promise<void> {
+  private async write(lines: Uint8Array, count: number): Promise<void> {
     const collection = this.app.collections.find('_logs')
     if (!collection) throw new Error('the _logs collection is missing')
     const db: Db = this.app.dbFor(collection)
-    if (!this.background && batch.length >= BACKGROUND_FROM_BATCH)
+    if (!this.background && count >= BACKGROUND_FROM_BATCH)
       this.background = db.backgroundWriter?.() ?? null
-    const rows = batch.map(rowValues)
+    // NB: once started, the worker thread's connection does the writing (parsing the lines and
+    // running the INSERTs), so the SQLite work of request logging on a busy server never runs on
+    // the event loop serving requests.
+    if (this.background) {
+      await this.background.insertLines(collection.name, LOG_COLUMNS, lines)
+      return
+    }
+    const rows = parseLines(lines)
     const chunks: Array<{ at: number; size: number }> = []
     let at = 0
     for (const size of chunkSizes(rows.length)) {
       chunks.push({ at, size })
       at += size
     }
-    // NB: once started, the worker thread's connection does the writing, so the SQLite work of
-    // request logging on a busy server never runs on the event loop serving requests. The statement text of each chunk
-    // size is compiled once; only the values travel with each batch.
-    const background = this.background
-    if (background) {
-      await background.run(
-        chunks.map((c) => ({
-          sql: this.insertText(db, collection, c.size),
-          params: rows.slice(c.at, c.at + c.size).flat(),
-        })),
-      )
-      return
-    }
     await db.transaction(async (tx) => {
       for (const c of chunks) await tx.run(insertRows(collection, rows.slice(c.at, c.at + c.size)))
     })
-  }
-
-  /** The compiled `INSERT` of `size` rows (cached per collection name and size). */
-  private insertText(db: Db, collection: Collection, size: number): string {
-    const key = `${collection.name}\u0000${size}`
-    let text = this.insertTexts.get(key)
-    if (text === undefined) {
-      const blank = Array.from({ length: size }, () => LOG_COLUMNS.map(() => null))
-      text = db.dialect.compile(insertRows(collection, blank)).sql
-      this.insertTexts.set(key, text)
-    }
-    return text
   }
 
   private reportDropped(): void {
@@ -234,13 +215,8 @@ export class LogWriter {
   }
 }
 
-/** The columns of a `_logs` row, in the order of `rowValues`. */
+/** The columns of a `_logs` row, in the order `add` queues their values. */
 const LOG_COLUMNS = ['id', 'level', 'message', 'data', 'created', 'updated']
-
-/** The values of one entry's row. */
-function rowValues(e: PendingLog): unknown[] {
-  return [e.id, e.level, e.message, serializeLogData(e.data, e.maxDataSize), e.created, e.created]
-}
 
 /** `INSERT INTO _logs (…) VALUES (…), (…)`; every value is a bound parameter. */
 function insertRows(collection: Collection, rows: readonly unknown[][]): Sql {

@@ -27,6 +27,36 @@ const prepare = (text) => {
 const runBatch = db.transaction((queries) => {
   for (const q of queries) prepare(q.sql).run(...q.params)
 })
+const quote = (name) => '"' + String(name).replace(/"/g, '""') + '"'
+const ROWS_PER_INSERT = 128
+const insertText = (table, columns, rows) => {
+  const one = '(' + columns.map(() => '?').join(', ') + ')'
+  return 'INSERT INTO ' + quote(table) + ' (' + columns.map(quote).join(', ') + ') VALUES ' +
+    Array.from({ length: rows }, () => one).join(', ')
+}
+const insertLines = db.transaction((msg) => {
+  const text = Buffer.from(msg.lines.buffer, msg.lines.byteOffset, msg.lines.byteLength).toString('utf8')
+  let params = []
+  let rows = 0
+  for (let at = 0; at < text.length; ) {
+    let end = text.indexOf('\\n', at)
+    if (end === -1) end = text.length
+    if (end > at) {
+      for (const v of JSON.parse(text.slice(at, end))) params.push(v)
+      if (++rows === ROWS_PER_INSERT) {
+        prepare(insertText(msg.table, msg.columns, rows)).run(params)
+        params = []
+        rows = 0
+      }
+    }
+    at = end + 1
+  }
+  if (rows > 0) {
+    const one = prepare(insertText(msg.table, msg.columns, 1))
+    const n = msg.columns.length
+    for (let i = 0; i < rows; i++) one.run(params.slice(i * n, (i + 1) * n))
+  }
+})
 parentPort.on('message', (msg) => {
   if (msg.type === 'close') {
     db.close()
@@ -34,7 +64,8 @@ parentPort.on('message', (msg) => {
     return
   }
   try {
-    runBatch(msg.queries)
+    if (msg.type === 'lines') insertLines(msg)
+    else runBatch(msg.queries)
     parentPort.postMessage({ type: 'done', id: msg.id })
   } catch (err) {
     parentPort.postMessage({ type: 'done', id: msg.id, error: String(err && err.message || err) })
@@ -90,13 +121,24 @@ export class SqliteBackgroundWriter implements BackgroundWriter {
   }
 
   run(queries: readonly CompiledQuery[]): Promise<void> {
+    return this.send({ type: 'batch', queries: queries.map(bindable) })
+  }
+
+  insertLines(table: string, columns: readonly string[], lines: Uint8Array): Promise<void> {
+    // NB: the bytes move to the worker without a copy when they own their buffer.
+    const own = lines.byteOffset === 0 && lines.byteLength === lines.buffer.byteLength
+    const transfer = own && lines.buffer instanceof ArrayBuffer ? [lines.buffer] : []
+    return this.send({ type: 'lines', table, columns: [...columns], lines }, transfer)
+  }
+
+  private send(msg: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<void> {
     if (this.closing) return Promise.reject(new Error('the background writer is closed'))
     const id = ++this.seq
     // Referenced while batches are in flight, so the process waits for them.
     if (this.pending.size === 0) this.worker.ref()
     return new Promise<void>((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
-      this.worker.postMessage({ type: 'batch', id, queries: queries.map(bindable) })
+      this.worker.postMessage({ ...msg, id }, transfer)
     }).finally(() => {
       if (this.pending.size === 0) this.worker.unref()
     })
