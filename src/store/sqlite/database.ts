@@ -8,6 +8,7 @@ import {
   type SqliteOptions,
 } from './connection.js'
 import { SqliteBackgroundWriter } from './background-writer.js'
+import { WalCheckpoints } from './checkpoints.js'
 import type { Sql } from '../sql.js'
 import { snapshotSqlite } from './snapshot.js'
 import { sqliteDialect } from './sqlite-dialect.js'
@@ -111,6 +112,8 @@ export class SqliteDb implements Db {
   private readonly workers: SqliteBackgroundWriter[] = []
   /** The open commit group, if any (only ever touched while holding the lock). */
   private group: CommitGroup | null = null
+  /** Who checkpoints the WAL: the writer itself, or a worker thread once writes are frequent. */
+  readonly checkpoints: WalCheckpoints
 
   constructor(
     readonly file: string,
@@ -119,6 +122,7 @@ export class SqliteDb implements Db {
     const busy = options.busyTimeout ?? 10_000
     this.writer = new CachedConnection(openConnection(file, busy, false, options.verbose))
     this.reader = new CachedConnection(openConnection(file, busy, true, options.verbose))
+    this.checkpoints = new WalCheckpoints(file, this.writer.conn)
   }
 
   async all<T = Row>(query: Sql): Promise<T[]> {
@@ -142,7 +146,9 @@ export class SqliteDb implements Db {
   run(query: Sql): Promise<{ changes: number }> {
     return this.lock.run(() => {
       this.commitGroup()
-      return exec(this.writer, query, 'run') as { changes: number }
+      const out = exec(this.writer, query, 'run') as { changes: number }
+      this.checkpoints.committed()
+      return out
     })
   }
 
@@ -251,6 +257,7 @@ export class SqliteDb implements Db {
       group.settle(translateSqliteError(err))
       return
     }
+    this.checkpoints.committed()
     try {
       for (const fn of group.committed) fn()
     } finally {
@@ -322,7 +329,7 @@ export class SqliteDb implements Db {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.close()))
+    await Promise.all([...this.workers.map((w) => w.close()), this.checkpoints.close()])
     await this.lock.run(() => this.commitGroup())
     await this.lock.idle()
     this.reader.conn.close()
