@@ -270,6 +270,35 @@ function createSteps(): Step[] {
       },
     },
     {
+      label: 'create with a multi-relation index',
+      async run(ctx) {
+        const all = ctx.data.users.map((u) => u.id)
+        const bodies = cycle(postBodies(shuffled(all), all))
+        const to = (collection: string): LoadSpec => ({
+          next: (): RequestSpec => ({
+            method: 'POST',
+            path: `/api/collections/${collection}/records`,
+            body: bodies(),
+          }),
+          connections: ctx.connections,
+        })
+        // NB: both sides are svcbase, in alternating slices: the price of the junction table.
+        const { a: s, b } = await measurePair(
+          { url: ctx.svc.url, spec: to('creates_indexed') },
+          { url: ctx.svc.url, spec: to('creates_open') },
+          ctx.durationS,
+          ctx.warmupS,
+        )
+        return [
+          row('create with a multi-relation index (junction of editors, 2 items)', s, {
+            baseline: b,
+            note: 'baseline = the same creates into a collection without the index, same process',
+            goal: { ratio: 0.9 },
+          }),
+        ]
+      },
+    },
+    {
       label: 'create, new connection per request',
       async run(ctx) {
         const o = open(ctx)

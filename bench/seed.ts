@@ -81,6 +81,11 @@ const POST_COLLECTIONS: [string, Rules][] = [
     { listRule: 'editors.id ?= @request.auth.id', viewRule: 'editors.id ?= @request.auth.id' },
   ],
   ['creates_open', { viewRule: '', createRule: '' }],
+  // The same creates, with a listRule that gives `editors` a junction table (issue 19).
+  [
+    'creates_indexed',
+    { viewRule: '', createRule: '', listRule: 'editors:each ?= @request.auth.id' },
+  ],
   ['creates_ruled', { viewRule: '', createRule: CREATE_RULE }],
   ['deletes', { viewRule: '', deleteRule: '' }],
 ]
