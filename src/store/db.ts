@@ -47,6 +47,12 @@ export interface Db {
   describe(query: Sql): Promise<QueryColumn[]>
   /** Forgets cached prepared statements (after DDL). */
   resetStatements(): void
+  /**
+   * A number that changes whenever committed data may have changed, in any table, by any
+   * connection or process (SQLite: the reader's `PRAGMA data_version`): what a reader may key
+   * cached answers by. Absent where the engine cannot tell cheaply, and on transactions.
+   */
+  dataVersion?(): number
   /** A writer for bulk background writes off the event loop, when the engine offers one. */
   backgroundWriter?(): BackgroundWriter
   /** Closes every connection. */

@@ -7,6 +7,7 @@ import { badRequest, messages, notFound } from '../errors.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
 import type { RecordListOptions, RecordListResult } from './api.js'
 import { byId, clientFilterAndSort, parseListParams, ruleCondition, selectFrom } from './query.js'
+import { cachedCount } from './count-cache.js'
 import { recordFromRow } from './serialize.js'
 
 /**
@@ -60,10 +61,11 @@ export async function listRecords(
   let totalItems = -1
   let totalPages = -1
   if (!params.skipTotal) {
-    const count = await typed(
-      db.get<{ n: number }>(selectFrom(collection, [rule, where], sql`COUNT(*) AS n`)),
-    )
-    totalItems = Number(count?.n ?? 0)
+    const countQuery = selectFrom(collection, [rule, where], sql`COUNT(*) AS n`)
+    totalItems = await cachedCount(db, countQuery, async () => {
+      const count = await typed(db.get<{ n: number }>(countQuery))
+      return Number(count?.n ?? 0)
+    })
     totalPages = Math.ceil(totalItems / params.perPage)
   }
   const records = rows.map((r) => recordFromRow(collection, r))

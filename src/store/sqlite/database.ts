@@ -133,6 +133,10 @@ export class SqliteDb implements Db {
     return exec(this.reader, query, 'get') as T | undefined
   }
 
+  dataVersion(): number {
+    return this.reader.conn.pragma('data_version', { simple: true }) as number
+  }
+
   /** `all` answered at once, on the reader: committed data only. */
   allSync<T = Row>(query: Sql): T[] {
     return exec(this.reader, query, 'all') as T[]
