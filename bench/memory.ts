@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { buildSync } from 'esbuild'
 import { round, type ScenarioRow } from './report.js'
 import type { Context } from './scenarios.js'
-import { ROOT, startSvcbase, type ServerProcess } from './servers.js'
+import { ROOT, startSvcbase, stopChild, type ServerProcess } from './servers.js'
 
 /** The RSS ratio svcbase ÷ baseline the issue asks for. */
 const TARGET_RATIO = 1.25
@@ -88,13 +88,7 @@ function startCompiledBaseline(script: string, dbFile: string): Promise<ServerPr
         url: m[1]!,
         pid,
         rssMb: () => readRss(pid).rss,
-        async stop() {
-          if (child.exitCode !== null || child.signalCode !== null) return
-          child.kill('SIGTERM')
-          const killer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-          await exited
-          clearTimeout(killer)
-        },
+        stop: () => stopChild(child, exited),
       })
     })
   })

@@ -36,6 +36,15 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL')
 })
 
+/** SIGTERM, then SIGKILL after 10 s; resolves once `exited` does (at once if already gone). */
+export async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  child.kill('SIGTERM')
+  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+  await exited
+  clearTimeout(killer)
+}
+
 /** The VmRSS of a process in MiB. */
 export function readRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -85,13 +94,7 @@ function spawnServer(
         url,
         pid,
         rssMb: () => readRssMb(pid),
-        async stop() {
-          if (child.exitCode !== null || child.signalCode !== null) return
-          child.kill('SIGTERM')
-          const killer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-          await exited
-          clearTimeout(killer)
-        },
+        stop: () => stopChild(child, exited),
       })
     })
   })
