@@ -45,7 +45,10 @@ export function vapidPair() {
   ecdh.generateKeys()
   return {
     publicKey: ecdh.getPublicKey().toString('base64url'),
-    privateKey: ecdh.getPrivateKey().toString('base64url'),
+    // NB: getPrivateKey drops leading zero bytes (1 key in 256); a VAPID key is always 32 bytes.
+    privateKey: Buffer.from(ecdh.getPrivateKey().toString('hex').padStart(64, '0'), 'hex').toString(
+      'base64url',
+    ),
   }
 }
 export const ecPem = () =>
