@@ -16,7 +16,7 @@ import { internalRequest, type RequestInfo } from '../src/core/request-info.js'
 import { compileFilter } from '../src/core/rules/index.js'
 import { junctionTable } from '../src/store/schema.js'
 import { ident, param, raw, sql } from '../src/store/sql.js'
-import { startOn, testPgUrl } from './helpers/engines.js'
+import { restoreDbEnv, startOn, testPgUrl } from './helpers/engines.js'
 import { useFilterFuzz } from './helpers/filter-fuzz-server.js'
 import { fuzzCorpora } from './helpers/fuzz.js'
 import type { TestServer } from './helpers/server.js'
@@ -269,15 +269,7 @@ describe.each([
     try {
       await t.server.restart()
     } finally {
-      if (pg) {
-        for (const [key, value] of [
-          ['SVC_DATABASE_URL', saved[0]],
-          ['SVC_DATABASE_SCHEMA', saved[1]],
-        ] as const) {
-          if (value === undefined) delete process.env[key]
-          else process.env[key] = value
-        }
-      }
+      if (pg) restoreDbEnv(saved)
     }
     expect(app().store.dialect.name).toBe(pg ? 'postgres' : 'sqlite')
     expect(await tableExists(junction)).toBe(true)

@@ -25,12 +25,17 @@ export async function startOn(pg: boolean): Promise<TestServer> {
   try {
     return await startServer()
   } finally {
-    for (const [key, value] of [
-      ['SVC_DATABASE_URL', saved[0]],
-      ['SVC_DATABASE_SCHEMA', saved[1]],
-    ] as const) {
-      if (value === undefined) delete process.env[key]
-      else process.env[key] = value
-    }
+    restoreDbEnv(saved)
+  }
+}
+
+/** Puts back `SVC_DATABASE_URL` and `SVC_DATABASE_SCHEMA` as saved (unset when undefined). */
+export function restoreDbEnv(saved: readonly (string | undefined)[]): void {
+  for (const [key, value] of [
+    ['SVC_DATABASE_URL', saved[0]],
+    ['SVC_DATABASE_SCHEMA', saved[1]],
+  ] as const) {
+    if (value === undefined) delete process.env[key]
+    else process.env[key] = value
   }
 }
