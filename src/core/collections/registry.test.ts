@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Collection } from './model.js'
-import { CollectionRegistry } from './registry.js'
+import { CollectionRegistry, compareNames } from './registry.js'
 
 const col = (id: string, name: string) => ({ id, name }) as unknown as Collection
 
@@ -55,5 +55,26 @@ describe('CollectionRegistry.adopt', () => {
     expect(fork.isChanged).toBe(false)
     fork.put(col('a', 'renamed'))
     expect(fork.isChanged).toBe(true)
+  })
+})
+
+describe('compareNames', () => {
+  it('orders names as localeCompare does (ICU root order), over random \\w+ names', () => {
+    const chars = 'aAbBzZ09_'
+    let seed = 7
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed % n
+    }
+    const names = Array.from({ length: 3000 }, () =>
+      Array.from({ length: 1 + rnd(4) }, () => chars[rnd(chars.length)]).join(''),
+    )
+    names.push('users', 'Users', 'posts_2', 'posts2', '_superusers', 'a_b', 'ab', 'a1', 'A1')
+    const sign = (n: number) => Math.sign(n)
+    for (let i = 0; i + 1 < names.length; i++) {
+      const [a, b] = [names[i]!, names[i + 1]!]
+      expect(sign(compareNames(a, b)), `${a} vs ${b}`).toBe(sign(a.localeCompare(b)))
+    }
+    expect([...names].sort(compareNames)).toEqual([...names].sort((a, b) => a.localeCompare(b)))
   })
 })

@@ -1,6 +1,22 @@
 import type { Collection } from './model.js'
 
 /**
+ * Orders collection names (`\w+`) as `localeCompare` does, without it: a collator loads ICU's
+ * collation data into the process (~2 MB resident for good, measured). ICU's root order: `_`
+ * before digits before letters, letters compared without case first; then, at the first
+ * difference in case, lower case first.
+ */
+export function compareNames(a: string, b: string): number {
+  const pa = a.toLowerCase().replaceAll('_', '\u0001')
+  const pb = b.toLowerCase().replaceAll('_', '\u0001')
+  if (pa !== pb) return pa < pb ? -1 : 1
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i]) return a[i] === pa[i] ? -1 : 1
+  }
+  return 0
+}
+
+/**
  * The in-memory cache of collections by id and by lower-cased name. A transaction works on a
  * fork; the fork's changes are applied to the shared registry only after commit (its changes
  * alone, so forks of transactions that committed side by side each keep theirs).
@@ -34,7 +50,7 @@ export class CollectionRegistry {
 
   /** Every collection, in name order. */
   all(): Collection[] {
-    return [...this.byId.values()].sort((a, b) => a.name.localeCompare(b.name))
+    return [...this.byId.values()].sort((a, b) => compareNames(a.name, b.name))
   }
 
   /**

@@ -58,7 +58,7 @@ export class CronScheduler implements AppCron {
   add(id: string, expression: string, fn: CronJobFn, options: CronAddOptions = {}): void {
     if (id === '') throw new Error('a cron job needs an id')
     // Parsed now, so a bad expression fails here rather than at start (no function: no timer).
-    new Cron(expression, { timezone: this.timezone })
+    new Cron(expression, this.zone())
     const old = this.jobs.get(id)
     old?.timer?.stop()
     const job: Job = { id, expression, source: options.source ?? 'system', fn, timer: null }
@@ -126,9 +126,18 @@ export class CronScheduler implements AppCron {
     await Promise.all(this.running.values())
   }
 
+  /**
+   * croner's time zone options. NB: UTC as a fixed offset: croner computes a named zone's times
+   * through \`toLocaleString\`, which loads ICU's time zone data into the process (~4 MB resident
+   * for good, measured); an offset of 0 is plain UTC arithmetic.
+   */
+  private zone(): { timezone: string } | { utcOffset: number } {
+    return this.timezone === 'UTC' ? { utcOffset: 0 } : { timezone: this.timezone }
+  }
+
   private schedule(job: Job): void {
     // NB: no croner `name`: named jobs live in a process-wide list and would clash across apps.
-    job.timer = new Cron(job.expression, { timezone: this.timezone, unref: true }, (self) => {
+    job.timer = new Cron(job.expression, { ...this.zone(), unref: true }, (self) => {
       void this.execute(job, self.currentRun() ?? new Date())
     })
   }

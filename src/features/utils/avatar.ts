@@ -78,7 +78,8 @@ function initialsAvatar(seed: string, hash: Buffer, size: number, mode: Initials
   return `${head}<path fill="#ffffff" d="${d}"/></svg>`
 }
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
+/** Made on first use: a segmenter loads ICU's break rules (~1 MB resident) into the process. */
+let segmenter: Intl.Segmenter | null = null
 
 /** A grapheme that can stand as an initial: it starts with a letter, digit or symbol (emoji). */
 const DRAWABLE = /^[\p{L}\p{N}\p{S}]/u
@@ -105,6 +106,7 @@ export function initials(seed: string): string[] {
 }
 
 function firstDrawable(text: string): string | undefined {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })
   for (const { segment } of segmenter.segment(text)) if (DRAWABLE.test(segment)) return segment
   return undefined
 }
