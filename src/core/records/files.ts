@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises'
 import { extname } from 'node:path'
-import mime from 'mime-types'
+import { mime } from '../../tools/mime.js'
 import { randomString, ID_ALPHABET } from '../../tools/ids.js'
 import type { App } from '../app.js'
 import type { Collection, Field } from '../collections/model.js'
@@ -69,7 +69,7 @@ export async function detectType(
   const { fileTypeFromFile } = await import('file-type')
   const sniffed = await fileTypeFromFile(path).catch(() => undefined)
   if (sniffed) return { type: sniffed.mime, ext: sniffed.ext }
-  const byName = mime.lookup(filename) || ''
+  const byName = mime().lookup(filename) || ''
   if (await looksLikeText(path)) {
     // NB: text content may claim a text-based type by its name (svg, json, csv…) but never a
     // binary one, so "plain text named x.png" is not an image.

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, extname, join, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
-import { lookup } from 'mime-types'
+import { mime } from '../../tools/mime.js'
 
 /** One file of the build, as served. */
 export interface UiFile {
@@ -76,7 +76,7 @@ export class UiFiles {
     }
     const body = readFileSync(full)
     const ext = extname(full).toLowerCase()
-    const type = lookup(ext) || 'application/octet-stream'
+    const type = mime().lookup(ext) || 'application/octet-stream'
     let gzip: Buffer | null = null
     if (COMPRESSIBLE.has(ext) && body.length > 512) {
       const packed = gzipSync(body, { level: 9 })

@@ -1,4 +1,4 @@
-import mime from 'mime-types'
+import { mime } from '../../tools/mime.js'
 
 /** Types served with their real content type and inline (DECISIONS "File downloads"). */
 const INLINE =
@@ -20,7 +20,7 @@ export function servingHeaders(
   download: boolean,
 ): Record<string, string> {
   const declared =
-    storedType && storedType !== 'application/octet-stream' ? storedType : mime.lookup(name) || ''
+    storedType && storedType !== 'application/octet-stream' ? storedType : mime().lookup(name) || ''
   // A stored type may carry parameters (`text/plain; charset=…`): the media type decides.
   const type = declared.split(';')[0]!.trim().toLowerCase()
   const inline = INLINE.test(type)

@@ -1,9 +1,9 @@
-import mime from 'mime-types'
 import type { App } from '../../core/app.js'
 import type { Collection, Field } from '../../core/collections/model.js'
 import { fileKey, thumbKey } from '../../core/records/files.js'
 import type { RecordData } from '../../core/request-info.js'
 import { generateThumb, isThumbable, parseThumbSize, ThumbGenerator } from '../../tools/thumbs.js'
+import { mime } from '../../tools/mime.js'
 
 const asList = (v: unknown): string[] =>
   Array.isArray(v) ? v.map(String) : typeof v === 'string' && v !== '' ? [v] : []
@@ -39,7 +39,7 @@ export async function thumbnail(
   if (!size || !allowed.includes(sizeText)) return null
   const original = fileKey(c, recordId, name)
   const info = await app.storage.stat(original)
-  const type = info?.contentType ?? (mime.lookup(name) || '')
+  const type = info?.contentType ?? (mime().lookup(name) || '')
   if (!info || !isThumbable(type)) return null
   const key = thumbKey(c, recordId, name, sizeText)
   if (await app.storage.stat(key)) return key

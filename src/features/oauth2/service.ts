@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto'
 import { rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import mime from 'mime-types'
+import { mime } from '../../tools/mime.js'
 import type { App } from '../../core/app.js'
 import { systemRequest } from '../../core/auth/superusers.js'
 import type { Collection, Field } from '../../core/collections/model.js'
@@ -363,7 +363,7 @@ export class OAuth2Service {
       const type = String(res.headers['content-type'] ?? 'application/octet-stream')
         .split(';')[0]!
         .trim()
-      const ext = mime.extension(type) || 'bin'
+      const ext = mime().extension(type) || 'bin'
       const path = join(tmpdir(), `svcbase-oauth2-avatar-${randomString(16)}`)
       await writeFile(path, res.body)
       return {

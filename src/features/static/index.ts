@@ -9,10 +9,10 @@ import { registerStatic } from './routes/static.js'
 export function staticFeature(): Feature {
   return {
     name: 'static',
-    register: async ({ app, http }) => {
+    register: ({ app, http }) => {
       const root = app.config.publicDir
       if (root === undefined) return
-      await registerStatic(http, { root, indexFallback: app.config.indexFallback ?? true })
+      registerStatic(http, { root, indexFallback: app.config.indexFallback ?? true })
     },
   }
 }
