@@ -16,8 +16,20 @@ const PRELOAD = `data:text/javascript,${encodeURIComponent(
   "import Module from 'node:module'; process.on('SIGUSR2', () => console.log('LOADED ' + JSON.stringify(Object.keys(Module._cache))))",
 )}`
 
-/** Packages loaded on first use (tools/lazy-module.ts); esbuild is left out: tsx loads it. */
-const LAZY = ['yazl', 'yauzl', 'qrcode', 'web-push']
+/**
+ * Packages loaded on first use (tools/lazy-module.ts; esbuild is left out: tsx loads it), and
+ * those only prom-client's index loads (the metrics take its three classes from their files).
+ */
+const LAZY = [
+  'yazl',
+  'yauzl',
+  'qrcode',
+  'web-push',
+  'mime-types',
+  '@fastify/send',
+  'tdigest',
+  '@opentelemetry/api',
+]
 
 const root = mkdtempSync(join(tmpdir(), 'svcbase-idle-'))
 let child: ChildProcess | undefined

@@ -128,7 +128,7 @@ export class CronScheduler implements AppCron {
 
   /**
    * croner's time zone options. NB: UTC as a fixed offset: croner computes a named zone's times
-   * through \`toLocaleString\`, which loads ICU's time zone data into the process (~4 MB resident
+   * through `toLocaleString`, which loads ICU's time zone data into the process (~4 MB resident
    * for good, measured); an offset of 0 is plain UTC arithmetic.
    */
   private zone(): { timezone: string } | { utcOffset: number } {
