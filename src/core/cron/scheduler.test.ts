@@ -184,6 +184,8 @@ describe('CronScheduler', () => {
     expect(claims[0]?.id).toBe('led')
     expect(claims[0]?.at).toBeInstanceOf(Date)
     expect(claims[1]!.at.getTime()).toBeGreaterThan(claims[0]!.at.getTime())
+    // A tick is claimed by its second, the same on every instance whenever its timer fired.
+    expect(claims.map((c) => c.at.getUTCMilliseconds())).toEqual(claims.map(() => 0))
     expect(await cron.runNow('led')).toBe(true)
     expect(runs).toBe(1)
     expect(claims.every((c) => c.id === 'led')).toBe(true)

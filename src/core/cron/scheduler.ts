@@ -138,7 +138,11 @@ export class CronScheduler implements AppCron {
   private schedule(job: Job): void {
     // NB: no croner `name`: named jobs live in a process-wide list and would clash across apps.
     job.timer = new Cron(job.expression, { ...this.zone(), unref: true }, (self) => {
-      void this.execute(job, self.currentRun() ?? new Date())
+      // NB: the tick is its second. With a UTC offset croner gives the moment its timer fired
+      // (some milliseconds late), and instances sharing the data claim a tick by this value
+      // (the cluster's leader): it must be the same on every one of them.
+      const fired = (self.currentRun() ?? new Date()).getTime()
+      void this.execute(job, new Date(Math.floor(fired / 1000) * 1000))
     })
   }
 
