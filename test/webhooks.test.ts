@@ -269,6 +269,44 @@ describe('outgoing webhooks: delivery, signatures, filters', () => {
   })
 })
 
+describe('outgoing webhooks: a retry due before its outcome is stored', () => {
+  let t: TestServer
+
+  beforeAll(async () => {
+    t = await startServer({ features: withWebhooks({ backoffBaseMs: 1 }) })
+    await setWebhookSettings(t, { allowPrivateNetworks: true })
+    await createPostsCollection(t)
+  })
+  afterAll(() => t.close())
+
+  it('is sent without waiting for another write, though passes read the outbox meanwhile', async () => {
+    // Each first attempt is refused, and its retry falls due ~1 ms later: before the outcome is
+    // stored (outcomes are stored in batches). The creates keep passes reading the outbox.
+    const seen = new Set<string>()
+    const receiver = await startReceiver(SECRET, (_n, r) => {
+      if (seen.has(r.id)) return 200
+      seen.add(r.id)
+      return 500
+    })
+    try {
+      await addWebhook(t, { url: receiver.url, collection: 'posts', events: 'create' })
+      // Four writers for 1.5 s, each create answered before the next.
+      let n = 0
+      const until = Date.now() + 1500
+      const writer = async () => {
+        while (Date.now() < until)
+          await t.api('POST', '/api/collections/posts/records', { body: { title: `p${n++}` } })
+      }
+      await Promise.all([writer(), writer(), writer(), writer()])
+      // No write after these: a retry no pass reads again would wait for the idle minute.
+      await waitFor(() => receiver.acknowledged().length >= n, 20_000)
+      expect(new Set(receiver.acknowledged().map((r) => r.id)).size).toBe(n)
+    } finally {
+      await receiver.close()
+    }
+  }, 40_000)
+})
+
 describe('outgoing webhooks: retries and giving up', () => {
   let t: TestServer
 

@@ -242,14 +242,22 @@ export class Deliverer {
     }
     if (attempts === undefined) return release()
     // NB: `stop` awaits the pass, then what is in flight: a row taken is always sent.
+    // NB: a retry is read again. Its time is set when the attempt ends and stored a little later
+    // (batched outcomes, a busy writer); a pass that read the outbox in between (the row still
+    // leased) moved `readUpTo` past a short backoff, so `arm` would not wait for the row and no
+    // pass would read it before the next commit or the idle minute.
+    let retry = false
     const job = this.deliver({ ...row, attempts }, release)
+      .then((retried) => {
+        retry = retried
+      })
       .catch((err: unknown) => {
         this.app.logger.error('webhook delivery failed', { id: row.id, error: String(err) })
       })
       .finally(() => {
         this.inflight.delete(row.id)
         release()
-        this.wake()
+        this.wake(retry)
       })
     this.inflight.set(row.id, job)
   }
@@ -280,8 +288,8 @@ export class Deliverer {
     this.timer.unref()
   }
 
-  /** One attempt of one delivery, and its outcome stored. */
-  private async deliver(row: DueRow, release: () => void): Promise<void> {
+  /** One attempt of one delivery, and its outcome stored; true when a retry is due later. */
+  private async deliver(row: DueRow, release: () => void): Promise<boolean> {
     const id = row.id
     // The webhook was deleted or disabled since: the delivery is dropped.
     if (row.url === null || !row.enabled) {
@@ -289,7 +297,7 @@ export class Deliverer {
       const at = formatDate(new Date())
       const drop = { id, webhook: '', done: true, next: at, at, status: '', error: '', attempt: 0 }
       await this.store({ ...drop, gone: false, silent: true })
-      return
+      return false
     }
     const outcome = await sendOnce(this.app, row, row.url, {
       backoffBaseMs: this.options.backoffBaseMs,
@@ -298,6 +306,7 @@ export class Deliverer {
     })
     release()
     await this.store(outcome)
+    return !outcome.done
   }
 
   /**
