@@ -53,6 +53,14 @@ async function createPostsCollection(t: TestServer) {
   expect(res.status, JSON.stringify(res.body)).toBe(200)
 }
 
+/** A server with the deliverer's `options`, private addresses allowed and `posts` made. */
+async function startWithPosts(options: DelivererOptions): Promise<TestServer> {
+  const t = await startServer({ features: withWebhooks(options) })
+  await setWebhookSettings(t, { allowPrivateNetworks: true })
+  await createPostsCollection(t)
+  return t
+}
+
 describe('outgoing webhooks: delivery, signatures, filters', () => {
   let t: TestServer
   let receiver: Awaited<ReturnType<typeof startReceiver>>
@@ -273,9 +281,7 @@ describe('outgoing webhooks: a retry due before its outcome is stored', () => {
   let t: TestServer
 
   beforeAll(async () => {
-    t = await startServer({ features: withWebhooks({ backoffBaseMs: 1 }) })
-    await setWebhookSettings(t, { allowPrivateNetworks: true })
-    await createPostsCollection(t)
+    t = await startWithPosts({ backoffBaseMs: 1 })
   })
   afterAll(() => t.close())
 
@@ -311,9 +317,7 @@ describe('outgoing webhooks: retries and giving up', () => {
   let t: TestServer
 
   beforeAll(async () => {
-    t = await startServer({ features: withWebhooks({ backoffBaseMs: 100 }) })
-    await setWebhookSettings(t, { allowPrivateNetworks: true })
-    await createPostsCollection(t)
+    t = await startWithPosts({ backoffBaseMs: 100 })
   })
   afterAll(() => t.close())
 
