@@ -20,7 +20,7 @@ export interface Token {
 }
 
 /**
- * Identifier characters. NB: ASCII is decided without the \`\p{…}\` classes: compiling those loads
+ * Identifier characters. NB: ASCII is decided without the `\p{…}` classes: compiling those loads
  * ICU's character property data into the process (~1 MB resident, measured), which a filter
  * written in ASCII (nearly all of them) need not pay.
  */
@@ -28,12 +28,10 @@ const asciiStart = /[A-Za-z_@#]/
 const asciiPart = /[A-Za-z0-9_@#.:]/
 const unicodeStart = /[\p{L}_@#]/u
 const unicodePart = /[\p{L}\p{Nd}_@#.:]/u
-const identifierStart = {
-  test: (c: string): boolean => (c < '\x80' ? asciiStart.test(c) : unicodeStart.test(c)),
-}
-const identifierPart = {
-  test: (c: string): boolean => (c < '\x80' ? asciiPart.test(c) : unicodePart.test(c)),
-}
+const isIdentifierStart = (c: string): boolean =>
+  c < '\x80' ? asciiStart.test(c) : unicodeStart.test(c)
+const isIdentifierPart = (c: string): boolean =>
+  c < '\x80' ? asciiPart.test(c) : unicodePart.test(c)
 const digit = /[0-9]/
 const numberPattern = /^-?[0-9]+(\.[0-9]+)?$/
 const operatorChars = '=!<>~?'
@@ -42,8 +40,8 @@ const whitespace = ' \t\n\r'
 /** True when `text` is a complete identifier (as the lexer would read it). */
 export function isIdentifier(text: string): boolean {
   const chars = Array.from(text)
-  if (chars.length === 0 || !identifierStart.test(chars[0]!)) return false
-  return chars.every((c) => identifierPart.test(c))
+  if (chars.length === 0 || !isIdentifierStart(chars[0]!)) return false
+  return chars.every(isIdentifierPart)
 }
 
 /** Splits filter text into tokens, ending with one `eof` token. Linear in the text length. */
@@ -88,7 +86,7 @@ export function tokenize(text: string): Token[] {
       push('join', i, end)
     } else {
       const cp = String.fromCodePoint(text.codePointAt(i)!)
-      if (!identifierStart.test(cp)) {
+      if (!isIdentifierStart(cp)) {
         throw new FilterSyntaxError(
           'unexpected_character',
           `unexpected character ${quote(cp)} at position ${i}`,
@@ -106,7 +104,7 @@ function scanIdentifier(text: string, start: number): number {
   let i = start
   while (i < text.length) {
     const cp = String.fromCodePoint(text.codePointAt(i)!)
-    if (!identifierPart.test(cp)) break
+    if (!isIdentifierPart(cp)) break
     i += cp.length
   }
   return i
@@ -116,7 +114,7 @@ function scanNumber(text: string, start: number): number {
   let end = start + 1
   while (end < text.length && (digit.test(text[end]!) || text[end] === '.')) end++
   // NB: `1abc` is one bad number, not a number followed by an identifier.
-  while (end < text.length && identifierPart.test(text[end]!)) end++
+  while (end < text.length && isIdentifierPart(text[end]!)) end++
   const raw = text.slice(start, end)
   if (!numberPattern.test(raw)) {
     throw new FilterSyntaxError(
