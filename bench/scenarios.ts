@@ -289,11 +289,23 @@ function createSteps(): Step[] {
           ctx.durationS,
           ctx.warmupS,
         )
+        // The price of one ordinary index on a relation (random values), for comparison.
+        const one = await measurePair(
+          { url: ctx.svc.url, spec: to('creates_author_idx') },
+          { url: ctx.svc.url, spec: to('creates_open') },
+          ctx.durationS,
+          ctx.warmupS,
+        )
+        const note = 'baseline = the same creates into a collection without the index, same process'
         return [
           row('create with a multi-relation index (junction of editors, 2 items)', s, {
             baseline: b,
-            note: 'baseline = the same creates into a collection without the index, same process',
+            note,
             goal: { ratio: 0.9 },
+          }),
+          row('create with an index on author (a single relation, 1 item)', one.a, {
+            baseline: one.b,
+            note,
           }),
         ]
       },

@@ -133,7 +133,7 @@ async function serve(cl: CommandLine): Promise<void> {
   )
   if (f.automigrate === true && role.first) await automigrate(server)
   await server.listen({ host, port })
-  // Loading is over: once requests keep it busy, V8's usual young generation (see cli-heap.ts).
+  // Loading is over: once requests keep it busy, the full young generation (see cli-heap.ts).
   releaseYoungGenerationWhenBusy()
   const url = listeningUrl(server.http.server.address())
   // One write, so whoever reads the output sees these lines together.
