@@ -313,6 +313,42 @@ describe('outgoing webhooks: a retry due before its outcome is stored', () => {
   }, 40_000)
 })
 
+describe('outgoing webhooks: an outcome whose transaction fails', () => {
+  let t: TestServer
+  beforeAll(async () => {
+    t = await startWithPosts({ backoffBaseMs: 1 })
+  })
+  afterAll(() => t.close())
+
+  it('is stored by a later try: the delivery is sent once and leaves the outbox', async () => {
+    // Several instances on PostgreSQL can make this transaction keep conflicting; here it fails
+    // once by hand. Untried again, the row would stay until the next write or the idle minute
+    // (a lease on shared data), and then be sent again.
+    const app = t.server.app
+    const runInTransaction = app.runInTransaction.bind(app)
+    let failures = 1
+    app.runInTransaction = (fn) => {
+      if (failures > 0 && new Error().stack?.includes('Deliverer.write')) {
+        failures--
+        return Promise.reject(new Error('injected: the outcomes could not be stored'))
+      }
+      return runInTransaction(fn)
+    }
+    const receiver = await startReceiver(SECRET)
+    try {
+      await addWebhook(t, { url: receiver.url, collection: 'posts', events: 'create' })
+      const res = await t.api('POST', '/api/collections/posts/records', { body: { title: 'x' } })
+      expect(res.status).toBe(200)
+      await waitFor(async () => (await outboxCount(t)) === 0, 5_000)
+      expect(failures).toBe(0)
+      expect(receiver.received.map((r) => r.body.record.id)).toEqual([res.body.id])
+    } finally {
+      delete (app as Partial<typeof app>).runInTransaction
+      await receiver.close()
+    }
+  })
+})
+
 describe('outgoing webhooks: retries and giving up', () => {
   let t: TestServer
 

@@ -44,6 +44,16 @@ const PACED_PAUSE_MS = 20
 /** How long outcomes gather before they are stored together, in ms. */
 const FLUSH_MS = 5
 
+/**
+ * Tries at storing a batch of outcomes, and the pause before the n-th retry (n × this, in ms).
+ * NB: a batch not stored leaves its rows leased until the lease runs out (the delivery timeout
+ * plus 30 s); with several instances on PostgreSQL a transaction can keep conflicting with the
+ * other instances' (serialization failures on the outbox and the webhook's row), so a failed
+ * store is tried again rather than left to the lease.
+ */
+const STORE_TRIES = 6
+const STORE_RETRY_MS = 50
+
 export { BACKOFF_BASE_MS, backoffDelay } from './backoff.js'
 
 export class Deliverer {
@@ -327,6 +337,22 @@ export class Deliverer {
     const batch = this.outcomes
     this.outcomes = []
     this.flushing = undefined
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.write(batch)
+      } catch (err) {
+        if (tries >= STORE_TRIES) throw err
+        this.app.logger.warn('webhook outcomes not stored yet, trying again', {
+          outcomes: batch.length,
+          error: String(err),
+        })
+        await new Promise((resolve) => setTimeout(resolve, STORE_RETRY_MS * tries))
+      }
+    }
+  }
+
+  /** One transaction storing `batch` (nothing of it stays when it fails). */
+  private async write(batch: readonly Outcome[]): Promise<void> {
     const latest = new Map<string, Outcome>()
     for (const o of batch) if (!o.silent) latest.set(o.webhook, o)
     const done = batch.filter((o) => o.done).map((o) => param(o.id))

@@ -8,8 +8,9 @@
  * the record service (a rule reading other rows, the last-superuser guard) answer as they would
  * on SQLite's one writer. A transaction PostgreSQL refuses for a conflict with a concurrent one
  * (SQLSTATE 40001, or 40P01 for a deadlock) is rolled back and its function run again from the
- * start, alone (no other transaction of this process runs meanwhile, so it cannot conflict with
- * them again); only the attempt that commits runs its `onCommit` callbacks. `exclusive(fn)` runs
+ * start after a random pause of a few milliseconds, alone (no other transaction of this process
+ * runs meanwhile, so it cannot conflict with them again; other processes on the same database
+ * still can, hence the pause and up to `MAX_ATTEMPTS` attempts); only the attempt that commits runs its `onCommit` callbacks. `exclusive(fn)` runs
  * work alone too. Nested calls join the outer transaction, `onCommit` callbacks run right after
  * `COMMIT`, the driver's unique violations become `UniqueViolation`, and a transaction whose
  * function swallowed a failed statement (PostgreSQL then rolls it all back) fails instead of
@@ -81,6 +82,12 @@ export function isConflict(err: unknown): boolean {
  * alone (they can then conflict only with other processes sharing the database).
  */
 export const MAX_ATTEMPTS = 5
+
+/**
+ * The longest pause before the second attempt, in ms; it doubles for each later one. The pause
+ * is random up to it: two processes whose transactions conflicted do not retry in step again.
+ */
+const RETRY_PAUSE_MS = 5
 
 /** Connections of the pool kept free of transactions, for the reads made meanwhile. */
 const FREE_FOR_READS = 2
@@ -254,10 +261,15 @@ export class PgDb implements Db {
 
   /**
    * Runs `fn` in a `SERIALIZABLE` transaction beside the others of this process; after a
-   * conflict, rolls back and runs `fn` again alone (see the file's comment).
+   * conflict, rolls back, pauses a random few milliseconds and runs `fn` again alone (see the
+   * file's comment).
    */
   async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
+      if (attempt > 1) {
+        const pause = Math.random() * RETRY_PAUSE_MS * 2 ** (attempt - 2)
+        await new Promise((resolve) => setTimeout(resolve, pause))
+      }
       const release = await this.gate.acquire(attempt > 1)
       try {
         const outcome = await this.attempt(fn)
