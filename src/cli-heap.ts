@@ -20,7 +20,7 @@ import { setFlagsFromString } from 'node:v8'
  * `--semi-space-growth-factor` once busy: the maximum semi-space (16 MiB on 64-bit) over the
  * initial one (1 MiB), so one expansion reaches the maximum (V8 caps a resize at it).
  */
-export const BUSY_GROWTH_FACTOR = 16
+const BUSY_GROWTH_FACTOR = 16
 
 /** Keeps the new space at its initial size while modules load (call before importing them). */
 export function holdYoungGeneration(): void {

@@ -7,6 +7,7 @@
  */
 import type http from 'node:http'
 import { performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { App } from '../../core/app.js'
 import { join, param, sql } from '../../store/sql.js'
 import { formatDate } from '../../tools/dates.js'
@@ -346,7 +347,7 @@ export class Deliverer {
           outcomes: batch.length,
           error: String(err),
         })
-        await new Promise((resolve) => setTimeout(resolve, STORE_RETRY_MS * tries))
+        await sleep(STORE_RETRY_MS * tries)
       }
     }
   }

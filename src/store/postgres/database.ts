@@ -10,13 +10,15 @@
  * (SQLSTATE 40001, or 40P01 for a deadlock) is rolled back and its function run again from the
  * start after a random pause of a few milliseconds, alone (no other transaction of this process
  * runs meanwhile, so it cannot conflict with them again; other processes on the same database
- * still can, hence the pause and up to `MAX_ATTEMPTS` attempts); only the attempt that commits runs its `onCommit` callbacks. `exclusive(fn)` runs
- * work alone too. Nested calls join the outer transaction, `onCommit` callbacks run right after
- * `COMMIT`, the driver's unique violations become `UniqueViolation`, and a transaction whose
- * function swallowed a failed statement (PostgreSQL then rolls it all back) fails instead of
- * claiming a commit. Values come back as SQLite's do where the app reads them raw: JSON as its
- * text, 64-bit integers and NUMERIC as JS numbers.
+ * still can, hence the pause and up to `MAX_ATTEMPTS` attempts); only the attempt that commits
+ * runs its `onCommit` callbacks. `exclusive(fn)` runs work alone too. Nested calls join the
+ * outer transaction, `onCommit` callbacks run right after `COMMIT`, the driver's unique
+ * violations become `UniqueViolation`, and a transaction whose function swallowed a failed
+ * statement (PostgreSQL then rolls it all back) fails instead of claiming a commit. Values come
+ * back as SQLite's do where the app reads them raw: JSON as its text, 64-bit integers and
+ * NUMERIC as JS numbers.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { DbError, UniqueViolation, type Db, type QueryColumn, type Row } from '../db.js'
 import type { Sql } from '../sql.js'
@@ -266,10 +268,7 @@ export class PgDb implements Db {
    */
   async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      if (attempt > 1) {
-        const pause = Math.random() * RETRY_PAUSE_MS * 2 ** (attempt - 2)
-        await new Promise((resolve) => setTimeout(resolve, pause))
-      }
+      if (attempt > 1) await sleep(Math.random() * RETRY_PAUSE_MS * 2 ** (attempt - 2))
       const release = await this.gate.acquire(attempt > 1)
       try {
         const outcome = await this.attempt(fn)
