@@ -30,6 +30,7 @@ export const postgresSuites = [
   'test/rules-actions.test.ts',
   'test/rules-filter.test.ts',
   'test/rules-list.test.ts',
+  'test/list-ties.test.ts',
   'test/rules-request.test.ts',
   'test/rule-check.test.ts',
   'test/auth.test.ts',

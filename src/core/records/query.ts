@@ -128,6 +128,15 @@ export function parseListParams(
   }
 }
 
+/** True when the last key of a (valid) sort list is descending: `title,-created`. */
+function lastKeyDescending(sort: string): boolean {
+  // NB: sort keys are identifiers (tools/filter/sort.ts): a comma only ever separates keys.
+  return sort
+    .slice(sort.lastIndexOf(',') + 1)
+    .trimStart()
+    .startsWith('-')
+}
+
 /** Compiles the client filter and sort of a list request. */
 export function clientFilterAndSort(
   app: App,
@@ -139,11 +148,14 @@ export function clientFilterAndSort(
   const where = params.filter.trim() === '' ? null : compileFilter(params.filter, ctx)
   // NB: a copy: compiled sorts are cached and shared.
   const order = params.sort.trim() === '' ? [] : [...compileSort(params.sort, ctx)]
-  // NB: rows equal under the sort come in insertion order (SQLite's scan order), the same on
-  // every engine: a table's row id ends the ORDER BY unless the sort names it.
+  // NB: a table's row id ends the ORDER BY unless the sort names it, so rows equal under the
+  // sort come in the same order on every engine: in the direction of the sort's last key
+  // (`-created` is newest first down to the row, as the default sort). That is also the order
+  // of an index on that key read backwards: an ascending tie-break after a descending key made
+  // SQLite sort each page again (a temporary b-tree, ~7 % of a list-20 request).
   const rowid = collection.type === 'view' ? null : ctx.dialect.rowid(MAIN)
   if (order.length > 0 && rowid && !/@rowid\b/.test(params.sort)) {
-    order.push(sql`${rowid} ${ctx.dialect.sortDirection(false)}`)
+    order.push(sql`${rowid} ${ctx.dialect.sortDirection(lastKeyDescending(params.sort))}`)
   }
   return { where, order }
 }
