@@ -58,8 +58,9 @@ function spawnServer(
   args: string[],
   ready: RegExp,
   timeoutMs = 60_000,
+  cwd = ROOT,
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
   running.add(child)
   const tail: string[] = []
   const remember = (chunk: Buffer) => {
@@ -100,17 +101,18 @@ function spawnServer(
   })
 }
 
-/** Creates the first superuser of a data dir with the compiled CLI. */
+/** Creates the first superuser of a data dir with the compiled CLI (of the checkout at `root`). */
 export function createSuperuser(
   dir: string,
   email: string,
   password: string,
   extraArgs: readonly string[] = [],
+  root = ROOT,
 ): void {
   execFileSync(
     process.execPath,
     ['dist/cli.js', 'superuser', 'create', email, password, `--dir=${dir}`, ...extraArgs],
-    { cwd: ROOT, stdio: 'pipe' },
+    { cwd: root, stdio: 'pipe' },
   )
 }
 
@@ -121,11 +123,11 @@ const WORKERS_READY =
 /**
  * Starts `node dist/cli.js serve` on a random loopback port over `dir` (`--workers N` when
  * asked: the pid is then the primary's); with `BENCH_CPU_PROF=DIR` the server writes a V8 CPU
- * profile into DIR when it stops.
+ * profile into DIR when it stops. `root` runs another checkout's build (`bench/versions.ts`).
  */
 export function startSvcbase(
   dir: string,
-  options: { workers?: number; extraArgs?: readonly string[] } = {},
+  options: { workers?: number; extraArgs?: readonly string[]; root?: string } = {},
 ): Promise<ServerProcess> {
   const workers = options.workers ?? 1
   const prof = workers > 1 ? undefined : process.env.BENCH_CPU_PROF
@@ -141,6 +143,8 @@ export function startSvcbase(
       ...(options.extraArgs ?? []),
     ],
     workers > 1 ? WORKERS_READY : SVCBASE_READY,
+    60_000,
+    options.root,
   )
 }
 

@@ -1,0 +1,201 @@
+/**
+ * `npm run bench:versions -- --other=PATH`: creates and updates into a collection whose list rule
+ * gives `editors` a junction table (`editors:each ?= @request.auth.id`), this checkout's build
+ * against another checkout's (`PATH`, with its own `npm ci` and `dist/` built), each server over a
+ * fresh data dir of its own. It answers issue 19's "no slower create/update than 0.9× today" as
+ * worded: today's code is the other checkout, which has no junction (run at the issue's base).
+ *
+ * Prints, per pass: this build with the junction ÷ the other build over the same collection
+ * (the issue's measure), and this build with the junction ÷ this build without the rule (the
+ * `npm run bench` row, stricter: it also takes away what this build gained elsewhere).
+ * `--passes=N` [3], `--mode=create|update|both` [both]; `BENCH_DURATION`, `BENCH_WARMUP`,
+ * `BENCH_CONNECTIONS` as for `npm run bench`. Needs this checkout's `dist/` (`npm run build`).
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { api, mapLimit, superuserToken } from './api.js'
+import { cycle, measurePair, type LoadSpec, type Measurement } from './load.js'
+import { USERS_COLLECTION_ID } from './seed.js'
+import { createSuperuser, ROOT, startSvcbase, type ServerProcess } from './servers.js'
+
+const { values: args } = parseArgs({
+  options: {
+    other: { type: 'string' },
+    passes: { type: 'string', default: '3' },
+    mode: { type: 'string', default: 'both' },
+  },
+})
+if (!args.other || !['create', 'update', 'both'].includes(args.mode)) {
+  console.error(
+    'usage: npm run bench:versions -- --other=PATH [--passes=N] [--mode=create|update|both]',
+  )
+  process.exit(2)
+}
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
+const DURATION = env('BENCH_DURATION', 6)
+const WARMUP = env('BENCH_WARMUP', 2)
+const CONNECTIONS = env('BENCH_CONNECTIONS', 32)
+const SU = { email: 'versions@example.com', password: 'versions-superuser-password' }
+const USERS = 200
+const UPDATED = 2000
+const DESCRIPTION = 'Lorem ipsum dolor sit amet. '.repeat(18)
+
+const fields = [
+  { name: 'title', type: 'text', required: true, options: { max: 200 } },
+  { name: 'description', type: 'text', options: { max: 2000 } },
+  {
+    name: 'author',
+    type: 'relation',
+    options: { collectionId: USERS_COLLECTION_ID, maxSelect: 1 },
+  },
+  {
+    name: 'editors',
+    type: 'relation',
+    options: { collectionId: USERS_COLLECTION_ID, maxSelect: 5 },
+  },
+]
+const COLLECTIONS = {
+  plain: {},
+  junction: { listRule: 'editors:each ?= @request.auth.id' },
+}
+type Kind = keyof typeof COLLECTIONS
+
+interface Side {
+  name: string
+  server: ServerProcess
+  users: string[]
+  /** Records to update, per collection. */
+  records: Record<Kind, string[]>
+}
+
+const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`)
+
+function body(users: readonly string[], n: number) {
+  const pick = (k: number) => users[k % users.length]!
+  return {
+    title: `Post ${n}`,
+    description: DESCRIPTION,
+    author: pick(n),
+    editors: [pick(n * 7), pick(n * 13 + 1)],
+  }
+}
+
+async function prepare(name: string, root: string, tmp: string, mode: string): Promise<Side> {
+  const dir = join(tmp, name)
+  createSuperuser(dir, SU.email, SU.password, [], root)
+  const server = await startSvcbase(dir, { root })
+  const token = await superuserToken(server.url, SU)
+  for (const [kind, rules] of Object.entries(COLLECTIONS))
+    await api(
+      server.url,
+      'POST',
+      '/api/collections',
+      {
+        name: `v_${kind}`,
+        type: 'base',
+        schema: fields,
+        indexes: [`CREATE INDEX idx_v_${kind}_created ON v_${kind} (created)`],
+        viewRule: '',
+        createRule: '',
+        updateRule: '',
+        ...rules,
+      },
+      token,
+    )
+  const users = await mapLimit(
+    Array.from({ length: USERS }, (_, i) => i),
+    8,
+    async (i) => {
+      const password = 'versions-user-password'
+      const u = await api<{ id: string }>(server.url, 'POST', '/api/collections/users/records', {
+        email: `u${i}@versions.test`,
+        password,
+        passwordConfirm: password,
+      })
+      return u.id
+    },
+  )
+  const records = { plain: [] as string[], junction: [] as string[] }
+  if (mode !== 'create')
+    for (const kind of Object.keys(COLLECTIONS) as Kind[])
+      records[kind] = await mapLimit(
+        Array.from({ length: UPDATED }, (_, i) => i),
+        16,
+        async (i) =>
+          (
+            await api<{ id: string }>(
+              server.url,
+              'POST',
+              `/api/collections/v_${kind}/records`,
+              body(users, i),
+            )
+          ).id,
+      )
+  log(
+    `${name}: ${server.url} (${root}), ${USERS} users${mode !== 'create' ? `, ${UPDATED} records per collection` : ''}`,
+  )
+  return { name, server, users, records }
+}
+
+function load(side: Side, kind: Kind, mode: 'create' | 'update'): LoadSpec {
+  let n = 0
+  const records = cycle(side.records[kind].length ? side.records[kind] : ['-'])
+  return {
+    connections: CONNECTIONS,
+    next: () => {
+      n++
+      return mode === 'create'
+        ? {
+            method: 'POST',
+            path: `/api/collections/v_${kind}/records`,
+            body: JSON.stringify(body(side.users, n)),
+          }
+        : {
+            method: 'PATCH',
+            path: `/api/collections/v_${kind}/records/${records()}`,
+            body: JSON.stringify({ editors: body(side.users, n).editors }),
+          }
+    },
+  }
+}
+
+const fmt = (a: Measurement, b: Measurement) =>
+  `${Math.round(a.reqPerSec)} ÷ ${Math.round(b.reqPerSec)} = ${(a.reqPerSec / b.reqPerSec).toFixed(2)}${a.errors + b.errors ? ` (${a.errors + b.errors} failed)` : ''}`
+
+const tmp = mkdtempSync(join(tmpdir(), 'svcbase-versions-'))
+const mode = args.mode
+const sides: Side[] = []
+try {
+  const self = await prepare('this', ROOT, tmp, mode)
+  sides.push(self)
+  const other = await prepare('other', resolve(args.other), tmp, mode)
+  sides.push(other)
+  const modes = mode === 'both' ? (['create', 'update'] as const) : [mode as 'create' | 'update']
+  for (let pass = 1; pass <= Number(args.passes); pass++)
+    for (const m of modes) {
+      const target = (side: Side, kind: Kind) => ({
+        url: side.server.url,
+        spec: load(side, kind, m),
+      })
+      const issue = await measurePair(
+        target(self, 'junction'),
+        target(other, 'junction'),
+        DURATION,
+        WARMUP,
+      )
+      const row = await measurePair(
+        target(self, 'junction'),
+        target(self, 'plain'),
+        DURATION,
+        WARMUP,
+      )
+      log(
+        `pass ${pass} ${m}: this with the junction ÷ other (issue's measure) ${fmt(issue.a, issue.b)}; ÷ this without (bench row) ${fmt(row.a, row.b)}`,
+      )
+    }
+} finally {
+  for (const s of sides) await s.server.stop()
+  rmSync(tmp, { recursive: true, force: true })
+}
