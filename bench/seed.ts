@@ -36,7 +36,8 @@ export interface SeedData {
   deleteIds: string[]
 }
 
-const postFields = () => [
+/** The fields of every posts-shaped collection. */
+export const postFields = () => [
   { name: 'title', type: 'text', required: true, options: { max: 200 } },
   { name: 'description', type: 'text', options: { max: 2000 } },
   {

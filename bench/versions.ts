@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { api, mapLimit, superuserToken } from './api.js'
 import { cycle, measurePair, type LoadSpec, type Measurement } from './load.js'
-import { USERS_COLLECTION_ID } from './seed.js'
+import { postFields } from './seed.js'
 import { createSuperuser, ROOT, startSvcbase, type ServerProcess } from './servers.js'
 
 const { values: args } = parseArgs({
@@ -42,20 +42,6 @@ const USERS = 200
 const UPDATED = 2000
 const DESCRIPTION = 'Lorem ipsum dolor sit amet. '.repeat(18)
 
-const fields = [
-  { name: 'title', type: 'text', required: true, options: { max: 200 } },
-  { name: 'description', type: 'text', options: { max: 2000 } },
-  {
-    name: 'author',
-    type: 'relation',
-    options: { collectionId: USERS_COLLECTION_ID, maxSelect: 1 },
-  },
-  {
-    name: 'editors',
-    type: 'relation',
-    options: { collectionId: USERS_COLLECTION_ID, maxSelect: 5 },
-  },
-]
 const COLLECTIONS = {
   plain: {},
   junction: { listRule: 'editors:each ?= @request.auth.id' },
@@ -95,7 +81,7 @@ async function prepare(name: string, root: string, tmp: string, mode: string): P
       {
         name: `v_${kind}`,
         type: 'base',
-        schema: fields,
+        schema: postFields(),
         indexes: [`CREATE INDEX idx_v_${kind}_created ON v_${kind} (created)`],
         viewRule: '',
         createRule: '',
