@@ -57,7 +57,9 @@ export const postFields = () => [
   },
 ]
 
-const createdIndex = (name: string) => `CREATE INDEX idx_${name}_created ON ${name} (created)`
+/** The index on `created` every posts-shaped collection carries. */
+export const createdIndex = (name: string) =>
+  `CREATE INDEX idx_${name}_created ON ${name} (created)`
 
 interface Rules {
   listRule?: string | null

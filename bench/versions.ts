@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { api, mapLimit, superuserToken } from './api.js'
 import { cycle, measurePair, type LoadSpec, type Measurement } from './load.js'
-import { postFields } from './seed.js'
+import { createdIndex, postFields } from './seed.js'
 import { createSuperuser, ROOT, startSvcbase, type ServerProcess } from './servers.js'
 
 const { values: args } = parseArgs({
@@ -49,7 +49,6 @@ const COLLECTIONS = {
 type Kind = keyof typeof COLLECTIONS
 
 interface Side {
-  name: string
   server: ServerProcess
   users: string[]
   /** Records to update, per collection. */
@@ -58,14 +57,14 @@ interface Side {
 
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`)
 
+/** The two `editors` of the n-th request. */
+function editors(users: readonly string[], n: number): string[] {
+  return [users[(n * 7) % users.length]!, users[(n * 13 + 1) % users.length]!]
+}
+
 function body(users: readonly string[], n: number) {
-  const pick = (k: number) => users[k % users.length]!
-  return {
-    title: `Post ${n}`,
-    description: DESCRIPTION,
-    author: pick(n),
-    editors: [pick(n * 7), pick(n * 13 + 1)],
-  }
+  const author = users[n % users.length]!
+  return { title: `Post ${n}`, description: DESCRIPTION, author, editors: editors(users, n) }
 }
 
 async function prepare(name: string, root: string, tmp: string, mode: string): Promise<Side> {
@@ -82,7 +81,7 @@ async function prepare(name: string, root: string, tmp: string, mode: string): P
         name: `v_${kind}`,
         type: 'base',
         schema: postFields(),
-        indexes: [`CREATE INDEX idx_v_${kind}_created ON v_${kind} (created)`],
+        indexes: [createdIndex(`v_${kind}`)],
         viewRule: '',
         createRule: '',
         updateRule: '',
@@ -122,17 +121,17 @@ async function prepare(name: string, root: string, tmp: string, mode: string): P
   log(
     `${name}: ${server.url} (${root}), ${USERS} users${mode !== 'create' ? `, ${UPDATED} records per collection` : ''}`,
   )
-  return { name, server, users, records }
+  return { server, users, records }
 }
 
 function load(side: Side, kind: Kind, mode: 'create' | 'update'): LoadSpec {
   let n = 0
-  const records = cycle(side.records[kind].length ? side.records[kind] : ['-'])
+  const records = mode === 'update' ? cycle(side.records[kind]) : null
   return {
     connections: CONNECTIONS,
     next: () => {
       n++
-      return mode === 'create'
+      return !records
         ? {
             method: 'POST',
             path: `/api/collections/v_${kind}/records`,
@@ -141,7 +140,7 @@ function load(side: Side, kind: Kind, mode: 'create' | 'update'): LoadSpec {
         : {
             method: 'PATCH',
             path: `/api/collections/v_${kind}/records/${records()}`,
-            body: JSON.stringify({ editors: body(side.users, n).editors }),
+            body: JSON.stringify({ editors: editors(side.users, n) }),
           }
     },
   }
