@@ -176,6 +176,25 @@ describe('audit log', () => {
     }
   })
 
+  it('gives rows ids in time order (their first 9 characters: the base-36 millisecond)', async () => {
+    const before = Date.now()
+    for (const title of ['a', 'b', 'c']) {
+      const res = await t.api('POST', '/api/collections/posts/records', { body: { title } })
+      expect(res.status).toBe(200)
+    }
+    const after = Date.now()
+    const got = await rows(`collection = 'posts' && action = 'record.create'`)
+    const last = got.slice(-3)
+    expect(last).toHaveLength(3)
+    for (const r of last) {
+      expect(r.id).toMatch(/^[a-z0-9]{15}$/)
+      const ms = parseInt(r.id!.slice(0, 9), 36)
+      expect(ms).toBeGreaterThanOrEqual(before)
+      expect(ms).toBeLessThanOrEqual(after)
+    }
+    expect(last.map((r) => r.id)).toEqual(last.map((r) => r.id).sort())
+  })
+
   it('writes a row per settings change, and none for a refused one', async () => {
     const before = await rows("action = 'settings.update'")
     const ok = await t.api('PATCH', '/api/settings', {
