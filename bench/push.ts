@@ -38,7 +38,12 @@ async function fanOut(ctx: Context): Promise<ScenarioRow[]> {
       svc.url,
       'PATCH',
       '/api/settings',
-      { push: { vapid: { enabled: true, ...vapid, subject: 'mailto:bench@example.com' } } },
+      {
+        push: {
+          allowPrivateNetworks: true,
+          vapid: { enabled: true, ...vapid, subject: 'mailto:bench@example.com' },
+        },
+      },
       token,
     )
     const subs = Array.from({ length: SUBSCRIPTIONS }, () => double.subscribe())

@@ -48,6 +48,8 @@ beforeAll(async () => {
     token: t.suToken,
     body: {
       push: {
+        // The local push service double listens on loopback.
+        allowPrivateNetworks: true,
         vapid: {
           enabled: true,
           publicKey: vapid.publicKey,

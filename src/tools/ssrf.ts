@@ -167,6 +167,28 @@ export function parseTargetUrl(text: string): URL {
   return url
 }
 
+/** True for `localhost`, `*.localhost` (RFC 6761: always loopback), with or without a final dot. */
+export const isLocalhostName = (host: string): boolean =>
+  /(^|\.)localhost\.?$/i.test(host.replace(/^\[|\]$/g, ''))
+
+/**
+ * The check that needs no DNS, for the moment a URL is stored (a resolution there would hold a
+ * write up, and the answer may change anyway: {@link checkTarget} decides again when the request
+ * is sent): the reason a host that is a non-public address literal (every spelling the URL parser
+ * normalises: `127.1`, `0x7f000001`, `[::ffff:127.0.0.1]`, …) or a `localhost` name is refused,
+ * or undefined when the host may be sent to.
+ */
+export function literalRefusal(url: URL): string | undefined {
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  if (isLocalhostName(host))
+    return `refused: ${host} is a loopback name; private networks are not allowed`
+  if (!isIP(host)) return undefined
+  const range = classifyAddress(host)
+  return range === 'unicast'
+    ? undefined
+    : `refused: ${host} is a ${range} address; private networks are not allowed`
+}
+
 /**
  * Resolves the URL's host and checks every address it resolves to; returns the first, to
  * connect to. Throws SsrfError when the URL or any address is refused.

@@ -132,6 +132,7 @@ export const PUBLIC_DEFAULTS = {
   },
   sms: { enabled: false, accountSid: '', fromNumber: '', apiUrl: 'https://api.twilio.com' },
   push: {
+    allowPrivateNetworks: false,
     vapid: { enabled: false, publicKey: '', subject: '' },
     fcm: { enabled: false, apiUrl: 'https://fcm.googleapis.com', tokenUrl: '' },
     apns: {

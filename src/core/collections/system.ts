@@ -249,18 +249,35 @@ const specs: SystemSpec[] = [
       text('endpoint'),
       json('keys'),
       text('token'),
+      // The owner's auth collection (filled from the requester when a create leaves it out).
+      text('collectionRef'),
     ],
     rules: {
-      listRule: 'recordRef = @request.auth.id',
-      viewRule: 'recordRef = @request.auth.id',
-      createRule: '@request.auth.id != "" && recordRef = @request.auth.id',
+      listRule: owner,
+      viewRule: owner,
+      createRule: `@request.auth.id != "" && ${owner}`,
       // A row cannot be handed to another record (it would receive that record's pushes).
-      updateRule:
-        'recordRef = @request.auth.id && (@request.body.recordRef:isset = false || @request.body.recordRef = @request.auth.id)',
-      deleteRule: 'recordRef = @request.auth.id',
+      updateRule: `${owner} && (@request.body.recordRef:isset = false || @request.body.recordRef = @request.auth.id) && (@request.body.collectionRef:isset = false || @request.body.collectionRef = @request.auth.collectionId)`,
+      deleteRule: owner,
     },
-    // The first update rule let a row be handed to another record.
-    ruleChanges: [{ version: 1, former: { updateRule: ['recordRef = @request.auth.id'] } }],
+    ruleChanges: [
+      // The first update rule let a row be handed to another record.
+      { version: 1, former: { updateRule: ['recordRef = @request.auth.id'] } },
+      // Rules on recordRef alone let a record of another auth collection with the same id in.
+      {
+        version: 2,
+        former: {
+          listRule: ['recordRef = @request.auth.id'],
+          viewRule: ['recordRef = @request.auth.id'],
+          createRule: ['@request.auth.id != "" && recordRef = @request.auth.id'],
+          updateRule: [
+            'recordRef = @request.auth.id',
+            'recordRef = @request.auth.id && (@request.body.recordRef:isset = false || @request.body.recordRef = @request.auth.id)',
+          ],
+          deleteRule: ['recordRef = @request.auth.id'],
+        },
+      },
+    ],
     // Targeted sends and triggers read the enabled rows of one recordRef.
     indexes: ['CREATE INDEX idx_push_subscriptions_recordRef ON _push_subscriptions (recordRef)'],
   },

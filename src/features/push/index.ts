@@ -4,7 +4,7 @@ import { fcmBackend } from './fcm.js'
 import { registerSendRoute } from './routes/send.js'
 import { PushService } from './service.js'
 import { pushSettings } from './settings.js'
-import { bindSubscriptionChecks } from './subscriptions.js'
+import { backfillCollectionRefs, bindSubscriptionChecks } from './subscriptions.js'
 import { webBackend } from './web.js'
 
 export type { PushBackend, PushMessage, PushOutcome, PushTarget } from './backend.js'
@@ -33,6 +33,14 @@ export function pushFeature(): Feature {
       push.addBackend(apnsBackend(app))
       bindSubscriptionChecks(app)
       app.services.set('push', push)
+      app.hooks.onBootstrap.bind(async (e) => {
+        await e.next()
+        await backfillCollectionRefs(app).catch((err: unknown) =>
+          app.logger.warn('push: attributing older subscriptions to their collection failed', {
+            error: String(err),
+          }),
+        )
+      })
       app.hooks.onServe.bind(async (e) => {
         await e.next()
         push.start()

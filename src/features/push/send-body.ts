@@ -16,17 +16,22 @@ const MAX_DATA_KEYS = 50
 const MAX_REF = 255
 
 /**
- * Reads `{title, body, data?, recordRef?, platform?}`: `title` a non-empty string of at most 255
+ * Reads `{title, body, data?, recordRef?, collectionRef?, platform?}`: `title` a non-empty string of at most 255
  * characters, `body` a string, `data` an object of string values (FCM and APNs carry strings),
- * `recordRef` a string, `platform` one of web, android, ios; the message as JSON at most
+ * `recordRef` a string, `collectionRef` an auth collection (id or name, through
+ * `authCollectionId`), `platform` one of web, android, ios; the message as JSON at most
  * {@link MAX_PAYLOAD_BYTES} bytes. Throws 400 with field errors otherwise.
  */
-export function readSendBody(body: Record<string, unknown>): {
+export function readSendBody(
+  body: Record<string, unknown>,
+  authCollectionId: (idOrName: string) => string | undefined = () => undefined,
+): {
   msg: PushMessage
   filter: TargetFilter
 } {
   const errors: ValidationErrors = {}
-  const { title, body: text, data, recordRef, platform } = body
+  const { title, body: text, data, recordRef, collectionRef, platform } = body
+  let collectionId: string | undefined
   if (title === undefined || title === null || title === '')
     errors.title = validationError('validation_required')
   else if (typeof title !== 'string')
@@ -57,6 +62,12 @@ export function readSendBody(body: Record<string, unknown>): {
     else if (recordRef.length > MAX_REF)
       errors.recordRef = validationError('validation_length_too_long', { max: MAX_REF })
   }
+  if (collectionRef !== undefined && collectionRef !== null && collectionRef !== '') {
+    if (typeof collectionRef !== 'string')
+      errors.collectionRef = validationError('validation_invalid_value:string')
+    else if (!(collectionId = authCollectionId(collectionRef)))
+      errors.collectionRef = validationError('validation_missing_collection')
+  }
   if (platform !== undefined && platform !== null && platform !== '') {
     if (typeof platform !== 'string' || !(PLATFORMS as readonly string[]).includes(platform))
       errors.platform = validationError('validation_in_invalid')
@@ -70,6 +81,7 @@ export function readSendBody(body: Record<string, unknown>): {
       const filter: TargetFilter = {}
       if (typeof platform === 'string' && platform !== '') filter.platform = platform as Platform
       if (typeof recordRef === 'string' && recordRef !== '') filter.recordRefs = [recordRef]
+      if (collectionId) filter.collectionRef = collectionId
       return { msg, filter }
     }
   }

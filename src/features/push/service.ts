@@ -210,7 +210,14 @@ export function triggerJob(
     .filter((v) => v !== '')
     .slice(0, MAX_TARGET_REFS)
   if (refs.length === 0) return null
-  return { filter: { recordRefs: refs }, msg }
+  // A relation names the collection its ids belong to: the same id in another auth collection
+  // is someone else.
+  const target = event.collection.fields.find((f) => f.name === field)
+  const collectionRef =
+    target?.type === 'relation' && typeof target.options.collectionId === 'string'
+      ? target.options.collectionId
+      : undefined
+  return { filter: collectionRef ? { recordRefs: refs, collectionRef } : { recordRefs: refs }, msg }
 }
 
 /** Shortens a templated message's body (then title) until it fits {@link MAX_PAYLOAD_BYTES}. */

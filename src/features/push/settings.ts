@@ -26,6 +26,11 @@ export type PushTrigger = {
 
 /** `push`: the Web Push, FCM and APNs backends and the triggers that use them. */
 export type PushSettings = {
+  /**
+   * Lets Web Push endpoints reach loopback, private, link-local, CGNAT and ULA addresses
+   * (development, tests); off: such endpoints are refused when stored and again when sent to.
+   */
+  allowPrivateNetworks: boolean
   vapid: {
     enabled: boolean
     /** Raw unpadded base64url P-256 public key (65 bytes uncompressed). */
@@ -143,6 +148,7 @@ export const pushSettings = objectGroup<PushSettings>({
   secrets: ['vapid.privateKey', 'fcm.serviceAccountJson', 'apns.key'],
   itemKeys: { triggers: ['enabled', 'collection', 'events', 'title', 'body', 'targetField'] },
   defaults: () => ({
+    allowPrivateNetworks: false,
     vapid: { enabled: false, publicKey: '', privateKey: '', subject: '' },
     fcm: {
       enabled: false,
@@ -162,6 +168,7 @@ export const pushSettings = objectGroup<PushSettings>({
     triggers: [],
   }),
   check(g, ctx) {
+    g.boolean('allowPrivateNetworks')
     g.object('vapid', checkVapid)
     g.object('fcm', (f) => {
       const on = f.boolean('enabled')

@@ -14,8 +14,9 @@ import {
   validationError,
   type ValidationErrors,
 } from '../../core/errors.js'
-import type { RecordData } from '../../core/request-info.js'
+import { isSuperuser, type RecordData } from '../../core/request-info.js'
 import { ident, join, param, sql, type Sql } from '../../store/sql.js'
+import { literalRefusal } from '../../tools/ssrf.js'
 import type { PushTarget } from './backend.js'
 
 export const SUBSCRIPTIONS = '_push_subscriptions'
@@ -32,8 +33,12 @@ function lenientBase64(text: unknown): Buffer | null {
   return Buffer.from(text.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), 'base64url')
 }
 
-/** The field errors of a subscription row, per its platform. */
-export function checkSubscription(record: RecordData): ValidationErrors {
+/**
+ * The field errors of a subscription row, per its platform. With `checkAddress`, a web endpoint
+ * on a non-public address literal or a `localhost` name is refused (every endpoint is resolved
+ * and checked again at each send, `web.ts`).
+ */
+export function checkSubscription(record: RecordData, checkAddress: boolean): ValidationErrors {
   const errors: ValidationErrors = {}
   const platform = record.platform
   if (platform === 'web') {
@@ -42,6 +47,11 @@ export function checkSubscription(record: RecordData): ValidationErrors {
     else if (endpoint.length > MAX_ENDPOINT)
       errors.endpoint = validationError('validation_length_too_long', { max: MAX_ENDPOINT })
     else if (!isHttpsUrl(endpoint)) errors.endpoint = validationError('validation_is_url')
+    else {
+      const refusal = checkAddress ? literalRefusal(new URL(endpoint)) : undefined
+      if (refusal)
+        errors.endpoint = validationError('validation_invalid_value:reason', { reason: refusal })
+    }
     const keys = record.keys
     if (keys === null || keys === undefined || keys === '')
       errors.keys = validationError('validation_required')
@@ -80,6 +90,8 @@ function isHttpsUrl(s: string): boolean {
   }
 }
 
+const allowPrivate = (app: App): boolean => app.settings.get().push.allowPrivateNetworks
+
 /**
  * Binds the checks on `_push_subscriptions` writes (any path: the records API, batch, hooks,
  * internal): a new row is enabled unless its body says otherwise; a row whose shape does not fit
@@ -92,7 +104,10 @@ export function bindSubscriptionChecks(app: App): void {
       priority: -1000,
       func: async (e) => {
         if (!('enabled' in e.request.body)) e.record.enabled = true
-        const errors = checkSubscription(e.record)
+        const auth = e.request.auth
+        if (!('collectionRef' in e.request.body) && auth && !isSuperuser(e.request))
+          e.record.collectionRef = auth.collection.id
+        const errors = checkSubscription(e.record, !allowPrivate(app))
         if (hasErrors(errors)) throw badRequest(messages.recordCreateFailed, errors)
         await e.next()
       },
@@ -104,7 +119,10 @@ export function bindSubscriptionChecks(app: App): void {
       id: '__svcPushSubscriptionUpdate',
       priority: -1000,
       func: async (e) => {
-        const errors = checkSubscription(e.record)
+        // A stored endpoint is checked again only when it changes (a row disabled by a send must
+        // save even if the setting changed since).
+        const moved = e.original?.endpoint !== e.record.endpoint
+        const errors = checkSubscription(e.record, moved && !allowPrivate(app))
         if (hasErrors(errors)) throw badRequest(messages.recordUpdateFailed, errors)
         await e.next()
       },
@@ -118,6 +136,11 @@ export interface TargetFilter {
   platform?: Platform
   /** Only rows whose `recordRef` is one of these (absent: every row). */
   recordRefs?: string[]
+  /**
+   * Only rows of this auth collection (by id), and rows stored before `collectionRef` existed
+   * that no start could attribute (empty).
+   */
+  collectionRef?: string
 }
 
 /** A row as a backend needs it. */
@@ -168,6 +191,10 @@ export async function forEachTargetPage(
       const refs = filter.recordRefs.map((r) => param(r))
       conditions.push(sql`${ident('recordRef')} IN (${join(refs)})`)
     }
+    if (filter.collectionRef !== undefined)
+      conditions.push(
+        sql`${ident('collectionRef')} IN (${param(filter.collectionRef)}, ${param('')})`,
+      )
     const rows = await db.all<RecordData>(
       sql`SELECT ${ident('id')}, ${ident('platform')}, ${ident('endpoint')}, ${ident('keys')}, ${ident('token')} FROM ${ident(c.name)} WHERE ${join(conditions, ' AND ')} ORDER BY ${ident('id')} LIMIT ${param(PAGE_SIZE)}`,
     )
@@ -181,4 +208,35 @@ export async function forEachTargetPage(
 /** Disables a subscription the push service reported gone (through the record service). */
 export async function disableSubscription(app: App, c: Collection, id: string): Promise<void> {
   await app.records.update(c, id, { enabled: false }, systemRequest(app))
+}
+
+/**
+ * Rows stored before `collectionRef` existed have it empty, and the owner rules then hide them
+ * from their owner: each gets the auth collection that holds a record with its `recordRef`, when
+ * exactly one does (an id found in two auth collections stays empty: superusers decide). Runs at
+ * every start; only empty rows are touched.
+ */
+export async function backfillCollectionRefs(app: App): Promise<void> {
+  const c = app.collections.find(SUBSCRIPTIONS)
+  if (!c || !c.fields.some((f) => f.name === 'collectionRef')) return
+  const db = app.dbFor(c)
+  const pending = await db.get(
+    sql`SELECT 1 AS one FROM ${ident(c.name)} WHERE ${ident('collectionRef')} = '' LIMIT 1`,
+  )
+  if (!pending) return
+  const auths = app.collections.all().filter((a) => a.type === 'auth')
+  await app.runInTransaction(async (tx) => {
+    const txDb = tx.dbFor(c)
+    for (const a of auths) {
+      const others = auths
+        .filter((o) => o.id !== a.id)
+        .map(
+          (o) =>
+            sql` AND ${ident('recordRef')} NOT IN (SELECT ${ident('id')} FROM ${ident(o.name)})`,
+        )
+      await txDb.run(
+        sql`UPDATE ${ident(c.name)} SET ${ident('collectionRef')} = ${param(a.id)} WHERE ${ident('collectionRef')} = '' AND ${ident('recordRef')} IN (SELECT ${ident('id')} FROM ${ident(a.name)})${join(others, '')}`,
+      )
+    }
+  })
 }

@@ -3,10 +3,17 @@
  * VAPID) on the `web-push` package. `push.vapid` is read per send, so a settings change applies
  * to the next one. The VAPID `Authorization` header is signed once per push-service origin and
  * reused for 12 hours (its JWT expires after 24 hours: `exp` ≤ 24 h is what services accept).
+ *
+ * Unless `push.allowPrivateNetworks`, every send resolves the endpoint's host and checks each
+ * address with the webhooks' SSRF guard (`tools/ssrf.ts`), then connects to exactly the checked
+ * address (an agent with a pinned `lookup`), so a name that resolves, or rebinds, to loopback,
+ * a private network or a metadata address is never connected to.
  */
 
+import https from 'node:https'
 import type webpush from 'web-push'
 import { lazyPackage } from '../../tools/lazy-module.js'
+import { checkTarget, pinnedLookup, SsrfError, type PinnedAddress } from '../../tools/ssrf.js'
 import type { PushBackend, PushMessage, PushOutcome, PushTarget } from './backend.js'
 import type { PushSettings } from './settings.js'
 
@@ -16,6 +23,8 @@ export const WEB_PUSH_TTL = 86_400
 export const WEB_PUSH_TIMEOUT_MS = 10_000
 const VAPID_REUSE_MS = 12 * 3600_000
 const VAPID_EXPIRY_S = 24 * 3600 - 60
+/** Keep-alive agents pinned to a checked address kept at once (the oldest is closed first). */
+const MAX_AGENTS = 64
 
 /** `web-push`, loaded with the first Web Push message (tools/lazy-module.ts). */
 const loadWebPush = lazyPackage<typeof webpush>('web-push')
@@ -28,6 +37,44 @@ export function webPayload(msg: PushMessage): string {
 /** The Web Push backend of one app. */
 export function webBackend(): PushBackend {
   const headers = new Map<string, { value: string; until: number }>()
+  const agents = new Map<string, https.Agent>()
+
+  /** A keep-alive agent that connects `origin` to the checked address only. */
+  function pinnedAgent(origin: string, pin: PinnedAddress): https.Agent {
+    const key = `${origin}@${pin.address}`
+    let agent = agents.get(key)
+    if (!agent) {
+      if (agents.size >= MAX_AGENTS) {
+        const [oldest, old] = agents.entries().next().value as [string, https.Agent]
+        agents.delete(oldest)
+        old.destroy()
+      }
+      // The process's TLS options (trusted CAs and the like) with the pinned lookup.
+      agent = new https.Agent({
+        ...https.globalAgent.options,
+        keepAlive: true,
+        lookup: pinnedLookup(pin),
+      })
+      agents.set(key, agent)
+    }
+    return agent
+  }
+
+  /** The endpoint's host resolved and checked, within the send's time. */
+  async function checkEndpoint(url: URL): Promise<PinnedAddress> {
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new SsrfError(`resolving ${url.hostname} timed out`)),
+        WEB_PUSH_TIMEOUT_MS,
+      )
+    })
+    try {
+      return await Promise.race([checkTarget(url, { allowPrivateNetworks: false }), timeout])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
 
   function vapidHeader(origin: string, v: PushSettings['vapid']): string {
     const key = `${origin} ${v.publicKey} ${v.privateKey} ${v.subject}`
@@ -58,11 +105,20 @@ export function webBackend(): PushBackend {
     async send(target: PushTarget, msg: PushMessage, s: PushSettings): Promise<PushOutcome> {
       if (!target.endpoint || !target.keys)
         return { status: 'failed', reason: 'no endpoint or keys' }
-      let origin: string
+      let url: URL
       try {
-        origin = new URL(target.endpoint).origin
+        url = new URL(target.endpoint)
       } catch {
         return { status: 'failed', reason: 'invalid endpoint' }
+      }
+      const origin = url.origin
+      let agent: https.Agent | undefined
+      if (!s.allowPrivateNetworks) {
+        try {
+          agent = pinnedAgent(origin, await checkEndpoint(url))
+        } catch (err) {
+          return { status: 'failed', reason: err instanceof Error ? err.message : String(err) }
+        }
       }
       try {
         await loadWebPush().sendNotification(
@@ -74,6 +130,7 @@ export function webBackend(): PushBackend {
             urgency: 'normal',
             contentEncoding: 'aes128gcm',
             timeout: WEB_PUSH_TIMEOUT_MS,
+            ...(agent ? { agent } : {}),
           },
         )
         return { status: 'sent' }
@@ -85,6 +142,10 @@ export function webBackend(): PushBackend {
           return { status: 'failed', reason: `push service answered ${status}` }
         return { status: 'failed', reason: err instanceof Error ? err.message : String(err) }
       }
+    },
+    async close() {
+      for (const agent of agents.values()) agent.destroy()
+      agents.clear()
     },
   }
 }

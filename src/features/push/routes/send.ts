@@ -8,7 +8,7 @@ import { readSendBody } from '../send-body.js'
 import type { PushService } from '../service.js'
 
 /**
- * `POST /api/push/send` (superuser) `{title, body, data?, recordRef?, platform?}` → 200
+ * `POST /api/push/send` (superuser) `{title, body, data?, recordRef?, collectionRef?, platform?}` → 200
  * `{sent, failed}` once every send ended; 400 with field errors for bad input.
  */
 export function registerSendRoute(app: App, http: FastifyInstance, push: PushService): void {
@@ -17,7 +17,10 @@ export function registerSendRoute(app: App, http: FastifyInstance, push: PushSer
     const { values } = await readBody(req).catch((err: unknown) => {
       throw badRequest(messages.pushSendFailed, {}, err)
     })
-    const { msg, filter } = readSendBody(values)
+    const { msg, filter } = readSendBody(values, (idOrName) => {
+      const c = app.collections.find(idOrName)
+      return c?.type === 'auth' ? c.id : undefined
+    })
     return push.send(msg, filter)
   })
 }
