@@ -282,7 +282,11 @@ describe('Web Push endpoints are SSRF-guarded (#32.12)', () => {
     expect(refused.status).toBe(200)
     expect(refused.body).toEqual({ sent: 0, failed: 2 })
     expect(push.received.length).toBe(afterAllowed)
-    expect(push.received.slice(before).every((m) => m.payload.title !== 'Refused')).toBe(true)
+    expect(
+      push.received
+        .slice(before)
+        .every((m) => (m.payload as { title?: string }).title !== 'Refused'),
+    ).toBe(true)
     // The rows stay (a refusal is a failure, not a gone subscription), and can still be disabled.
     for (const id of rows) {
       const row = await t.api('GET', `${URL_SUBS}/${id}`, { token: t.suToken })

@@ -26,6 +26,8 @@ export const mcpMessages = {
     'Method not allowed: this server opens no server-to-client stream for Streamable HTTP clients; POST each message to /api/mcp.',
   mcpNoSession:
     'Method not allowed: the server issues no Mcp-Session-Id, so there is no session to end.',
+  mcpForeignOrigin: ({ header, value }: Args<'header' | 'value'>) =>
+    `Forbidden: the ${header} header "${value}" is neither a loopback address nor the app URL (meta.appURL); /api/mcp refuses it against DNS rebinding.` as const,
   mcpMethodNotFound: ({ method }: Args<'method'>) => `Method not found: ${method}.` as const,
   mcpParamsNotObject: 'Invalid params: "params" must be an object.',
   mcpVersionNotString: 'Invalid params: "protocolVersion" must be a string.',

@@ -13,6 +13,7 @@ import {
   isSupported,
   SUPPORTED_VERSIONS,
 } from '../protocol.js'
+import { rebindingRefusal } from '../origin.js'
 import { dispatch } from '../service.js'
 import { ENDPOINT, type McpStreams } from '../streams.js'
 
@@ -62,7 +63,15 @@ export function registerMcp(
   streams: McpStreams,
   serverVersion: string,
 ): void {
-  http.get(ENDPOINT, (req, reply) => {
+  /** Refuses a foreign `Host`/`Origin` with 403 before anything else (DNS rebinding). */
+  const guard = (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    const refused = rebindingRefusal(app, header(req, 'host'), header(req, 'origin'))
+    if (refused)
+      void sendError(reply, 403, ErrorCode.InvalidRequest, messages.mcpForeignOrigin(refused))
+    else done()
+  }
+
+  http.get(ENDPOINT, { onRequest: guard }, (req, reply) => {
     // A Streamable HTTP client (after initialize it sends its version header; a session id if
     // we had issued one) asks for a server-to-client stream we do not offer: 405, which it
     // accepts silently. SPEC's HTTP+SSE client sends neither and gets the handshake.
@@ -78,7 +87,7 @@ export function registerMcp(
     if (res) streams.add(res)
   })
 
-  http.delete(ENDPOINT, (_req, reply) => {
+  http.delete(ENDPOINT, { onRequest: guard }, (_req, reply) => {
     void reply.header('allow', 'GET, POST')
     return sendError(reply, 405, ErrorCode.InvalidRequest, messages.mcpNoSession)
   })
@@ -95,6 +104,7 @@ export function registerMcp(
       ENDPOINT,
       {
         bodyLimit: MCP_BODY_LIMIT,
+        onRequest: guard,
         errorHandler: (err: FastifyError, req, reply) => {
           // Reading the body failed (too large, cut short): a JSON-RPC error. Anything else
           // (a rate limit, the superuser IP guard, an unknown fault) answers as on every route.
