@@ -7,9 +7,11 @@ import { isApiKey, resolveApiKey } from '../core/auth/api-keys.js'
 import { verifyToken } from '../core/auth/tokens.js'
 import { ApiError, badRequest, messages } from '../core/errors.js'
 import { SUPERUSERS, type AuthInfo } from '../core/request-info.js'
+import { DEFAULT_HEADERS_TIMEOUT } from '../core/settings/groups/connections.js'
 import { AuthCache } from './auth-cache.js'
 import { BODY_LIMIT, cleanUploads, parseJsonBody, parseUrlEncoded } from './body.js'
 import { clientIp } from './client-ip.js'
+import { ConnectionGuard, connectionPolicy } from './connections.js'
 import { errorHandler, notFoundHandler } from './errors.js'
 import { SuperuserIpGuard } from './superuser-ips.js'
 
@@ -26,8 +28,12 @@ export const MAX_HEADER_SIZE = 2 * 1024 * 1024
  * before the `Keep-Alive: timeout=72` this announces.
  */
 export const KEEP_ALIVE_TIMEOUT = 72_000
-/** Above the keep-alive timeout, as Node's docs advise, so an idle connection is never cut early. */
-const HEADERS_TIMEOUT = KEEP_ALIVE_TIMEOUT + 1_000
+/**
+ * How often Node checks the header timeout (`connections.headersTimeout`, read by
+ * `ConnectionGuard`): its default of 30 s would let a trickling head live that much longer. An
+ * idle keep-alive connection is not concerned (its head timer starts with the next request).
+ */
+const CONNECTIONS_CHECK_MS = 1_000
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -101,19 +107,28 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
     // Long query strings (a hostile 1 MB filter) reach the filter parser, which refuses them
     // with a precise 400 at once, instead of Node's bare 431.
     serverFactory: (handler) => {
-      const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, handler)
+      const server = createServer(
+        { maxHeaderSize: MAX_HEADER_SIZE, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
+        handler,
+      )
       server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT
-      server.headersTimeout = HEADERS_TIMEOUT
+      // NB: the settings load later (bootstrap); the guard applies them at each connection.
+      server.headersTimeout = DEFAULT_HEADERS_TIMEOUT * 1000
+      new ConnectionGuard(() => {
+        const current = app.settings.get()
+        return connectionPolicy(current.connections, current.trustedProxy.headers)
+      }).install(server)
       return server
     },
     clientErrorHandler: (err, socket) => {
-      const status = (err as { code?: string }).code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
-      const body = JSON.stringify(
-        new ApiError(
-          status,
-          status === 431 ? messages.headersTooLarge : messages.malformedRequest,
-        ).toJSON(),
-      )
+      const code = (err as { code?: string }).code
+      const [status, message] =
+        code === 'HPE_HEADER_OVERFLOW'
+          ? [431, messages.headersTooLarge]
+          : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? [408, messages.requestTimedOut]
+            : [400, messages.malformedRequest]
+      const body = JSON.stringify(new ApiError(status, message).toJSON())
       if (socket.writable) {
         socket.end(
           `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

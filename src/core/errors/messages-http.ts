@@ -24,6 +24,8 @@ export const httpMessages = {
   // reading requests
   malformedRequest: 'Malformed request.',
   headersTooLarge: 'Request header fields too large.',
+  requestTimedOut: 'The request took too long to arrive.',
+  tooManyConnections: 'Too many open connections from this address.',
   unsupportedContentType: 'Unsupported Content-Type.',
   bodyUnreadable: ({ reason }: Args<'reason'>) => `${unreadable} ${reason}` as const,
   bodyTooDeep: ({ max }: Args<'max'>) =>
@@ -61,6 +63,7 @@ export const httpMessages = {
   realtimeClientMissing: 'Missing or invalid client id.',
   realtimeClientInvalid: 'Invalid realtime client.',
   realtimeAuthMismatch: "The current and the previous request authorization don't match.",
+  realtimeTooManyStreams: 'Too many open realtime connections from this address.',
   // settings, storage, mail, logs, Apple
   settingsSaveFailed: 'An error occurred while saving the new settings.',
   s3TestFailed: 'Failed to test the S3 filesystem.',

@@ -29,6 +29,7 @@ describe('SettingsRegistry', () => {
       'trustedProxy',
       'logs',
       'superuserIPs',
+      'connections',
     ])
   })
 

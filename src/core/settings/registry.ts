@@ -8,6 +8,7 @@ import type { ValidationErrors } from '../errors.js'
 import type { SettingsGroup, SettingsValidationContext } from './group.js'
 import { backupsSettings, type BackupsSettings } from './groups/backups.js'
 import { batchSettings, type BatchSettings } from './groups/batch.js'
+import { connectionsSettings, type ConnectionsSettings } from './groups/connections.js'
 import { logsSettings, type LogsSettings } from './groups/logs.js'
 import { metaSettings, type MetaSettings } from './groups/meta.js'
 import { rateLimitsSettings, type RateLimitSettings } from './groups/rate-limits.js'
@@ -35,6 +36,7 @@ export interface Settings {
   trustedProxy: TrustedProxySettings
   logs: LogsSettings
   superuserIPs: string[]
+  connections: ConnectionsSettings
 }
 
 /** The groups of core, in the order they are listed. */
@@ -48,6 +50,7 @@ export const CORE_SETTINGS_GROUPS: readonly SettingsGroup[] = [
   trustedProxySettings,
   logsSettings,
   superuserIpsSettings,
+  connectionsSettings,
 ]
 
 // Keys a group may not take: they would not stay plain data in a settings object.

@@ -5,11 +5,13 @@
  * record and auth collection changes update the auth bound to clients (reference §4.5).
  */
 import type { App } from '../../core/app.js'
+import { API_KEYS } from '../../core/auth/api-keys.js'
 import type { Collection } from '../../core/collections/model.js'
 import { ApiError } from '../../core/errors.js'
 import type { BusEvent, CollectionEvent, RecordEvent } from '../../core/events.js'
 import { recordMatches } from '../../core/records/rule-check.js'
 import type { RequestInfo } from '../../core/request-info.js'
+import { parseDate } from '../../tools/dates.js'
 import { pickFields, PickerError } from '../../tools/picker.js'
 import type { RealtimeClient, RealtimeHub } from './hub.js'
 import { topicsOf, type Subscription } from './subscriptions.js'
@@ -30,6 +32,7 @@ export function handleBusEvent(app: App, hub: RealtimeHub, event: BusEvent): voi
   // NB: an event from another instance carries its own copy; prefer the schema we know now.
   const collection = app.registry.find(event.collection.id) ?? event.collection
   if (collection.type === 'auth') syncAuthRecord(hub, collection, event)
+  else if (collection.name === API_KEYS) syncApiKey(hub, event)
   broadcastRecord(app, hub, collection, event)
 }
 
@@ -105,7 +108,9 @@ async function deliver(
 
 /**
  * An auth record changed: clients bound to it keep a fresh copy, or become guests when it was
- * deleted or its `tokenKey` changed (password or email change, token invalidation).
+ * deleted or its `tokenKey` changed (password or email change, token invalidation). A client
+ * bound with an API key is disconnected instead: the key goes with its record (the cascade
+ * deletes it without record events) and must not outlive a password change.
  */
 export function syncAuthRecord(hub: RealtimeHub, collection: Collection, event: RecordEvent): void {
   const id = String(event.record.id)
@@ -113,10 +118,33 @@ export function syncAuthRecord(hub: RealtimeHub, collection: Collection, event: 
     const auth = client.auth
     if (!auth || auth.collection.id !== collection.id || String(auth.record.id) !== id) continue
     if (event.action === 'delete' || event.record.tokenKey !== auth.record.tokenKey) {
-      client.auth = null
+      if (client.apiKey) hub.drop(client, 'api key owner deleted or its tokenKey changed')
+      else client.bind(null, null)
     } else if (event.action === 'update') {
       client.auth = { record: { ...event.record }, collection }
     }
+  }
+}
+
+/**
+ * An `_api_keys` row changed: the clients bound with that key are disconnected when it was
+ * deleted or no longer names the same key and owner; an update of its expiry re-arms their timer.
+ */
+export function syncApiKey(hub: RealtimeHub, event: RecordEvent): void {
+  const id = String(event.record.id)
+  for (const client of hub.all()) {
+    const key = client.apiKey
+    const auth = client.auth
+    if (!key || !auth || key.id !== id) continue
+    const owner =
+      String(event.record.recordRef) === String(auth.record.id) &&
+      String(event.record.collectionRef) === auth.collection.id
+    if (event.action === 'delete' || !owner || event.record.keyHash === '') {
+      hub.drop(client, 'api key deleted')
+      continue
+    }
+    const expiresAt = parseDate(event.record.expires)?.getTime() ?? null
+    if (expiresAt !== key.expiresAt) client.bind(auth, { id, expiresAt })
   }
 }
 
@@ -130,7 +158,9 @@ export function syncAuthCollection(hub: RealtimeHub, event: CollectionEvent): vo
     if (!auth || auth.collection.id !== event.collection.id) continue
     const before = auth.collection.authOptions?.authToken.secret
     const after = event.collection.authOptions?.authToken.secret
-    if (event.action === 'delete' || before !== after) client.auth = null
+    // NB: an API key whose collection is gone resolves to nobody: its stream ends.
+    if (event.action === 'delete' && client.apiKey) hub.drop(client, 'api key collection deleted')
+    else if (event.action === 'delete' || before !== after) client.bind(null, null)
     else client.auth = { record: auth.record, collection: event.collection }
   }
 }

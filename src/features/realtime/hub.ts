@@ -36,10 +36,23 @@ export interface HubOptions {
 /** The length of a client id: 40 random `[A-Za-z0-9]`, as PocketBase's. */
 export const CLIENT_ID_LENGTH = 40
 
+/** The API key a client's auth was bound with: its `_api_keys` row id and expiry. */
+export interface BoundKey {
+  id: string
+  /** Milliseconds since the epoch; null for a key that never expires. */
+  expiresAt: number | null
+}
+
+/** The longest delay `setTimeout` takes (about 24.8 days); a later expiry re-arms. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 /** One connected SSE client. */
 export class RealtimeClient {
   /** The auth bound by the first authorised `POST /api/realtime`; null for a guest. */
   auth: AuthInfo | null = null
+  /** The API key `auth` was bound with (null for a JWT or a guest): its revocation ends the stream. */
+  private key: BoundKey | null = null
+  private expiry: NodeJS.Timeout | null = null
   /** Its subscriptions by full subscription string. */
   readonly subscriptions = new Map<string, Subscription>()
   private chain: Promise<void> = Promise.resolve()
@@ -57,6 +70,35 @@ export class RealtimeClient {
   /** True once the stream ended or the client was dropped. */
   get closed(): boolean {
     return this.closedFlag
+  }
+
+  /** The API key the client's auth was bound with, if any. */
+  get apiKey(): BoundKey | null {
+    return this.key
+  }
+
+  /**
+   * Binds `auth`, and the API key it came from (null for a JWT or a guest). A key's expiry ends
+   * the stream when it comes (a timer per client, re-armed past `setTimeout`'s range).
+   */
+  bind(auth: AuthInfo | null, key: BoundKey | null): void {
+    this.auth = auth
+    this.key = auth ? key : null
+    this.armExpiry()
+  }
+
+  private armExpiry(): void {
+    if (this.expiry) clearTimeout(this.expiry)
+    this.expiry = null
+    const at = this.key?.expiresAt
+    if (at == null || this.closedFlag) return
+    const left = at - Date.now()
+    if (left <= 0) {
+      this.hub.drop(this, 'api key expired')
+      return
+    }
+    this.expiry = setTimeout(() => this.armExpiry(), Math.min(left, MAX_TIMER_MS))
+    this.expiry.unref()
   }
 
   /**
@@ -112,6 +154,8 @@ export class RealtimeClient {
   close(): void {
     if (this.closedFlag) return
     this.closedFlag = true
+    if (this.expiry) clearTimeout(this.expiry)
+    this.expiry = null
     this.sink.end()
   }
 }
@@ -127,6 +171,8 @@ export class RealtimeHub {
   readonly logger: Logger | undefined
   private readonly clients = new Map<string, RealtimeClient>()
   private readonly byTopic = new Map<string, Set<RealtimeClient>>()
+  /** Open streams per client IP (`connections.maxRealtimePerIP`). */
+  private readonly perIp = new Map<string, number>()
   private readonly keepAliveMs: number
   /** The keep-alive timer, running only while clients are connected. */
   private timer: NodeJS.Timeout | null = null
@@ -143,12 +189,18 @@ export class RealtimeHub {
     return this.clients.size
   }
 
+  /** The open streams of client IP `ip`. */
+  streamsFrom(ip: string): number {
+    return this.perIp.get(ip) ?? 0
+  }
+
   /** Registers a new client writing to `sink`, with a fresh random id. */
   connect(sink: SseSink, ip: string): RealtimeClient {
     let id = randomString(CLIENT_ID_LENGTH)
     while (this.clients.has(id)) id = randomString(CLIENT_ID_LENGTH)
     const client = new RealtimeClient(id, ip, sink, this)
     this.clients.set(id, client)
+    this.perIp.set(ip, this.streamsFrom(ip) + 1)
     if (!this.timer) {
       this.timer = setInterval(() => {
         for (const c of this.clients.values()) c.ping()
@@ -172,6 +224,9 @@ export class RealtimeHub {
   disconnect(client: RealtimeClient): void {
     if (this.clients.get(client.id) !== client) return
     this.clients.delete(client.id)
+    const left = this.streamsFrom(client.ip) - 1
+    if (left > 0) this.perIp.set(client.ip, left)
+    else this.perIp.delete(client.ip)
     this.unindex(client)
     client.close()
     if (this.clients.size === 0) this.stopTimer()

@@ -37,7 +37,7 @@ export function registerRealtime(
   const hub = new RealtimeHub({ ...options, logger: app.logger })
   let unsubscribe: (() => void) | null = null
   let stopAnswering: (() => void) | null = null
-  registerConnect(http, hub)
+  registerConnect(app, http, hub)
   registerSubscriptions(app, http, hub)
   app.hooks.onServe.bind(async (e) => {
     unsubscribe ??= app.events.subscribe((event) => handleBusEvent(app, hub, event))

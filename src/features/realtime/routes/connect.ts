@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify'
+import type { App } from '../../../core/app.js'
+import { ApiError, messages } from '../../../core/errors.js'
 import { openEventStream } from '../../../http/event-stream.js'
 import type { RealtimeHub } from '../hub.js'
 
@@ -16,12 +18,18 @@ export const SDK_CONNECT_EVENT = 'PB_CONNECT'
  * Fastify; the headers set by earlier hooks (CORS, security) are kept. The first message is
  * `SVC_CONNECT` with `{clientId}`; the client is forgotten as soon as the stream closes. The
  * Authorization header of this request is not used: auth binds through `POST /api/realtime`.
+ * A client IP (as `trustedProxy` resolves it) holding `connections.maxRealtimePerIP` open streams
+ * of this instance gets 429 instead.
  */
-export function registerConnect(http: FastifyInstance, hub: RealtimeHub): void {
+export function registerConnect(app: App, http: FastifyInstance, hub: RealtimeHub): void {
   http.get('/api/realtime', (req, reply) => {
+    const ip = req.svcIp || req.ip
+    const max = app.settings.get().connections.maxRealtimePerIP
+    if (max > 0 && hub.streamsFrom(ip) >= max)
+      throw new ApiError(429, messages.realtimeTooManyStreams)
     const res = openEventStream(req, reply)
     if (!res) return
-    const client = hub.connect(res, req.svcIp || req.ip)
+    const client = hub.connect(res, ip)
     res.on('close', () => hub.disconnect(client))
     client.send(CONNECT_EVENT, { clientId: client.id })
     client.send(SDK_CONNECT_EVENT, { clientId: client.id })

@@ -1,8 +1,12 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { App } from '../../../core/app.js'
+import { API_KEYS, hashApiKey } from '../../../core/auth/api-keys.js'
 import { ApiError, badRequest, forbidden, messages, notFound } from '../../../core/errors.js'
 import type { AuthInfo } from '../../../core/request-info.js'
-import type { RealtimeHub } from '../hub.js'
+import { bearerToken } from '../../../http/server.js'
+import { ident, sql } from '../../../store/sql.js'
+import { parseDate } from '../../../tools/dates.js'
+import type { BoundKey, RealtimeHub } from '../hub.js'
 import { parseSubscribeForm } from '../subscriptions.js'
 
 /** The topic of a subscription request forwarded to the instance holding the client. */
@@ -14,8 +18,42 @@ function sameAuth(a: AuthInfo | null, b: AuthInfo | null): boolean {
   return a.collection.id === b.collection.id && String(a.record.id) === String(b.record.id)
 }
 
+/** The `_api_keys` row of an API key by its id, or by the key's hash; null when it is gone. */
+async function findKey(app: App, by: { id: string } | { hash: string }): Promise<BoundKey | null> {
+  const keys = app.collections.find(API_KEYS)
+  if (!keys) return null
+  // NB: `!= ''` repeats the partial unique index's condition, so SQLite searches that index.
+  const where =
+    'id' in by
+      ? sql`${ident('id')} = ${by.id}`
+      : sql`${ident('keyHash')} = ${by.hash} AND ${ident('keyHash')} != ''`
+  const row = await app.dbFor(keys).get<{
+    id: string
+    expires: string
+  }>(sql`SELECT ${ident('id')}, ${ident('expires')} FROM ${ident(keys.name)} WHERE ${where} LIMIT 1`)
+  if (!row) return null
+  return { id: String(row.id), expiresAt: parseDate(row.expires)?.getTime() ?? null }
+}
+
+/**
+ * The API key a request authenticated with (security issue #32: its deletion or expiry ends the
+ * stream it binds): undefined for a JWT or no credential, null when the key's row is gone since
+ * the request was authenticated (the request then binds as a guest).
+ */
+async function requestKey(app: App, req: FastifyRequest): Promise<BoundKey | null | undefined> {
+  if (!req.svcApiKey || !req.svcAuth) return undefined
+  const token = bearerToken(req.headers.authorization)
+  return token ? findKey(app, { hash: hashApiKey(token) }) : null
+}
+
 /** Applies a subscription request to a client of this instance, or throws its error. */
-function apply(hub: RealtimeHub, body: unknown, ip: string, auth: AuthInfo | null): void {
+function apply(
+  hub: RealtimeHub,
+  body: unknown,
+  ip: string,
+  auth: AuthInfo | null,
+  key: BoundKey | null,
+): void {
   const form = parseSubscribeForm(body)
   const client = hub.get(form.clientId)
   if (!client || client.closed) throw notFound(messages.realtimeClientMissing)
@@ -23,7 +61,7 @@ function apply(hub: RealtimeHub, body: unknown, ip: string, auth: AuthInfo | nul
   if (client.auth && !sameAuth(client.auth, auth)) {
     throw forbidden(messages.realtimeAuthMismatch)
   }
-  client.auth = auth
+  client.bind(auth, key)
   hub.subscribe(client, form.subscriptions)
 }
 
@@ -32,6 +70,8 @@ function apply(hub: RealtimeHub, body: unknown, ip: string, auth: AuthInfo | nul
  * client's subscriptions and binds this request's auth to it. Errors: 400 for a malformed body
  * or a request from another IP than the stream's, 404 for an unknown or closed client, 403 when
  * the client is already bound to another auth record (a guest may upgrade, never switch back).
+ * Auth bound with an API key remembers the key: deleting it, or its expiry, ends the stream
+ * (`broadcast.ts`, `hub.ts`).
  *
  * When other instances share the data (`serve --workers`), the request may reach another
  * process than the client's stream: a client unknown here is asked of the others through
@@ -41,14 +81,17 @@ export function registerSubscriptions(app: App, http: FastifyInstance, hub: Real
   http.post('/api/realtime', async (req, reply) => {
     const form = parseSubscribeForm(req.body)
     const ip = req.svcIp || req.ip
+    const key = await requestKey(app, req)
+    // NB: a key deleted since the request was authenticated leaves a guest.
+    const auth = key === null ? null : req.svcAuth
     const requests = app.cluster.requests
     const local = hub.get(form.clientId)
     if (!local && requests) {
-      const auth = req.svcAuth
       const answer = await requests.ask(FORWARD_TOPIC, {
         body: req.body,
         ip,
         auth: auth ? { collectionId: auth.collection.id, recordId: String(auth.record.id) } : null,
+        apiKey: key ? key.id : null,
       })
       if (!answer) throw notFound(messages.realtimeClientMissing)
       if (answer.status !== 204)
@@ -58,7 +101,7 @@ export function registerSubscriptions(app: App, http: FastifyInstance, hub: Real
         )
       return reply.code(204).send()
     }
-    apply(hub, req.body, ip, req.svcAuth)
+    apply(hub, req.body, ip, auth, key ?? null)
     return reply.code(204).send()
   })
 }
@@ -74,6 +117,7 @@ export function answerForwardedSubscriptions(app: App, hub: RealtimeHub): () => 
     const form = parseSubscribeForm(payload.body)
     if (!hub.get(form.clientId)) return undefined
     let auth: AuthInfo | null = null
+    let key: BoundKey | null = null
     const who = payload.auth as { collectionId: string; recordId: string } | null
     if (who) {
       const collection = app.collections.find(who.collectionId)
@@ -81,8 +125,13 @@ export function answerForwardedSubscriptions(app: App, hub: RealtimeHub): () => 
       // NB: an auth record deleted meanwhile leaves a guest, as its token would be now.
       if (collection && record) auth = { collection, record }
     }
+    if (auth && typeof payload.apiKey === 'string') {
+      // NB: so does an API key deleted meanwhile.
+      key = await findKey(app, { id: payload.apiKey })
+      if (!key) auth = null
+    }
     try {
-      apply(hub, payload.body, String(payload.ip), auth)
+      apply(hub, payload.body, String(payload.ip), auth, key)
       return { status: 204 }
     } catch (err) {
       if (err instanceof ApiError) return { status: err.status, message: err.message }
