@@ -25,6 +25,8 @@ export const cronsSqlMessages = {
   sqlFileRefused: `${sqlConsole} cannot attach databases or write database files (ATTACH, DETACH, VACUUM INTO).`,
   sqlConstructRefused: ({ what }: Args<'what'>) =>
     `${sqlConsole} does not run ${what}: it would reach outside the database or past the console's safeguards.` as const,
+  sqlPragmaRefused: ({ name, allowed }: Args<'name' | 'allowed'>) =>
+    `${sqlConsole} does not run PRAGMA ${name}: PRAGMAs can corrupt the database or change it for the app, so only read-only ones are allowed (an allow-list: ${allowed}).` as const,
   sqlFailed: ({ reason }: Args<'reason'>) =>
     `${sqlConsole} could not run the statement: ${reason}` as const,
 } as const
