@@ -5,6 +5,7 @@ import type { Store } from '../store/index.js'
 import type { SchemaManager } from '../store/schema.js'
 import { sql } from '../store/sql.js'
 import { bcryptPool } from '../tools/bcrypt-pool.js'
+import { cpuPool } from '../tools/cpu-pool.js'
 import type { Filesystem } from '../tools/filesystem/types.js'
 import type { App, AppConfig, TerminateOptions } from './app.js'
 import { bindAuthRecordHooks } from './auth/record-hooks.js'
@@ -23,6 +24,8 @@ import { createServices, type ServiceRegistry } from './services.js'
 import { defaultStore } from './store-choice.js'
 import { SettingsRegistry, SettingsService, type SettingsGroup } from './settings/index.js'
 import { createStorage } from './storage.js'
+import { sweepTemp } from './temp-sweep.js'
+import { followReadBudget } from './read-budget.js'
 
 type Callback = () => void | Promise<void>
 
@@ -51,6 +54,8 @@ interface Opened {
   bridge: ClusterBridge
   /** Releases this app's hold on the bcrypt worker pool. */
   releasePool: () => Promise<void>
+  /** Stops following `settings.reads` (the store's read budget). */
+  unfollowReads?: () => void
 }
 
 /** The parts shared by an app and all its transactional views. */
@@ -243,6 +248,8 @@ class AppImpl implements App {
   private async open(): Promise<void> {
     const { config, events, store } = this.shared
     mkdirSync(config.dataDir, { recursive: true })
+    // What a crashed process left (upload folders, storage temp files), before anything serves.
+    await sweepTemp(config.dataDir, this.logger)
     await store.open()
     const { encryptionKey } = config
     const settings = new SettingsService(
@@ -262,12 +269,13 @@ class AppImpl implements App {
       registry,
       cluster,
       bridge,
-      releasePool: bcryptPool.retain(),
+      releasePool: cpuPool.retain(bcryptPool.retain()),
     }
     try {
       await cluster.start()
       await store.migrate()
       await settings.load()
+      this.shared.opened.unfollowReads = followReadBudget(store, settings, events)
       await this.collections.load()
       await this.collections.ensureSystemCollections()
       bridge.start()
@@ -299,6 +307,7 @@ class AppImpl implements App {
     this.shared.serving = false
     const opened = this.shared.opened
     if (!opened) return
+    opened.unfollowReads?.()
     try {
       await opened.bridge.stop()
       await opened.cluster.close()

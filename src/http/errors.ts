@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, badRequest, internal, messages, notFound, tooLarge } from '../core/errors.js'
 import type { Logger } from '../core/logger.js'
+import { DbError, ReadTimeout } from '../store/db.js'
 
 /** Maps Fastify's own errors (body parsing, limits) to client errors with precise messages. */
 function fromFastify(err: FastifyError): ApiError | null {
@@ -20,6 +21,20 @@ function fromFastify(err: FastifyError): ApiError | null {
   return null
 }
 
+/** A read the read budget stopped, or one refused while too many slow reads waited: a 503. */
+function fromDb(err: unknown): ApiError | null {
+  if (err instanceof ReadTimeout)
+    return new ApiError(503, messages.readTimedOut({ ms: err.budgetMs }), {}, err)
+  if (err instanceof DbError && err.kind === 'busy')
+    return new ApiError(503, messages.readsBusy, {}, err)
+  return null
+}
+
+/** A 500 whose cause is a read the budget stopped answers as that (see `fromDb`). */
+function api500ToBudget(err: ApiError): ApiError {
+  return err.status === 500 ? (fromDb(err.cause) ?? err) : err
+}
+
 /**
  * The one error mapper at the HTTP edge: every failure leaves as `{code, message, data}`;
  * unknown faults are logged with their cause and answered 500 with a generic message.
@@ -27,8 +42,8 @@ function fromFastify(err: FastifyError): ApiError | null {
 export function errorHandler(logger: Logger) {
   return (err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): void => {
     let api: ApiError
-    if (err instanceof ApiError) api = err
-    else api = fromFastify(err as FastifyError) ?? internal(err)
+    if (err instanceof ApiError) api = api500ToBudget(err)
+    else api = fromDb(err) ?? fromFastify(err as FastifyError) ?? internal(err)
     // 501 is a feature not built yet: expected, not a fault to log.
     if (api.status >= 500 && api.status !== 501) {
       const cause = api.cause ?? err

@@ -53,6 +53,17 @@ export interface Db {
    * cached answers by. Absent where the engine cannot tell cheaply, and on transactions.
    */
   dataVersion?(): number
+  /**
+   * Sets the read budget: how long one read may run, in milliseconds, before the engine stops it
+   * and it fails as a `DbError` of kind `timeout` (see docs/security.md).
+   */
+  setReadBudget?(ms: number): void
+  /**
+   * On a transaction's handle: stops its read-only statements that run longer than `ms` (they
+   * fail as `ReadTimeout`) until the transaction ends. The record service sets it for the rule
+   * checks of a write, which run on the event loop where the engine is synchronous (SQLite).
+   */
+  limitReads?(ms: number): void
   /** A writer for bulk background writes off the event loop, when the engine offers one. */
   backgroundWriter?(): BackgroundWriter
   /** Closes every connection. */
@@ -99,14 +110,31 @@ export class UniqueViolation extends Error {
  * `kind` is `'type'` when the engine refused to compare, convert or compute the values a query
  * was given (PostgreSQL's strict typing: `text_column >= bool_column`, a NUL in text), which
  * SQLite never does: the caller may then answer the client's filter as invalid, not fail.
+ * `'timeout'`: the read ran past the read budget and was stopped (`Db.setReadBudget`);
+ * `'busy'`: too many slow reads were already waiting, so this one was not started.
  */
 export class DbError extends Error {
   constructor(
     message: string,
     cause: unknown,
-    readonly kind: 'type' | null = null,
+    readonly kind: 'type' | 'timeout' | 'busy' | null = null,
   ) {
     super(message, { cause })
     this.name = 'DbError'
+  }
+}
+
+/** A read the read budget stopped: a `DbError` of kind `timeout` that knows the budget. */
+export class ReadTimeout extends DbError {
+  constructor(
+    readonly budgetMs: number,
+    cause: unknown,
+  ) {
+    super(
+      `the read took longer than the read budget of ${budgetMs} ms and was stopped`,
+      cause,
+      'timeout',
+    )
+    this.name = 'ReadTimeout'
   }
 }

@@ -8,6 +8,12 @@ const expandPath = 'Invalid expand path'
 
 /** Messages of the records and collections APIs. */
 export const recordMessages = {
+  // the read budget (docs/security.md)
+  readTimedOut: ({ ms }: Args<'ms'>) =>
+    `A database read of this request took longer than the read budget of ${ms} ms and was stopped.` as const,
+  filterTimedOut: ({ ms }: Args<'ms'>) =>
+    `The filter or sort took longer than the read budget of ${ms} ms to run and was stopped; narrow it down.` as const,
+  readsBusy: 'The server is busy with slow reads; try again shortly.',
   // record writes
   missingCollectionContext: 'Missing collection context.',
   unsupportedCollectionType: 'Unsupported collection type.',
@@ -67,6 +73,8 @@ export const recordMessages = {
     `Failed to change collection probably due to existing reference in ${name}.` as const,
   viewNotTruncatable:
     "View collections cannot be truncated since they don't store their own records.",
+  patternBusy:
+    'Too many long values are being checked against field patterns right now: retry in a moment.',
   importFailed: 'Failed to import collections.',
   importListedTwice: 'The collection is listed more than once.',
   importRawError: ({ raw }: Args<'raw'>) => `Raw error: ${raw}` as const,

@@ -13,6 +13,7 @@ import { selectFrom } from './query.js'
 import { detachReferences } from './relations.js'
 import { afterCommit, assertWritable } from './save.js'
 import { recordFromRow } from './serialize.js'
+import { WRITE_READ_LIMIT_MS } from './rule-check.js'
 
 /** Deletes a record that passes the deleteRule (failing → 404), detaching references to it. */
 export async function deleteRecord(
@@ -23,6 +24,7 @@ export async function deleteRecord(
 ): Promise<void> {
   assertWritable(collection)
   await app.runInTransaction(async (tx) => {
+    tx.dbFor(collection).limitReads?.(WRITE_READ_LIMIT_MS)
     const record = await tx.records.load(collection, id, 'deleteRule', info)
     await tx.records.deleteLoaded(collection, record, info)
   })

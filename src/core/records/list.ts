@@ -1,5 +1,5 @@
 /** Record reads: list pages, single records by rule, and internal lookups by id. */
-import { DbError } from '../../store/db.js'
+import { DbError, ReadTimeout } from '../../store/db.js'
 import { join, sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
@@ -12,14 +12,18 @@ import { recordFromRow } from './serialize.js'
 
 /**
  * A query of a client's filter and sort: values the engine refuses to evaluate (a strictly typed
- * engine: PostgreSQL's `text_field >= bool_field`, a NUL in text) are the filter's fault, a 400.
+ * engine: PostgreSQL's `text_field >= bool_field`, a NUL in text) are the filter's fault, a 400;
+ * so is a read the read budget stopped when the client gave a filter or sort (`clientShaped`).
  */
-async function typed<T>(query: Promise<T>): Promise<T> {
+async function typed<T>(query: Promise<T>, clientShaped: boolean): Promise<T> {
   try {
     return await query
   } catch (err) {
     if (err instanceof DbError && err.kind === 'type') {
       throw badRequest(messages.invalidFilter({ reason: TYPE_MISMATCH }), {}, err)
+    }
+    if (err instanceof ReadTimeout && clientShaped) {
+      throw badRequest(messages.filterTimedOut({ ms: err.budgetMs }), {}, err)
     }
     throw err
   }
@@ -57,13 +61,17 @@ export async function listRecords(
   const base = selectFrom(collection, [rule, where])
   const ordered = order.length > 0 ? sql`${base} ORDER BY ${join(order)}` : base
   const offset = (params.page - 1) * params.perPage
-  const rows = await typed(db.all(sql`${ordered} LIMIT ${params.perPage} OFFSET ${offset}`))
+  const clientShaped = where !== null || order.length > 0
+  const rows = await typed(
+    db.all(sql`${ordered} LIMIT ${params.perPage} OFFSET ${offset}`),
+    clientShaped,
+  )
   let totalItems = -1
   let totalPages = -1
   if (!params.skipTotal) {
     const countQuery = selectFrom(collection, [rule, where], sql`COUNT(*) AS n`)
     totalItems = await cachedCount(db, countQuery, async () => {
-      const count = await typed(db.get<{ n: number }>(countQuery))
+      const count = await typed(db.get<{ n: number }>(countQuery), clientShaped)
       return Number(count?.n ?? 0)
     })
     totalPages = Math.ceil(totalItems / params.perPage)

@@ -14,6 +14,13 @@ import { compileFilter } from '../rules/index.js'
 import { MAIN, ruleContext } from './query.js'
 
 /**
+ * How long one read of a record write (its rule checks, on the writer and so on the event loop
+ * where the engine is synchronous) may run before it is stopped and the write fails with 503:
+ * such a read cannot move to a reader thread, which would not see the transaction's own rows.
+ */
+export const WRITE_READ_LIMIT_MS = 100
+
+/**
  * `SELECT <value> AS "<field>", …` over the record's values, each through its field type's
  * `toDb`. Values are cast as their column holds them (`Dialect.castColumn`), so that
  * comparisons coerce exactly as they do against the table.

@@ -20,6 +20,7 @@ import {
   type PreparedUpload,
 } from './files.js'
 import { validateRecord } from './input.js'
+import { WRITE_READ_LIMIT_MS } from './rule-check.js'
 
 /** A record as it will be saved, built inside the transaction by the verb. */
 export interface BuiltRecord {
@@ -71,6 +72,7 @@ export async function saveRecord(app: App, job: SaveJob): Promise<Record<string,
   let removed: string[] = []
   const saved = await app
     .runInTransaction(async (tx) => {
+      tx.dbFor(collection).limitReads?.(WRITE_READ_LIMIT_MS)
       const errors = new ErrorSet()
       const built = await job.build(tx, errors)
       const { record, original, request } = built

@@ -30,6 +30,7 @@ describe('SettingsRegistry', () => {
       'logs',
       'superuserIPs',
       'connections',
+      'reads',
     ])
   })
 

@@ -12,6 +12,7 @@ import { connectionsSettings, type ConnectionsSettings } from './groups/connecti
 import { logsSettings, type LogsSettings } from './groups/logs.js'
 import { metaSettings, type MetaSettings } from './groups/meta.js'
 import { rateLimitsSettings, type RateLimitSettings } from './groups/rate-limits.js'
+import { readsSettings, type ReadsSettings } from './groups/reads.js'
 import { s3Settings, type S3Settings } from './groups/s3.js'
 import { smtpSettings, type SmtpSettings } from './groups/smtp.js'
 import { superuserIpsSettings } from './groups/superuser-ips.js'
@@ -37,6 +38,7 @@ export interface Settings {
   logs: LogsSettings
   superuserIPs: string[]
   connections: ConnectionsSettings
+  reads: ReadsSettings
 }
 
 /** The groups of core, in the order they are listed. */
@@ -51,6 +53,7 @@ export const CORE_SETTINGS_GROUPS: readonly SettingsGroup[] = [
   logsSettings,
   superuserIpsSettings,
   connectionsSettings,
+  readsSettings,
 ]
 
 // Keys a group may not take: they would not stay plain data in a settings object.

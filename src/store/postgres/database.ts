@@ -20,7 +20,14 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import { DbError, UniqueViolation, type Db, type QueryColumn, type Row } from '../db.js'
+import {
+  DbError,
+  ReadTimeout,
+  UniqueViolation,
+  type Db,
+  type QueryColumn,
+  type Row,
+} from '../db.js'
 import type { Sql } from '../sql.js'
 import { beginThen } from './begin-then.js'
 import { describeOn } from './describe.js'
@@ -112,6 +119,10 @@ export function translatePgError(err: unknown): Error {
   if (e && e.code === '23505') {
     return new UniqueViolation(e.table ?? '', uniqueColumns(e.detail ?? ''), err)
   }
+  // query_canceled by `statement_timeout`: the read budget (`PgDb.setReadBudget`)
+  if (e && e.code === '57014' && /statement timeout/.test(e.message ?? '')) {
+    return new ReadTimeout(budgetOf(e), err)
+  }
   const message = e && typeof e.message === 'string' ? e.message : String(err)
   return new DbError(message, err, typeErrors(e?.code ?? '') ? 'type' : null)
 }
@@ -196,6 +207,12 @@ class PgTx implements Db {
   }
 }
 
+/** The `statement_timeout` a translated error's connection had, when known (`PgDb.query`). */
+const budgets = new WeakMap<object, number>()
+function budgetOf(err: object): number {
+  return budgets.get(err) ?? 0
+}
+
 /** A PostgreSQL schema reached through a pool. */
 export class PgDb implements Db {
   readonly dialect = postgresDialect
@@ -241,9 +258,23 @@ export class PgDb implements Db {
           )
         : await client.query<T & pg.QueryResultRow>(compiled.sql, compiled.params)
     } catch (err) {
+      if (err && typeof err === 'object') budgets.set(err, this.readBudgetMs)
       throw translatePgError(err)
     }
   }
+
+  /**
+   * The read budget: the pool's connections are opened with it as `statement_timeout`, so it
+   * bounds every statement on them, reads and writes alike (a long DDL statement on a very large
+   * table needs a larger `reads.timeoutMs`). A change applies to connections opened after it; the
+   * pool closes idle connections after 10 s, so within seconds to all. 0: no limit (until the
+   * settings are read at start, so the start's migrations run without one).
+   */
+  setReadBudget(ms: number): void {
+    this.readBudgetMs = ms
+    ;(this.pool.options as { statement_timeout?: number }).statement_timeout = ms
+  }
+  private readBudgetMs = 0
 
   all<T = Row>(query: Sql): Promise<T[]> {
     return this.query<T>(this.pool, query).then((r) => r.rows)

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3'
 import { DbError, UniqueViolation, type QueryColumn } from '../db.js'
 import type { Sql } from '../sql.js'
 import { registerAppendOnlyFunction } from './append-only.js'
+import { loadBudget } from './budget-extension.js'
 import { sqliteDialect } from './sqlite-dialect.js'
 
 type Connection = Database.Database
@@ -21,12 +22,17 @@ export interface SqliteOptions {
   verbose?: (sql: string) => void
 }
 
-/** Opens one connection with the pragmas svcbase relies on. */
+/**
+ * Opens one connection with the pragmas svcbase relies on. With `limitMs`, the `svc_budget`
+ * extension stops any of its read-only statements that runs longer (0: the extension is loaded
+ * with no limit, for `setLimit` to set one later).
+ */
 export function openConnection(
   file: string,
   busyTimeout: number,
   readonly: boolean,
   verbose?: (sql: string) => void,
+  limitMs?: number,
 ): Connection {
   const conn = new Database(file, verbose ? { verbose: (sql) => verbose(String(sql)) } : {})
   conn.pragma(`busy_timeout = ${busyTimeout}`)
@@ -37,7 +43,14 @@ export function openConnection(
   conn.pragma('cache_size = -16000')
   if (readonly) conn.pragma('query_only = ON')
   registerAppendOnlyFunction(conn)
+  if (limitMs !== undefined) loadBudget(conn, limitMs, true)
   return conn
+}
+
+/** True for a driver error (translated or not) of a statement the `svc_budget` limit stopped. */
+export function isInterrupt(err: unknown): boolean {
+  const e = err instanceof DbError ? err.cause : err
+  return e instanceof Database.SqliteError && e.code === 'SQLITE_INTERRUPT'
 }
 
 /**
@@ -73,6 +86,32 @@ export class CachedConnection {
   reset(): void {
     this.cache.clear()
   }
+
+  /**
+   * Sets the time limit of this connection's read-only statements (`svc_budget`), in
+   * milliseconds, 0 for none; false when the extension is not loaded here.
+   */
+  setLimit(ms: number): boolean {
+    if (!this.budgeted) return false
+    this.prepare('SELECT svc_budget(?)').get(ms)
+    return true
+  }
+
+  /** True when the connection has the `svc_budget` extension. */
+  get budgeted(): boolean {
+    if (this.hasBudget === undefined) {
+      try {
+        this.hasBudget =
+          this.conn
+            .prepare("SELECT 1 AS x FROM pragma_function_list WHERE name = 'svc_budget'")
+            .get() !== undefined
+      } catch {
+        this.hasBudget = false
+      }
+    }
+    return this.hasBudget
+  }
+  private hasBudget: boolean | undefined
 }
 
 /** Translates a driver error into the store's error types. */
@@ -96,7 +135,15 @@ export function translateSqliteError(err: unknown): Error {
 
 /** Runs a compiled statement on one connection. */
 export function exec(conn: CachedConnection, query: Sql, mode: 'all' | 'get' | 'run'): unknown {
-  const { sql, params } = sqliteDialect.compile(query)
+  return execCompiled(conn, sqliteDialect.compile(query), mode)
+}
+
+/** `exec` of a statement already compiled. */
+export function execCompiled(
+  conn: CachedConnection,
+  { sql, params }: { sql: string; params: unknown[] },
+  mode: 'all' | 'get' | 'run',
+): unknown {
   try {
     const stmt = conn.prepare(sql)
     if (mode === 'run') {

@@ -3,10 +3,13 @@ import {
   CachedConnection,
   describe,
   exec,
+  execCompiled,
+  isInterrupt,
   openConnection,
   translateSqliteError,
   type SqliteOptions,
 } from './connection.js'
+import { ReadPool, readTimeout } from './read-pool.js'
 import { SqliteBackgroundWriter } from './background-writer.js'
 import { WalCheckpoints } from './checkpoints.js'
 import type { Sql } from '../sql.js'
@@ -20,6 +23,15 @@ export { translateSqliteError, type SqliteOptions } from './connection.js'
 const MAX_GROUP_SIZE = 32
 /** A commit group takes no newcomers once it has been open this long (milliseconds). */
 const MAX_GROUP_AGE_MS = 4
+/**
+ * How long a read may run on the event loop (milliseconds) before the reader stops it and it runs
+ * again on a reader thread, with the whole read budget (see `ReadPool`).
+ */
+export const EVENT_LOOP_SLICE_MS = 20
+/** The read budget until settings set one (milliseconds). */
+export const DEFAULT_READ_BUDGET_MS = 5_000
+/** How many statements that overran the slice are remembered, to send them to a thread at once. */
+const SLOW_STATEMENTS = 256
 
 /**
  * Consecutive transactions that share one SQLite transaction and one `COMMIT`. Each member but
@@ -36,6 +48,8 @@ class CommitGroup {
   closed = false
   /** A commit is queued behind the members still to come. */
   scheduled = false
+  /** The read limit a member set on the writer (`SqliteTx.limitReads`), 0 for none. */
+  readLimitMs = 0
   readonly done: Promise<void>
   settle!: (err?: Error) => void
 
@@ -60,19 +74,35 @@ class SqliteTx implements Db {
   ) {}
 
   async all<T = Row>(query: Sql): Promise<T[]> {
-    return exec(this.writer, query, 'all') as T[]
+    return this.exec(query, 'all') as T[]
   }
   async get<T = Row>(query: Sql): Promise<T | undefined> {
-    return exec(this.writer, query, 'get') as T | undefined
+    return this.exec(query, 'get') as T | undefined
   }
   async run(query: Sql): Promise<{ changes: number }> {
-    return exec(this.writer, query, 'run') as { changes: number }
+    return this.exec(query, 'run') as { changes: number }
   }
   allSync<T = Row>(query: Sql): T[] {
-    return exec(this.writer, query, 'all') as T[]
+    return this.exec(query, 'all') as T[]
   }
   getSync<T = Row>(query: Sql): T | undefined {
-    return exec(this.writer, query, 'get') as T | undefined
+    return this.exec(query, 'get') as T | undefined
+  }
+  /** Runs on the writer; a read stopped by `limitReads` fails as a read timeout. */
+  private exec(query: Sql, mode: 'all' | 'get' | 'run'): unknown {
+    try {
+      return exec(this.writer, query, mode)
+    } catch (err) {
+      if (isInterrupt(err)) throw readTimeout(this.group.readLimitMs, err)
+      throw err
+    }
+  }
+  /**
+   * Stops this transaction's read-only statements that run longer than `ms` (the record
+   * service's writes, whose rule checks run on the event loop); lasts until the member ends.
+   */
+  limitReads(ms: number): void {
+    if (this.writer.setLimit(ms)) this.group.readLimitMs = ms
   }
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     return fn(this)
@@ -110,6 +140,11 @@ export class SqliteDb implements Db {
   private readonly reader: CachedConnection
   private readonly lock = new WriterLock()
   private readonly workers: SqliteBackgroundWriter[] = []
+  /** Reader threads for the reads that overran the event loop's slice. */
+  private readonly pool: ReadPool
+  /** Statements that overran the slice once: they go to a reader thread at once. */
+  private readonly slow = new Set<string>()
+  private budgetMs = DEFAULT_READ_BUDGET_MS
   /** The open commit group, if any (only ever touched while holding the lock). */
   private group: CommitGroup | null = null
   /** Who checkpoints the WAL: the writer itself, or a worker thread once writes are frequent. */
@@ -120,17 +155,43 @@ export class SqliteDb implements Db {
     options: SqliteOptions = {},
   ) {
     const busy = options.busyTimeout ?? 10_000
-    this.writer = new CachedConnection(openConnection(file, busy, false, options.verbose))
-    this.reader = new CachedConnection(openConnection(file, busy, true, options.verbose))
+    this.writer = new CachedConnection(openConnection(file, busy, false, options.verbose, 0))
+    this.reader = new CachedConnection(
+      openConnection(file, busy, true, options.verbose, EVENT_LOOP_SLICE_MS),
+    )
     this.checkpoints = new WalCheckpoints(file, this.writer.conn)
+    this.pool = new ReadPool(file, this.budgetMs)
   }
 
-  async all<T = Row>(query: Sql): Promise<T[]> {
-    return exec(this.reader, query, 'all') as T[]
+  all<T = Row>(query: Sql): Promise<T[]> {
+    return this.read(query, 'all') as Promise<T[]>
   }
 
-  async get<T = Row>(query: Sql): Promise<T | undefined> {
-    return exec(this.reader, query, 'get') as T | undefined
+  get<T = Row>(query: Sql): Promise<T | undefined> {
+    return this.read(query, 'get') as Promise<T | undefined>
+  }
+
+  /**
+   * A read on the event loop, stopped by the reader once it has run `EVENT_LOOP_SLICE_MS` and
+   * then run again on a reader thread with the whole read budget; a statement that overran once
+   * goes to a thread at once from then on.
+   */
+  private async read(query: Sql, mode: 'all' | 'get'): Promise<unknown> {
+    const compiled = sqliteDialect.compile(query)
+    if (this.slow.has(compiled.sql)) return this.pool.run(compiled, mode)
+    try {
+      return execCompiled(this.reader, compiled, mode)
+    } catch (err) {
+      if (!isInterrupt(err)) throw err
+      if (this.slow.size >= SLOW_STATEMENTS) this.slow.delete(this.slow.values().next().value!)
+      this.slow.add(compiled.sql)
+      return this.pool.run(compiled, mode)
+    }
+  }
+
+  setReadBudget(ms: number): void {
+    this.budgetMs = ms
+    this.pool.setBudget(ms)
   }
 
   dataVersion(): number {
@@ -139,12 +200,28 @@ export class SqliteDb implements Db {
 
   /** `all` answered at once, on the reader: committed data only. */
   allSync<T = Row>(query: Sql): T[] {
-    return exec(this.reader, query, 'all') as T[]
+    return this.readSync(query, 'all') as T[]
   }
 
   /** `get` answered at once, on the reader: committed data only. */
   getSync<T = Row>(query: Sql): T | undefined {
-    return exec(this.reader, query, 'get') as T | undefined
+    return this.readSync(query, 'get') as T | undefined
+  }
+
+  /**
+   * A read that must answer at once (hook scripts' synchronous finds): on the event loop, with
+   * the whole read budget as its limit.
+   */
+  private readSync(query: Sql, mode: 'all' | 'get'): unknown {
+    const limited = this.reader.setLimit(this.budgetMs)
+    try {
+      return exec(this.reader, query, mode)
+    } catch (err) {
+      if (isInterrupt(err)) throw readTimeout(this.budgetMs, err)
+      throw err
+    } finally {
+      if (limited) this.reader.setLimit(EVENT_LOOP_SLICE_MS)
+    }
   }
 
   run(query: Sql): Promise<{ changes: number }> {
@@ -198,6 +275,10 @@ export class SqliteDb implements Db {
       this.undoMember(group, joining, savepoint, err)
       throw err
     } finally {
+      if (group.readLimitMs > 0) {
+        group.readLimitMs = 0
+        this.writer.setLimit(0)
+      }
       this.endTurn()
     }
   }
@@ -333,7 +414,11 @@ export class SqliteDb implements Db {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.workers.map((w) => w.close()), this.checkpoints.close()])
+    await Promise.all([
+      ...this.workers.map((w) => w.close()),
+      this.checkpoints.close(),
+      this.pool.close(),
+    ])
     await this.lock.run(() => this.commitGroup())
     await this.lock.idle()
     this.reader.conn.close()
