@@ -10,7 +10,7 @@ import type { FieldType, ValidateContext } from './field-type.js'
 import { invalidRegex, required, wrongType } from './generic-errors.js'
 import { castText, runeLength, toText } from './cast.js'
 import { checkInt, checkString, collectErrors, numberOption, stringOption } from './options.js'
-import { matchesPattern, patternError } from './text-pattern.js'
+import { matchesPatternAsync, patternError } from './text-pattern.js'
 
 /** The longest password bcrypt hashes without truncation (72 bytes, PocketBase allows 71 runes). */
 export const PASSWORD_MAX = 71
@@ -47,7 +47,11 @@ function checkPattern(field: Field): FieldError | null {
   return reason === null ? null : invalidRegex(reason)
 }
 
-function validatePassword(value: string, field: Field, ctx: ValidateContext): FieldError | null {
+async function validatePassword(
+  value: string,
+  field: Field,
+  ctx: ValidateContext,
+): Promise<FieldError | null> {
   if (value === '') return field.required ? required() : null
   // Not submitted on update: the value is still the stored hash.
   if (!ctx.isNew && value === ctx.original) return null
@@ -65,7 +69,7 @@ function validatePassword(value: string, field: Field, ctx: ValidateContext): Fi
     })
   }
   const pattern = stringOption(field, 'pattern')
-  if (pattern !== '' && !matchesPattern(pattern, value)) {
+  if (pattern !== '' && !(await matchesPatternAsync(pattern, value))) {
     return validationError('validation_invalid_format')
   }
   return null
@@ -91,7 +95,7 @@ export const passwordField: FieldType = {
   normalize: (raw) => castText(raw),
   validate(value, field, ctx) {
     if (typeof value !== 'string') return Promise.resolve(wrongType('a string', value))
-    return Promise.resolve(validatePassword(value, field, ctx))
+    return validatePassword(value, field, ctx)
   },
   prepare(value, field) {
     const plain = toText(value)

@@ -37,12 +37,25 @@ describe('generateFromPattern', () => {
 describe('compilePattern', () => {
   it('translates Go flags and named groups', () => {
     expect(compilePattern('(?i)^abc$').test('ABC')).toBe(true)
-    expect(compilePattern('^(?P<year>\\d{4})$').exec('2024')?.groups?.year).toBe('2024')
+    const m = compilePattern('^(?P<year>\\d{4})$').exec('2024') as RegExpExecArray | null
+    expect(m?.groups?.year).toBe('2024')
+    expect(compilePattern('\\Aab\\z').test('ab')).toBe(true)
+    expect(compilePattern('[[:alpha:]]+').test('abc')).toBe(true)
     expect(compilePattern('\\pL+').test('é')).toBe(true)
   })
 
   it('reports invalid patterns', () => {
     expect(patternError('([a-z')).not.toBeNull()
     expect(patternError('^ok$')).toBeNull()
+  })
+
+  it('refuses what RE2 refuses, as Go does', () => {
+    expect(patternError('(a)\\1')).toBe('invalid escape sequence: `\\1`')
+    expect(patternError('(?=a)b')).toBe('invalid or unsupported Perl syntax: `(?=`')
+    expect(patternError('a{1001}')).toBe('invalid repeat count: `{1001}`')
+  })
+
+  it('matches in linear time', () => {
+    expect(matchesPattern('^(a+)+$', 'a'.repeat(100_000) + 'b')).toBe(false)
   })
 })

@@ -1,43 +1,35 @@
 /**
- * Regex options of text and password fields: compiling PocketBase's (Go RE2) patterns as JS
- * RegExps, and generating random strings that match an `autogeneratePattern`.
+ * Regex options of text and password fields: PocketBase's (Go RE2) patterns compiled and matched
+ * by re2js, a port of RE2 (linear time in the value's length, no backtracking: a pattern such as
+ * `^(a+)+$` cannot hang the process), and random strings generated to match an
+ * `autogeneratePattern`. A match whose worst case is long runs on the CPU worker pool.
  */
 
 import { randomInt } from 'node:crypto'
+import { RE2JS } from 're2js'
+import { CpuPoolBusyError, cpuPool, resolvePackage, type CpuTask } from '../../tools/cpu-pool.js'
+import { ApiError, messages } from '../errors.js'
 import { randomString } from '../../tools/ids.js'
 
-const compiled = new Map<string, RegExp>()
+const compiled = new Map<string, RE2JS>()
 const CACHE_LIMIT = 500
 
 /**
- * Compiles a Go (RE2) pattern as a JS RegExp: leading `(?flags)` become RegExp flags,
- * `(?P<name>` becomes `(?<name>`, `\A`/`\z` become anchors, `\pL` becomes `\p{L}`.
- * Throws a SyntaxError when the pattern is invalid.
+ * The most steps (the pattern's program size times the value's length, the bound of RE2's
+ * simulation) a match may take on the event loop; a longer one runs on a worker thread. At about
+ * 20 ns a step this is some 20 ms.
  */
-export function compilePattern(pattern: string): RegExp {
+export const MAIN_THREAD_REGEX_STEPS = 1_000_000
+
+/**
+ * Compiles a Go (RE2) pattern with re2js, which reads Go's syntax itself: `(?flags)`,
+ * `(?P<name>…)`, `\A`, `\z`, `\pL`, `[[:alpha:]]`, `\Q…\E`. Throws on an invalid pattern and on
+ * what RE2 refuses (backreferences, lookaround, repeat counts above 1000), as Go's `regexp` does.
+ */
+export function compilePattern(pattern: string): RE2JS {
   const hit = compiled.get(pattern)
   if (hit) return hit
-  let src = pattern
-  let flags = ''
-  const lead = /^\(\?([imsU]+)\)/.exec(src)
-  if (lead) {
-    const goFlags = lead[1] ?? ''
-    if (goFlags.includes('U')) throw new SyntaxError('the U flag is not supported')
-    flags = [...new Set(goFlags)].join('')
-    src = src.slice(lead[0].length)
-  }
-  src = src
-    .replace(/\(\?P</g, '(?<')
-    .replace(/\\A/g, '^')
-    .replace(/\\z/g, '$')
-    .replace(/\\([pP])([A-Za-z])/g, '\\$1{$2}')
-  let re: RegExp
-  try {
-    re = new RegExp(src, flags + 'u')
-  } catch {
-    // NB: unicode mode rejects some escapes RE2 accepts (e.g. `\_`); retry without it.
-    re = new RegExp(src, flags)
-  }
+  const re = RE2JS.compile(pattern)
   if (compiled.size >= CACHE_LIMIT) compiled.clear()
   compiled.set(pattern, re)
   return re
@@ -49,15 +41,46 @@ export function patternError(pattern: string): string | null {
     compilePattern(pattern)
     return null
   } catch (e) {
-    return e instanceof Error ? e.message : String(e)
+    const message = e instanceof Error ? e.message : String(e)
+    return message.replace(/^error parsing regexp: /, '')
   }
 }
 
-/** Tests a value against a Go pattern (unanchored, as `regexp.MatchString`). */
+/** Tests a value against a Go pattern (unanchored, as `regexp.MatchString`), on this thread. */
 export function matchesPattern(pattern: string, value: string): boolean {
+  return compilePattern(pattern).test(value)
+}
+
+/** The worker side of a long match: the same re2js, the same unanchored test. */
+const REGEX_TASK: CpuTask = {
+  name: 'svc.regexTest',
+  source: `(input, load) => {
+    const cache = (globalThis.__svcRegexCache ??= new Map())
+    let re = cache.get(input.pattern)
+    if (!re) {
+      re = load('re2js').RE2JS.compile(input.pattern)
+      if (cache.size >= 100) cache.clear()
+      cache.set(input.pattern, re)
+    }
+    return re.test(input.value)
+  }`,
+  packages: { re2js: resolvePackage('re2js') },
+}
+
+/**
+ * {@link matchesPattern} without holding the event loop: a match whose bound (program size times
+ * length) is above {@link MAIN_THREAD_REGEX_STEPS} runs on the CPU worker pool (which may reject
+ * with a 503 when saturated).
+ */
+export async function matchesPatternAsync(pattern: string, value: string): Promise<boolean> {
   const re = compilePattern(pattern)
-  re.lastIndex = 0
-  return re.test(value)
+  if (re.programSize() * value.length <= MAIN_THREAD_REGEX_STEPS) return re.test(value)
+  try {
+    return await cpuPool.run<boolean>(REGEX_TASK, { pattern, value })
+  } catch (err) {
+    if (err instanceof CpuPoolBusyError) throw new ApiError(503, messages.patternBusy, {}, err)
+    throw err
+  }
 }
 
 type Node =

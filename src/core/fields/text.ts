@@ -17,7 +17,12 @@ import {
   numberOption,
   stringOption,
 } from './options.js'
-import { generateFromPattern, matchesPattern, patternError } from './text-pattern.js'
+import {
+  generateFromPattern,
+  matchesPattern,
+  matchesPatternAsync,
+  patternError,
+} from './text-pattern.js'
 
 /** The effective `max` when the option is 0. */
 export const DEFAULT_TEXT_MAX = 5000
@@ -31,8 +36,33 @@ export const DEFAULT_ID_AUTOGENERATE = '[a-z0-9]{15}'
 const forbiddenPkChar = /[./\\|"'`<>:?*%$\s\0]/u
 const reservedPk = /^(?:CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])$/i
 
-/** Checks a plain value against `required`, `min`, `max` and `pattern`. */
-export function validateTextValue(value: string, field: Field): FieldError | null {
+/**
+ * Checks a plain value against `required`, `min`, `max` and `pattern`; a long match runs on the
+ * CPU worker pool (text-pattern.ts), so a guest's long value never holds the event loop.
+ */
+export async function validateTextValue(value: string, field: Field): Promise<FieldError | null> {
+  const err = checkTextLength(value, field)
+  if (err || value === '') return err
+  const pattern = stringOption(field, 'pattern')
+  if (pattern !== '' && !(await matchesPatternAsync(pattern, value))) {
+    return validationError('validation_invalid_format')
+  }
+  return null
+}
+
+/** {@link validateTextValue} on this thread, for the short samples of an `autogeneratePattern`. */
+function validateTextSample(value: string, field: Field): FieldError | null {
+  const err = checkTextLength(value, field)
+  if (err || value === '') return err
+  const pattern = stringOption(field, 'pattern')
+  if (pattern !== '' && !matchesPattern(pattern, value)) {
+    return validationError('validation_invalid_format')
+  }
+  return null
+}
+
+/** Checks a plain value against `required`, `min` and `max`. */
+function checkTextLength(value: string, field: Field): FieldError | null {
   const primaryKey = field.options.primaryKey === true
   if (value === '') return field.required || primaryKey ? required() : null
   // A string has between length / 2 and length runes: count them only when that matters.
@@ -49,10 +79,6 @@ export function validateTextValue(value: string, field: Field): FieldError | nul
     return validationError('validation_max_text_constraint', {
       max,
     })
-  }
-  const pattern = stringOption(field, 'pattern')
-  if (pattern !== '' && !matchesPattern(pattern, value)) {
-    return validationError('validation_invalid_format')
   }
   return null
 }
@@ -88,7 +114,7 @@ function checkAutogenerate(field: Field): FieldError | null {
         reason: e instanceof Error ? e.message : String(e),
       })
     }
-    if (validateTextValue(sample, field)) {
+    if (validateTextSample(sample, field)) {
       return validationError('validation_invalid_autogenerate_pattern_value', {
         sample: JSON.stringify(sample),
       })
@@ -105,7 +131,7 @@ async function validatePrimaryKey(
   if (!ctx.isNew && ctx.original !== undefined) {
     return value === ctx.original ? null : validationError('validation_pk_change')
   }
-  const err = validateTextValue(value, field)
+  const err = await validateTextValue(value, field)
   if (err) return err
   const bad = forbiddenPkChar.exec(value)
   if (bad) {
@@ -153,7 +179,7 @@ export const textField: FieldType = {
   validate(value, field, ctx) {
     if (typeof value !== 'string') return Promise.resolve(wrongType('a string', value))
     if (field.options.primaryKey === true) return validatePrimaryKey(value, field, ctx)
-    return Promise.resolve(validateTextValue(value, field))
+    return validateTextValue(value, field)
   },
   toDb: (value) => toText(value),
   fromDb: (raw) => toText(raw),
