@@ -28,7 +28,13 @@ export interface ArchiveLimits {
   maxEntries: number
   /** The most bytes once uncompressed, all entries together (declared and actual). */
   maxBytes: number
+  /** Where `maxBytes` comes from when it is not the configured limit (said in the refusal). */
+  maxBytesReason?: string
 }
+
+/** The refusal's words for an archive over `limits.maxBytes`. */
+const overLimit = (limits: ArchiveLimits, verb: string): string =>
+  `it ${verb} more than ${limits.maxBytes} bytes${limits.maxBytesReason ? ` (${limits.maxBytesReason})` : ''}`
 
 /** Entries allowed by default in an archive read back. */
 export const DEFAULT_MAX_ENTRIES = 200_000
@@ -196,8 +202,7 @@ export async function inspectArchive(path: string, limits: ArchiveLimits): Promi
         if (entries.length > limits.maxEntries)
           return fail(`it has more than ${limits.maxEntries} entries`)
         declaredBytes += entry.uncompressedSize
-        if (declaredBytes > limits.maxBytes)
-          return fail(`it would unpack to more than ${limits.maxBytes} bytes`)
+        if (declaredBytes > limits.maxBytes) return fail(overLimit(limits, 'would unpack to'))
         zip.readEntry()
       })
       zip.readEntry()
@@ -246,7 +251,7 @@ export async function extractArchive(
               new ArchiveError(`the entry ${JSON.stringify(name)} is larger than it declares`),
             )
           if (total > limits.maxBytes)
-            return done(new ArchiveError(`it unpacks to more than ${limits.maxBytes} bytes`))
+            return done(new ArchiveError(overLimit(limits, 'unpacks to')))
           crc = crc32(chunk, crc)
           done(null, chunk)
         },

@@ -29,11 +29,24 @@ export const BACKUPS_DIR = 'backups'
 /** The largest archive accepted by `POST /api/backups/upload` by default. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 64 * 1024 ** 3
 
+/** The share of the data directory's disk a restore leaves free (capped at {@link DISK_HEADROOM_MAX}). */
+export const DISK_HEADROOM_PERCENT = 10
+/** The most a restore keeps free: 1 GiB. */
+export const DISK_HEADROOM_MAX = 1024 ** 3
+
+/** The bytes a restore leaves free on a disk of `diskBytes`: 10 %, at most 1 GiB. */
+export function diskHeadroom(diskBytes: number): number {
+  return Math.min(DISK_HEADROOM_MAX, Math.ceil((diskBytes * DISK_HEADROOM_PERCENT) / 100))
+}
+
 /** Options of the backups feature (the archive limits, mostly for tests). */
 export interface BackupsOptions {
   /** The most entries an archive read back may have (default 200 000). */
   maxEntries?: number
-  /** The most bytes an archive may unpack to (default 64 GiB, lowered to the free disk space). */
+  /**
+   * The most bytes an archive may unpack to (default 64 GiB, lowered to the free disk space less
+   * a headroom: {@link diskHeadroom}).
+   */
   maxBytes?: number
   /** The largest upload (default 64 GiB). */
   maxUploadBytes?: number
@@ -120,12 +133,27 @@ export class BackupsService {
     return removeStaleTemp(this.dataDir, now)
   }
 
-  /** The limits of an archive read back: the options', and never more than the free disk. */
+  /**
+   * The limits of an archive read back: the options', and never more than the free disk space
+   * of the data directory less {@link diskHeadroom}, so a restore never leaves the server (its
+   * database, logs, uploads) without room to write.
+   */
   private async limits(): Promise<ArchiveLimits> {
-    let maxBytes = this.options.maxBytes ?? DEFAULT_MAX_BYTES
+    const limits: ArchiveLimits = {
+      maxEntries: this.options.maxEntries ?? DEFAULT_MAX_ENTRIES,
+      maxBytes: this.options.maxBytes ?? DEFAULT_MAX_BYTES,
+    }
     const fsStats = await statfs(this.dataDir).catch(() => null)
-    if (fsStats) maxBytes = Math.min(maxBytes, fsStats.bavail * fsStats.bsize)
-    return { maxEntries: this.options.maxEntries ?? DEFAULT_MAX_ENTRIES, maxBytes }
+    if (fsStats) {
+      const free = fsStats.bavail * fsStats.bsize
+      const headroom = diskHeadroom(fsStats.blocks * fsStats.bsize)
+      const room = Math.max(0, free - headroom)
+      if (room < limits.maxBytes) {
+        limits.maxBytes = room
+        limits.maxBytesReason = `the free disk space of the data directory, ${free} bytes, less a headroom of ${headroom} bytes kept free: ${DISK_HEADROOM_PERCENT} % of the disk, at most 1 GiB`
+      }
+    }
+    return limits
   }
 
   /** Where backups go: `{driver: "local"}` or `{driver: "s3", bucket}`. */
