@@ -23,6 +23,7 @@ process.env.SVC_TEST_DATABASE = 'postgres'
 /** The suites of the PostgreSQL pass. */
 export const postgresSuites = [
   'test/postgres-store.test.ts',
+  'test/security-read-budget.test.ts',
   'test/collections.test.ts',
   'test/collections-shape.test.ts',
   'test/records.test.ts',

@@ -113,7 +113,7 @@ describe('the read budget', () => {
     expect(worst).toBeLessThan(500)
   })
 
-  it('answers the same filter again at once from a reader thread, without stalling', async () => {
+  it('answers the same filter again without stalling (a reader thread at once on SQLite)', async () => {
     const poll = pollHealth(t.url)
     const res = await t.api(
       'GET',

@@ -264,17 +264,27 @@ export class PgDb implements Db {
   }
 
   /**
-   * The read budget: the pool's connections are opened with it as `statement_timeout`, so it
-   * bounds every statement on them, reads and writes alike (a long DDL statement on a very large
-   * table needs a larger `reads.timeoutMs`). A change applies to connections opened after it; the
-   * pool closes idle connections after 10 s, so within seconds to all. 0: no limit (until the
-   * settings are read at start, so the start's migrations run without one).
+   * The read budget, as every pooled connection's `statement_timeout`: a connection whose value
+   * differs gets a `SET` queued ahead of its next query when it is checked out (the driver runs a
+   * connection's queries in order), so a change applies from each connection's next use. It
+   * bounds every statement, reads and writes alike (a long DDL statement on a very large table
+   * needs a larger `reads.timeoutMs`). 0 until the settings are read at start: the start's
+   * migrations run without one.
    */
   setReadBudget(ms: number): void {
-    this.readBudgetMs = ms
-    ;(this.pool.options as { statement_timeout?: number }).statement_timeout = ms
+    if (!this.followingBudget) {
+      this.followingBudget = true
+      this.pool.on('acquire', (client) => {
+        const c = client as pg.PoolClient & { svcStatementTimeout?: number }
+        if ((c.svcStatementTimeout ?? 0) === this.readBudgetMs) return
+        c.svcStatementTimeout = this.readBudgetMs
+        c.query(`SET statement_timeout = ${Math.trunc(this.readBudgetMs)}`).catch(() => undefined)
+      })
+    }
+    this.readBudgetMs = Math.trunc(ms)
   }
   private readBudgetMs = 0
+  private followingBudget = false
 
   all<T = Row>(query: Sql): Promise<T[]> {
     return this.query<T>(this.pool, query).then((r) => r.rows)
