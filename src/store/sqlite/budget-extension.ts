@@ -99,12 +99,27 @@ export function budgetMissingReason(): string {
 
 /**
  * Loads the extension into `conn` and sets its limit; false when the extension is not available
- * (the connection then runs without a time limit).
+ * (the connection then runs without a time limit, and the process is warned once).
  */
 export function loadBudget(conn: Database.Database, limitMs: number, readsOnly: boolean): boolean {
   const path = budgetExtensionPath()
-  if (!path) return false
-  conn.loadExtension(path)
-  conn.prepare('SELECT svc_budget(?, ?)').get(limitMs, readsOnly ? 1 : 0)
-  return true
+  if (path) {
+    try {
+      conn.loadExtension(path)
+      conn.prepare('SELECT svc_budget(?, ?)').get(limitMs, readsOnly ? 1 : 0)
+      return true
+    } catch (err) {
+      missingReason = `${path}: ${err instanceof Error ? err.message : String(err)}`
+      found = null
+    }
+  }
+  if (!warned) {
+    warned = true
+    process.emitWarning(
+      `svcbase: reads have no time budget (the SQLite extension svc_budget is not available: ${missingReason}); a slow read holds the event loop until it ends`,
+    )
+  }
+  return false
 }
+
+let warned = false
