@@ -39,6 +39,7 @@ export const postgresSuites = [
   'test/batch.test.ts',
   'test/batch-limits.test.ts',
   'test/realtime.test.ts',
+  'test/security-realtime-revoke.test.ts',
   'test/files.test.ts',
   'test/files-text.test.ts',
   'test/expand-manage.test.ts',
