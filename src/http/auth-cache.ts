@@ -10,11 +10,23 @@ interface Entry {
   until: number
 }
 
+declare module '../core/services.js' {
+  interface AppServices {
+    /**
+     * The HTTP layer's cache of verified tokens (set by `createHttp`): a write that bypasses the
+     * record service (the SQL console) calls `clear()` so no revoked token outlives it.
+     */
+    authCache: { clear(): void }
+  }
+}
+
 /**
  * Remembers recently verified bearer tokens, so a busy client does not pay a signature check and
  * a record lookup on every request. Any change to an auth record or auth collection (password,
  * email, tokenKey, deletion, secrets) empties the cache, so a revoked token stops working as soon
  * as that change's event is delivered; entries also expire after 30 s and at the token's `exp`.
+ * Writes that go around the record service (the SQL console) clear it through the `authCache`
+ * service.
  *
  * When other instances share the data (`app.cluster.shared`), nothing is cached: a change
  * committed on another instance must revoke the token for the very next request here, and only
@@ -31,6 +43,8 @@ export class AuthCache {
     }
     app.hooks.onRecordAfterUpdateSuccess.bind(onChange)
     app.hooks.onRecordAfterDeleteSuccess.bind(onChange)
+    app.hooks.onCollectionAfterUpdateSuccess.bind(onChange)
+    app.hooks.onCollectionAfterDeleteSuccess.bind(onChange)
     app.events.subscribe((e) => {
       if (e.kind === 'record' && e.collection.type === 'auth' && e.action !== 'create') this.clear()
       else if (e.kind === 'collection' && e.collection.type === 'auth') this.clear()

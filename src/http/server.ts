@@ -175,6 +175,7 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
   const ipGuard = new SuperuserIpGuard(app)
   const recentKeys = new Map<string, number>()
   const authCache = new AuthCache(app)
+  app.services.set('authCache', authCache)
   http.decorateRequest('svcAuth', null)
   http.decorateRequest('svcApiKey', false)
   http.decorateRequest('svcIp', '')

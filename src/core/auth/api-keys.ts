@@ -4,7 +4,8 @@ import { formatDate, nowDate, parseDate } from '../../tools/dates.js'
 import { randomString } from '../../tools/ids.js'
 import type { App } from '../app.js'
 import type { AuthInfo } from '../request-info.js'
-import { bindAuthCascade } from './cascade.js'
+import type { Collection } from '../collections/model.js'
+import { AFTER_USER_HOOKS, bindAuthCascade } from './cascade.js'
 import { systemRequest } from './superusers.js'
 
 /** The name of the API keys collection. */
@@ -31,6 +32,56 @@ export interface MintedApiKey {
 /** Binds the cascade that deletes a deleted auth record's API keys (`bindAuthCascade`). */
 export function bindApiKeyCascade(app: App): void {
   bindAuthCascade(app, API_KEYS)
+}
+
+/**
+ * Deletes API keys through the record service (hooks and events fire for each, so whatever
+ * follows deleted keys, realtime streams included, sees them go), in the caller's transaction:
+ * the keys of one record, or of a whole collection when `recordId` is undefined.
+ */
+async function revokeApiKeys(app: App, c: Collection, recordId?: string): Promise<void> {
+  const keys = app.registry.find(API_KEYS)
+  if (!keys) return
+  const rows = await app
+    .dbFor(keys)
+    .all<{ id: string }>(
+      recordId === undefined
+        ? sql`SELECT id FROM ${ident(keys.name)} WHERE "collectionRef" = ${c.id}`
+        : sql`SELECT id FROM ${ident(keys.name)} WHERE "collectionRef" = ${c.id} AND "recordRef" = ${recordId}`,
+    )
+  const su = systemRequest(app)
+  for (const row of rows) await app.records.delete(keys, row.id, su)
+}
+
+/**
+ * Binds the revocation of API keys with the tokens they stand beside, in the same transaction
+ * as the change, after user handlers (ids `__svcAuthApiKeyRevocation` and
+ * `__svcAuthApiKeySecretRevocation`): an auth record whose `tokenKey` changed (a password or
+ * email change rotates it) loses its keys; an auth collection whose `authToken.secret` changed
+ * loses every key of its records.
+ */
+export function bindApiKeyRevocation(app: App): void {
+  app.hooks.onRecordUpdate.bind({
+    id: '__svcAuthApiKeyRevocation',
+    priority: AFTER_USER_HOOKS,
+    func: async (e) => {
+      await e.next()
+      const { collection, record, original } = e
+      if (collection.type !== 'auth' || !original || record.tokenKey === original.tokenKey) return
+      await revokeApiKeys(e.app, collection, String(record.id))
+    },
+  })
+  app.hooks.onCollectionUpdate.bind({
+    id: '__svcAuthApiKeySecretRevocation',
+    priority: AFTER_USER_HOOKS,
+    func: async (e) => {
+      await e.next()
+      const before = e.original?.authOptions?.authToken.secret
+      const after = e.collection.authOptions?.authToken.secret
+      if (e.collection.type !== 'auth' || before === undefined || before === after) return
+      await revokeApiKeys(e.app, e.collection)
+    },
+  })
 }
 
 /** The SHA-256 hex digest of a key: the only form stored. */

@@ -41,3 +41,31 @@ export function bindAuthCascade(app: App, table: string): string {
     },
   })
 }
+
+/**
+ * Binds on `onRecordUpdate` (id `__svcAuthVerifiedUnlink`, after user handlers) the deletion of
+ * an auth record's rows in `table` (the OAuth2 links, `_externalAuths`) when the update proves its
+ * email (`verified` false → true), in the same transaction, as PocketBase does: a link made while
+ * the email was unproven (an OAuth2 sign-up with someone else's address, account pre-hijacking)
+ * does not survive the owner proving it. Links made by the same write (an OAuth2 sign-in that
+ * verifies) are added after it.
+ */
+export function bindVerifiedUnlink(app: App, table: string): string {
+  return app.hooks.onRecordUpdate.bind({
+    id: '__svcAuthVerifiedUnlink',
+    priority: AFTER_USER_HOOKS,
+    func: async (e) => {
+      await e.next()
+      const { collection, record, original } = e
+      if (collection.type !== 'auth' || !original) return
+      if (original.verified === true || record.verified !== true) return
+      const owned = e.app.registry.find(table)
+      if (!owned) return
+      await e.app
+        .dbFor(owned)
+        .run(
+          sql`DELETE FROM ${ident(owned.name)} WHERE "recordRef" = ${String(record.id)} AND "collectionRef" = ${collection.id}`,
+        )
+    },
+  })
+}

@@ -12,24 +12,38 @@ import { findByEmail, requireEmail, requiredText } from './lookup.js'
 import { systemRequest } from './superusers.js'
 
 /** Attempts allowed per (record, client IP) within the window, whatever the rate-limit settings. */
-const MAX_ATTEMPTS = 5
+export const OTP_MAX_ATTEMPTS_PER_IP = 5
+/**
+ * Attempts allowed per record within the window, from all addresses together: the client IP may
+ * be spoofed behind a trusted proxy (`useLeftmostIP`), so the per-IP count alone bounds nothing.
+ */
+export const OTP_MAX_ATTEMPTS_PER_RECORD = 10
 const ATTEMPT_WINDOW_MS = 180_000
 
-/** Counts OTP attempts per (record, IP) in memory. */
+/** Counts OTP attempts per (record, IP) and per record in memory. */
 export class OtpAttempts {
   private readonly seen = new Map<string, number[]>()
 
-  /** Records an attempt; false when the limit is already reached. */
-  hit(key: string, now = Date.now()): boolean {
-    const recent = (this.seen.get(key) ?? []).filter((t) => now - t < ATTEMPT_WINDOW_MS)
-    if (recent.length >= MAX_ATTEMPTS) {
-      this.seen.set(key, recent)
+  /**
+   * Records an attempt of `record` from `ip`; false (nothing recorded) when either limit is
+   * already reached.
+   */
+  hit(record: string, ip: string, now = Date.now()): boolean {
+    const perIp = this.recent(`${record}:${ip}`, now)
+    const perRecord = this.recent(record, now)
+    if (perIp.length >= OTP_MAX_ATTEMPTS_PER_IP || perRecord.length >= OTP_MAX_ATTEMPTS_PER_RECORD)
       return false
-    }
-    recent.push(now)
-    this.seen.set(key, recent)
+    perIp.push(now)
+    perRecord.push(now)
     if (this.seen.size > 10_000) this.prune(now)
     return true
+  }
+
+  /** The attempts of `key` still in the window (the stored list, pruned). */
+  private recent(key: string, now: number): number[] {
+    const list = (this.seen.get(key) ?? []).filter((t) => now - t < ATTEMPT_WINDOW_MS)
+    this.seen.set(key, list)
+    return list
   }
 
   private prune(now: number): void {
@@ -88,27 +102,26 @@ export async function requestOtp(
   const fresh = live.filter((r) => !isExpired(r.created, o.duration))
   if (fresh.length > 9) return { otpId: fresh[0]!.id }
   const password = randomString(Math.max(4, o.length), '0123456789')
+  const phone = smsPhoneOf(c, record)
+  const sms = phone === undefined ? undefined : smsSender(app)
+  // `sentTo` is where the code goes, stored with it: whoever presents the code received it
+  // there, however soon after the send (an OTP that fails to go out is deleted). An SMS code
+  // proves the phone, not the email: sentTo is the number, so no verification.
+  const sentTo = sms && phone !== undefined ? phone : String(record.email)
   const created = await app.records.create(
     otps,
-    { collectionRef: c.id, recordRef: record.id, password, sentTo: '' },
+    { collectionRef: c.id, recordRef: record.id, password, sentTo },
     systemRequest(app),
   )
   const otpId = String(created.id)
-  const phone = smsPhoneOf(c, record)
-  const sms = phone === undefined ? undefined : smsSender(app)
-  // An SMS code proves the phone, not the email: sentTo is the number, so no verification.
   const delivery =
     sms && phone !== undefined
-      ? sms.send({ to: phone, body: otpSmsText(app, password) }).then(() => phone)
-      : sendRecordEmail(app, c, record, 'otp', { OTP: password, OTP_ID: otpId }).then(() =>
-          String(record.email),
-        )
-  delivery
-    .then((sentTo) => app.records.update(otps, otpId, { sentTo }, systemRequest(app)))
-    .catch(async (err: unknown) => {
-      app.logger.error(`failed to send the OTP ${sms ? 'SMS' : 'email'}`, { error: String(err) })
-      await app.records.delete(otps, otpId, systemRequest(app)).catch(() => undefined)
-    })
+      ? sms.send({ to: phone, body: otpSmsText(app, password) })
+      : sendRecordEmail(app, c, record, 'otp', { OTP: password, OTP_ID: otpId })
+  delivery.catch(async (err: unknown) => {
+    app.logger.error(`failed to send the OTP ${sms ? 'SMS' : 'email'}`, { error: String(err) })
+    await app.records.delete(otps, otpId, systemRequest(app)).catch(() => undefined)
+  })
   return { otpId }
 }
 
@@ -132,7 +145,7 @@ export async function verifyOtp(
   const otps = app.collections.get('_otps')
   const otp = await app.records.findById(otps, otpId)
   if (!otp || otp.collectionRef !== c.id) throw invalid()
-  if (!attempts.hit(`${String(otp.recordRef)}:${ip}`)) {
+  if (!attempts.hit(String(otp.recordRef), ip)) {
     throw new ApiError(429, messages.otpTooManyAttempts)
   }
   if (isExpired(otp.created, c.authOptions!.otp.duration)) throw invalid()

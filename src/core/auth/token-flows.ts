@@ -14,8 +14,15 @@ import {
 import type { RecordData } from '../request-info.js'
 import { sendRecordEmail } from './emails.js'
 import { bodyText, findByEmail, requireEmail, requiredText } from './lookup.js'
+import { AlreadyDone, consumingRequest, TokenSpent } from './single-use.js'
 import { systemRequest } from './superusers.js'
-import { signToken, verifyToken, type TokenType, type VerifiedToken } from './tokens.js'
+import {
+  signToken,
+  tokenSignedFor,
+  verifyToken,
+  type TokenType,
+  type VerifiedToken,
+} from './tokens.js'
 
 /** A repeat request for the same record within this window sends nothing (reference §1.4). */
 const RESEND_WINDOW_MS = 120_000
@@ -67,6 +74,26 @@ async function readToken(
   }
   return { verified }
 }
+
+/**
+ * The system request of a write that consumes `token` (`single-use.ts`): inside the transaction
+ * the token must still be signed for the record as read there, and `also` may refuse more.
+ */
+function consuming(
+  app: App,
+  c: Collection,
+  token: string,
+  type: TokenType,
+  also?: (original: RecordData) => void,
+) {
+  return consumingRequest(systemRequest(app), async (original) => {
+    if (!(await tokenSignedFor(c, original, token, type))) throw new TokenSpent()
+    also?.(original)
+  })
+}
+
+/** A concurrent confirm consumed the token first: answered like a reused token. */
+const spent = (): ApiError => invalidData({ token: invalidToken() })
 
 /** The min length of the collection's password field (PocketBase's reset form bound; 1 if unset). */
 function passwordMin(c: Collection): number {
@@ -125,7 +152,17 @@ export async function confirmVerification(
     const pw = `${crypto.randomUUID()}`
     Object.assign(patch, { password: pw, passwordConfirm: pw })
   }
-  await app.records.update(c, String(record.id), patch, systemRequest(app))
+  // A concurrent confirm that verified the record first leaves nothing to do (204, no write).
+  const info = consuming(app, c, token, 'verification', (original) => {
+    if (original.verified === true) throw new AlreadyDone()
+  })
+  try {
+    await app.records.update(c, String(record.id), patch, info)
+  } catch (err) {
+    if (err instanceof AlreadyDone) return
+    if (err instanceof TokenSpent) throw spent()
+    throw err
+  }
 }
 
 function safeClaims(token: string): Record<string, unknown> {
@@ -178,8 +215,9 @@ export async function confirmPasswordReset(
   const patch: Record<string, unknown> = { password, passwordConfirm: confirm }
   if (claims.email === record.email) patch.verified = true
   try {
-    await app.records.update(c, String(record.id), patch, systemRequest(app))
+    await app.records.update(c, String(record.id), patch, consuming(app, c, token, 'passwordReset'))
   } catch (err) {
+    if (err instanceof TokenSpent) throw spent()
     if (err instanceof ApiError && err.status === 400)
       throw badRequest(messages.passwordResetFailed, err.data, err)
     throw err
@@ -260,10 +298,17 @@ export async function confirmEmailChange(
     errors.password = validationError('validation_invalid_password')
   }
   if (hasErrors(errors) || !target || 'error' in target) throw invalidData(errors)
-  await app.records.update(
-    c,
-    String(target.record.id),
-    { email: target.newEmail, verified: true },
-    systemRequest(app),
-  )
+  // NB: the move rotates tokenKey, as a password change since the check would have.
+  const info = consuming(app, c, token, 'emailChange')
+  try {
+    await app.records.update(
+      c,
+      String(target.record.id),
+      { email: target.newEmail, verified: true },
+      info,
+    )
+  } catch (err) {
+    if (err instanceof TokenSpent) throw spent()
+    throw err
+  }
 }

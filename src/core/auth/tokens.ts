@@ -99,6 +99,27 @@ export async function verifyToken(
   }
 }
 
+/**
+ * True when `token` is a valid, unexpired token of `type` signed for `record` as it is now (its
+ * current `tokenKey` and the collection's current secret): a single-use token checked again
+ * inside the write that consumes it (`single-use.ts`).
+ */
+export async function tokenSignedFor(
+  collection: Collection,
+  record: RecordData,
+  token: string,
+  type: TokenType,
+): Promise<boolean> {
+  try {
+    const { payload } = await jwtVerify(token, signingKey(collection, record, type), {
+      algorithms: ['HS256'],
+    })
+    return payload.type === type && payload.id === record.id
+  } catch {
+    return false
+  }
+}
+
 /** The unverified claims of an `Authorization` header's JWT (already verified upstream). */
 export function bearerClaims(
   header: string | undefined,

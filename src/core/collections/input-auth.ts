@@ -84,7 +84,9 @@ function parseAuthOption(
       error: validationError('validation_invalid_value:object'),
     }
   }
-  const { secret: _ignored, ...rest } = v
+  // NB: a token option's `secret` is write-only: absent (as responses show it) keeps the stored
+  // one, a new one rotates it (validated in `validate.ts`), which signs out every token of its kind.
+  const rest = { ...v }
   if (key === 'oauth2') keepClientSecrets(rest, current)
   return { value: { ...(current as Record<string, unknown>), ...rest }, failed: false }
 }

@@ -200,11 +200,20 @@ function validateAuthOptions(
     'fileToken',
   ] as const) {
     const d = o[key].duration
+    const tokenErrors: ValidationErrors = {}
     if (typeof d !== 'number' || !Number.isInteger(d) || d < 10 || d > 94670856) {
-      e[key] = {
-        duration: validationError('validation_min_greater_equal_than_required:token_duration'),
-      }
+      tokenErrors.duration = validationError(
+        'validation_min_greater_equal_than_required:token_duration',
+      )
     }
+    // PocketBase's bounds: a secret set through the API is 30 to 255 characters.
+    const secret: unknown = o[key].secret
+    if (typeof secret !== 'string') {
+      tokenErrors.secret = validationError('validation_invalid_value:string')
+    } else if ([...secret].length < 30 || [...secret].length > 255) {
+      tokenErrors.secret = validationError('validation_length_out_of_range', { min: 30, max: 255 })
+    }
+    if (Object.keys(tokenErrors).length > 0) e[key] = tokenErrors
   }
   const ids = o.passwordAuth.identityFields
   if (!Array.isArray(ids) || ids.some((n) => !c.fields.some((f) => f.name === n))) {

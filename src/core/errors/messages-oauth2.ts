@@ -21,6 +21,8 @@ export const oauth2Messages = {
   oauth2EmailTaken:
     'An account with this email already exists and the OAuth2 provider has not verified the email: sign in to that account first to link the provider.',
   oauth2SuperuserSignUp: 'Superusers cannot be created through OAuth2 sign-in.',
+  oauth2CreateEmailMismatch:
+    'The createData email differs from the email the OAuth2 provider verified: leave it out to sign up with the provider email.',
   oauth2DiscoveryFailed: 'Failed to fetch the OpenID Connect discovery document of the provider.',
   oauth2RedirectSuccess:
     'Authentication completed. You can close this window and go back to the app.',

@@ -300,6 +300,18 @@ export class OAuth2Service {
       else body[fieldName] = value
     }
     if (user.email !== '') body.email = user.email
+    const asked = input.createData.email
+    if (
+      user.emailVerified &&
+      user.email !== '' &&
+      typeof asked === 'string' &&
+      asked.trim() !== '' &&
+      asked.trim().toLowerCase() !== user.email.toLowerCase()
+    ) {
+      // Pre-hijacking: an account under an address the provider did not prove would keep this
+      // provider's link until its owner proves the address; refused outright instead.
+      throw badRequest(messages.oauth2CreateEmailMismatch)
+    }
     for (const [k, v] of Object.entries(input.createData)) {
       if (k === 'email' && (v === '' || v === null)) continue
       body[k] = v

@@ -130,6 +130,9 @@ export class SqlConsole {
     } finally {
       this.running--
     }
+    // Any committed console write may have changed an auth record (a deleted superuser, a new
+    // tokenKey): no token verified before it is trusted from the cache any more.
+    if (input.write) this.app.services.find('authCache')?.clear()
     if (result.kind === 'read') {
       return { columns: result.columns, rows: result.rows, truncated: result.truncated }
     }
