@@ -129,6 +129,8 @@ export const postgresSuites = [
   'test/features.test.ts',
   'test/workers.test.ts',
   'test/workers-push.test.ts',
+  'test/security-outbound-push.test.ts',
+  'test/security-outbound-mcp.test.ts',
 ]
 
 /**
