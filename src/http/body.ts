@@ -1,13 +1,12 @@
 import { createWriteStream } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Multipart } from '@fastify/multipart'
 import type { UploadedFile } from '../core/records/files.js'
 import { ApiError, badRequest, messages, tooLarge } from '../core/errors.js'
+import { createUploadDir, removeUploadDir } from '../core/temp-sweep.js'
 import { jsonTextDepth } from '../tools/json-depth.js'
 
 /** A parsed request body. */
@@ -93,7 +92,9 @@ export function parseUrlEncoded(text: string): Record<string, unknown> {
 
 /**
  * Reads the body of a request: JSON and urlencoded bodies were parsed by the content-type
- * parsers; multipart bodies are read here, part by part.
+ * parsers; multipart bodies are read here, part by part, file parts spooled to an upload folder.
+ * A multipart body that stops arriving for the body timeout, or whose client goes away, answers
+ * 400 with nothing left open or on disk.
  */
 export async function readBody(
   req: FastifyRequest,
@@ -109,36 +110,48 @@ export async function readBody(
     const values: Record<string, unknown> = {}
     const files: UploadedFile[] = []
     const limits = { fileSize: options.maxFileSize ?? BODY_LIMIT, fields: 1000, parts: 1000 }
+    const { bodyTimeout } = uploadOptions(req)
     const parts = req.parts({ limits })[Symbol.asyncIterator]()
-    // Watched once the parser is attached, so it sees the body from its first byte too.
+    // Watched once the parser is attached, so they see the body from its first byte too.
     const closed = watchClosingDelimiter(req.raw, boundary[1] ?? boundary[2] ?? '')
-    for (;;) {
-      let next: IteratorResult<Multipart>
-      try {
-        next = await parts.next()
-      } catch (err) {
-        throw malformedMultipart(err)
+    const guard = new BodyGuard(req, bodyTimeout)
+    try {
+      for (;;) {
+        let next: IteratorResult<Multipart>
+        try {
+          next = await guard.race(parts.next())
+        } catch (err) {
+          throw malformedMultipart(err)
+        }
+        if (next.done) break
+        const part = next.value
+        if (part.type === 'file') {
+          files.push(
+            await spool(req, guard, part.fieldname, part.filename, part.mimetype, part.file),
+          )
+        } else {
+          addValue(
+            values,
+            part.fieldname,
+            part.fieldname === '@jsonPayload'
+              ? String(part.value)
+              : inferFormValue(String(part.value)),
+          )
+        }
       }
-      if (next.done) break
-      const part = next.value
-      if (part.type === 'file') {
-        files.push(await spool(req, part.fieldname, part.filename, part.mimetype, part.file))
-      } else {
-        addValue(
-          values,
-          part.fieldname,
-          part.fieldname === '@jsonPayload'
-            ? String(part.value)
-            : inferFormValue(String(part.value)),
-        )
+      // NB: @fastify/multipart ends the parts quietly on "Unexpected end of multipart data", so
+      // a body cut short would be accepted with its last parts missing.
+      if (!closed()) {
+        throw badRequest(messages.multipartTruncated)
       }
+      return { values: applyJsonPayload(values), files }
+    } catch (err) {
+      // Nothing of a body that failed stays on disk, whatever the route does next.
+      await releaseUploads(req)
+      throw guard.failure ?? err
+    } finally {
+      guard.stop()
     }
-    // NB: @fastify/multipart ends the parts quietly on "Unexpected end of multipart data", so a
-    // body cut short would be accepted with its last parts missing.
-    if (!closed()) {
-      throw badRequest(messages.multipartTruncated)
-    }
-    return { values: applyJsonPayload(values), files }
   }
   const body = req.body
   if (body === undefined || body === null || body === '') return { values: {}, files: [] }
@@ -146,6 +159,62 @@ export async function readBody(
     throw badRequest(messages.bodyNotObject)
   }
   return { values: body as Record<string, unknown>, files: [] }
+}
+
+/**
+ * Watches a multipart body while it is read: no byte for `timeout` ms (a stalled or silent
+ * client), or the connection closing before the body ended, fails the reading with a 400
+ * ({@link BodyGuard.failure}); the spooling in progress is aborted through {@link signal}.
+ * After such a failure the connection is closed once the answer is sent: the rest of the body
+ * will not be read.
+ */
+class BodyGuard {
+  /** The 400 the reading failed with, or null. */
+  failure: ApiError | null = null
+  private readonly controller = new AbortController()
+  readonly signal = this.controller.signal
+  private readonly failed: Promise<never>
+  private readonly timer: NodeJS.Timeout
+  private readonly onData = () => this.timer.refresh()
+  private readonly onClose = () => {
+    if (!this.req.raw.complete) this.fail(badRequest(messages.multipartAborted))
+  }
+
+  constructor(
+    private readonly req: FastifyRequest,
+    timeout: number,
+  ) {
+    this.failed = new Promise<never>((_resolve, reject) => {
+      this.signal.addEventListener('abort', () => reject(this.signal.reason as ApiError), {
+        once: true,
+      })
+    })
+    this.failed.catch(() => undefined) // NB: observed by `race` only while reading
+    this.timer = setTimeout(() => {
+      this.fail(badRequest(messages.multipartStalled({ seconds: timeout / 1000 })))
+    }, timeout)
+    req.raw.on('data', this.onData)
+    req.raw.once('close', this.onClose)
+  }
+
+  /** `promise`, or this guard's failure if it comes first. */
+  race<T>(promise: Promise<T>): Promise<T> {
+    promise.catch(() => undefined) // NB: may settle after a failure, unobserved
+    return Promise.race([promise, this.failed])
+  }
+
+  private fail(error: ApiError): void {
+    if (this.failure) return
+    this.failure = error
+    this.req.svcDropConnection = true
+    this.controller.abort(error)
+  }
+
+  stop(): void {
+    clearTimeout(this.timer)
+    this.req.raw.off('data', this.onData)
+    this.req.raw.off('close', this.onClose)
+  }
 }
 
 /**
@@ -187,25 +256,91 @@ function malformedMultipart(err: unknown): Error {
 /** The default per-request body limit (reference §0.6), also the default file size cap. */
 export const BODY_LIMIT = 32 * 1024 * 1024
 
+/**
+ * The default body timeout: how long a multipart body may go without a single byte arriving
+ * before the request answers 400 (ms).
+ */
+export const BODY_TIMEOUT = 10_000
+/** The largest body timeout accepted (ms). */
+export const MAX_BODY_TIMEOUT = 600_000
+
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** The temp folder of this request's uploads, removed when the response is sent. */
-    svcUploadDir: string | null
+  interface FastifyInstance {
+    /** Where uploads are spooled and how long a multipart body may stall (`registerUploads`). */
+    svcUploads: { dataDir: string; bodyTimeout: number } | null
   }
+  interface FastifyRequest {
+    /** The temp folder of this request's uploads, removed when the request ends. */
+    svcUploadDir: string | null
+    /** Set when the body was not read to its end: the connection closes after the answer. */
+    svcDropConnection: boolean
+  }
+}
+
+/** The upload options of the request's HTTP instance. */
+function uploadOptions(req: FastifyRequest): { dataDir: string; bodyTimeout: number } {
+  const options = req.server.svcUploads
+  if (!options) throw new Error('multipart bodies need registerUploads on the HTTP instance')
+  return options
+}
+
+/** Checks a body timeout option: an integer of milliseconds, 1 to {@link MAX_BODY_TIMEOUT}. */
+export function checkBodyTimeout(value: unknown): number {
+  if (value === undefined) return BODY_TIMEOUT
+  if (
+    typeof value !== 'number' ||
+    !Number.isInteger(value) ||
+    value < 1 ||
+    value > MAX_BODY_TIMEOUT
+  )
+    throw new RangeError(
+      `bodyTimeout must be an integer of milliseconds from 1 to ${MAX_BODY_TIMEOUT}, got ${JSON.stringify(value)}`,
+    )
+  return value
+}
+
+/**
+ * Sets up multipart uploads on an HTTP instance: file parts are spooled under
+ * `<dataDir>/.svc_tmp/uploads/`, a body stalled for `bodyTimeout` ms answers 400, and each
+ * request's upload folder is removed when its answer is sent or its connection closes.
+ */
+export function registerUploads(
+  http: FastifyInstance,
+  options: { dataDir: string; bodyTimeout?: number },
+): void {
+  http.decorate('svcUploads', {
+    dataDir: options.dataDir,
+    bodyTimeout: checkBodyTimeout(options.bodyTimeout),
+  })
+  http.decorateRequest('svcUploadDir', null)
+  http.decorateRequest('svcDropConnection', false)
+  http.addHook('onResponse', cleanUploads)
 }
 
 /**
  * Streams one uploaded part into a temp file (never into memory), counting its bytes. A part
- * over the size limit answers 413; the folder is removed after the response by `cleanUploads`.
+ * over the size limit answers 413. The folder is removed after the response by `cleanUploads`,
+ * or as soon as the connection closes (a client gone before its answer gets no response, so
+ * `onResponse` never runs).
  */
 async function spool(
   req: FastifyRequest,
+  guard: BodyGuard,
   field: string,
   filename: string,
   mimetype: string,
   stream: Readable & { truncated?: boolean },
 ): Promise<UploadedFile> {
-  req.svcUploadDir ??= await mkdtemp(join(tmpdir(), 'svcbase-upload-'))
+  if (!req.svcUploadDir) {
+    const dir = await createUploadDir(uploadOptions(req).dataDir)
+    req.svcUploadDir = dir
+    const socket = req.raw.socket as { once?: unknown } | null
+    if (typeof socket?.once === 'function') {
+      const onClose = () => void releaseUploads(req)
+      req.raw.socket.once('close', onClose)
+      socketListeners.set(req, onClose)
+    }
+  }
   const path = join(
     req.svcUploadDir,
     `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`,
@@ -214,14 +349,35 @@ async function spool(
   stream.on('data', (chunk: Buffer) => {
     size += chunk.length
   })
-  await pipeline(stream, createWriteStream(path))
+  // NB: an abort (stall, client gone) destroys both streams, so the file's descriptor closes.
+  await pipeline(stream, createWriteStream(path), { signal: guard.signal })
   if (stream.truncated) throw tooLarge()
   return { field, filename, mimetype, size, path }
 }
 
-/** Removes a request's upload folder; registered as an onResponse hook. */
+/** The socket `close` listeners of requests holding an upload folder. */
+const socketListeners = new WeakMap<FastifyRequest, () => void>()
+
+/** Removes a request's upload folder, if it has one, and stops watching its socket. */
+async function releaseUploads(req: FastifyRequest): Promise<void> {
+  const dir = req.svcUploadDir
+  if (!dir) return
+  req.svcUploadDir = null
+  const onClose = socketListeners.get(req)
+  if (onClose) {
+    req.raw.socket.off('close', onClose)
+    socketListeners.delete(req)
+  }
+  await removeUploadDir(dir).catch(() => undefined)
+}
+
+/**
+ * Removes a request's upload folder, and closes the connection of a body left unread; registered
+ * as an onResponse hook.
+ */
 export function cleanUploads(req: FastifyRequest, _reply: unknown, done: () => void): void {
   // NB: a callback hook: most requests upload nothing and should not pay for a promise.
+  if (req.svcDropConnection) req.raw.socket?.destroySoon()
   if (!req.svcUploadDir) return done()
-  rm(req.svcUploadDir, { recursive: true, force: true }).then(done, done)
+  releaseUploads(req).then(done, done)
 }

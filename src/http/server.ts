@@ -9,7 +9,7 @@ import { ApiError, badRequest, messages } from '../core/errors.js'
 import { SUPERUSERS, type AuthInfo } from '../core/request-info.js'
 import { DEFAULT_HEADERS_TIMEOUT } from '../core/settings/groups/connections.js'
 import { AuthCache } from './auth-cache.js'
-import { BODY_LIMIT, cleanUploads, parseJsonBody, parseUrlEncoded } from './body.js'
+import { BODY_LIMIT, parseJsonBody, parseUrlEncoded, registerUploads } from './body.js'
 import { clientIp } from './client-ip.js'
 import { ConnectionGuard, connectionPolicy } from './connections.js'
 import { errorHandler, notFoundHandler } from './errors.js'
@@ -52,6 +52,11 @@ const SECURITY_HEADERS = {
 /** Options of the HTTP instance. */
 export interface HttpOptions {
   bodyLimit?: number
+  /**
+   * How long a multipart body may go without a byte arriving before it answers 400, in ms
+   * (1 to 600 000; default 10 000, `BODY_TIMEOUT`).
+   */
+  bodyTimeout?: number
   /** Fastify's own request logging (off by default; svcbase logs requests itself). */
   logger?: boolean
   /** CORS allowed origins (`serve --origins`); absent or containing `*` allows any origin. */
@@ -180,8 +185,7 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
   http.decorateRequest('svcApiKey', false)
   http.decorateRequest('svcIp', '')
   http.decorateRequest('svcRoute', null)
-  http.decorateRequest('svcUploadDir', null)
-  http.addHook('onResponse', cleanUploads)
+  registerUploads(http, { dataDir: app.config.dataDir, bodyTimeout: options.bodyTimeout })
   // NB: a callback hook: a request without a token passes without a promise.
   http.addHook('onRequest', (req, reply, done) => {
     void reply.headers(SECURITY_HEADERS)

@@ -40,6 +40,9 @@ export const httpMessages = {
   bodyNotObject: `${unreadable} the body must be a JSON object.`,
   multipartNoBoundary: `${unreadable} multipart/form-data without a boundary parameter.`,
   multipartTruncated: `${unreadable} malformed multipart body (it ends before the closing boundary).`,
+  multipartStalled: ({ seconds }: Args<'seconds'>) =>
+    `${unreadable} the multipart body stopped arriving (no data for ${seconds} s).` as const,
+  multipartAborted: `${unreadable} the connection closed before the multipart body ended.`,
   multipartMalformed: ({ reason }: Args<'reason'>) =>
     `${unreadable} malformed multipart body (${reason}).` as const,
   multipartExpected: `${unreadable} expected multipart/form-data.`,

@@ -6,6 +6,19 @@ export const MAX_KEY_BYTES = 1024
 /** The prefix of a local driver's temporary files; keys may not use it for a segment. */
 export const TEMP_PREFIX = '.svcbase-tmp-'
 
+/** A local driver's temporary file name: `.svcbase-tmp-<pid>-<16 hex>`, owned by process `pid`. */
+const TEMP_NAME = /^\.svcbase-tmp-(?:(\d{1,10})-)?[0-9a-f]{16}$/
+
+/**
+ * The process that made a local driver's temporary file `name`: its id, `'legacy'` for the
+ * ownerless `.svcbase-tmp-<16 hex>` of older versions, or null when svcbase did not make the name.
+ */
+export function tempFileOwner(name: string): number | 'legacy' | null {
+  const m = TEMP_NAME.exec(name)
+  if (!m) return null
+  return m[1] === undefined ? 'legacy' : Number(m[1])
+}
+
 /**
  * Why a key is malformed, or null when it is fine. A key is a non-empty string of at most 1024
  * bytes, not absolute, without backslashes, NUL, empty segments (`a//b`), `.` or `..`

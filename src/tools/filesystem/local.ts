@@ -22,6 +22,17 @@ const MAX_NAME_BYTES = 255
 const errno = (err: unknown): string | undefined =>
   err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined
 
+/** The temporary files this process is writing right now (absolute paths). */
+const writing = new Set<string>()
+
+/**
+ * Whether this process is writing the temporary file at `path` right now (the sweep at start,
+ * `core/temp-sweep.ts`, leaves such files alone).
+ */
+export function isWritingTempFile(path: string): boolean {
+  return writing.has(path)
+}
+
 /**
  * The local-disk driver: key `a/b/c.txt` is the file `<root>/a/b/c.txt`. Writes go to a
  * temporary file in the same folder and are renamed into place, so a reader never sees half a
@@ -46,28 +57,35 @@ export class LocalFilesystem implements Filesystem {
   async write(key: string, body: Readable | Buffer, _options?: WriteOptions): Promise<void> {
     const target = this.path(key)
     const dir = dirname(target)
-    const tmp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`)
+    // The owner's process id in the name lets the sweep at start tell a crash's left-over from
+    // another process's write in progress (`core/temp-sweep.ts`).
+    const tmp = join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(8).toString('hex')}`)
     let handle: FileHandle
-    for (let attempt = 0; ; attempt++) {
-      await mkdir(dir, { recursive: true })
-      try {
-        handle = await open(tmp, 'wx')
-        break
-      } catch (err) {
-        // NB: a concurrent delete may prune the folder between mkdir and open; try again.
-        if (errno(err) !== 'ENOENT' || attempt >= 3) throw err
-      }
-    }
+    writing.add(tmp)
     try {
-      const source = Buffer.isBuffer(body) ? Readable.from([body]) : body
-      // The write stream closes the handle when it finishes or fails.
-      await pipeline(source, handle.createWriteStream())
-      await rename(tmp, target)
-    } catch (err) {
-      await handle.close().catch(() => undefined)
-      await unlink(tmp).catch(() => undefined)
-      await this.prune(dir)
-      throw err
+      for (let attempt = 0; ; attempt++) {
+        await mkdir(dir, { recursive: true })
+        try {
+          handle = await open(tmp, 'wx')
+          break
+        } catch (err) {
+          // NB: a concurrent delete may prune the folder between mkdir and open; try again.
+          if (errno(err) !== 'ENOENT' || attempt >= 3) throw err
+        }
+      }
+      try {
+        const source = Buffer.isBuffer(body) ? Readable.from([body]) : body
+        // The write stream closes the handle when it finishes or fails.
+        await pipeline(source, handle.createWriteStream())
+        await rename(tmp, target)
+      } catch (err) {
+        await handle.close().catch(() => undefined)
+        await unlink(tmp).catch(() => undefined)
+        await this.prune(dir)
+        throw err
+      }
+    } finally {
+      writing.delete(tmp)
     }
   }
 
