@@ -1,6 +1,6 @@
 /**
- * A guard against server-side request forgery for URLs that users supply (webhooks; later LLM
- * base URLs and OAuth endpoints): the host is resolved here, every address is classified, and
+ * A guard against server-side request forgery for URLs that users supply (webhooks, Web Push
+ * endpoints, OAuth2 avatars): the host is resolved here, every address is classified, and
  * the request connects to exactly the address that was checked (a custom `lookup`), so a DNS
  * rebinding between the check and the connection cannot switch it. Redirects are never followed.
  */
