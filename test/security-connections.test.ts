@@ -202,7 +202,7 @@ describe('security #32: slow clients', () => {
     })
   }, 30_000)
 
-  it('follows connections.headersTimeout, and leaves a prompt request and idle keep-alive alone', async () => {
+  it('follows connections.headersTimeout, and leaves idle keep-alive and open streams alone', async () => {
     await patch({ connections: { headersTimeout: 1 } })
     const r = await trickle(t.url, 300, 10_000)
     expect(r.closed).toBe(true)
@@ -215,7 +215,14 @@ describe('security #32: slow clients', () => {
     await sleep(3_000)
     expect(raw.socket.destroyed).toBe(false)
     expect(await rawGet(raw, '/api/health')).toBe(200)
-  }, 20_000)
+    // Nor is a realtime stream, whose request head arrived long ago.
+    const stream = await openStream(t.url)
+    opened.push(stream.req)
+    expect(stream.status).toBe(200)
+    await sleep(3_000)
+    expect(stream.res.destroyed).toBe(false)
+    expect(stream.body).toContain('SVC_CONNECT')
+  }, 30_000)
 
   /**
    * Opens `n` raw connections and splits them into those the server kept and those it refused
