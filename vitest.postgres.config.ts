@@ -131,6 +131,8 @@ export const postgresSuites = [
   'test/workers-push.test.ts',
   'test/security-outbound-push.test.ts',
   'test/security-outbound-mcp.test.ts',
+  'test/security-accounts-tokens.test.ts',
+  'test/security-accounts-oauth2.test.ts',
 ]
 
 /**
