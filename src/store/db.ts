@@ -129,12 +129,9 @@ export class ReadTimeout extends DbError {
   constructor(
     readonly budgetMs: number,
     cause: unknown,
+    message = `the read took longer than the read budget of ${budgetMs} ms and was stopped`,
   ) {
-    super(
-      `the read took longer than the read budget of ${budgetMs} ms and was stopped`,
-      cause,
-      'timeout',
-    )
+    super(message, cause, 'timeout')
     this.name = 'ReadTimeout'
   }
 }

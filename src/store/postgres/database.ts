@@ -121,7 +121,7 @@ export function translatePgError(err: unknown): Error {
   }
   // query_canceled by `statement_timeout`: the read budget (`PgDb.setReadBudget`)
   if (e && e.code === '57014' && /statement timeout/.test(e.message ?? '')) {
-    return new ReadTimeout(budgetOf(e), err)
+    return new ReadTimeout(budgetOf(e), err, e.message)
   }
   const message = e && typeof e.message === 'string' ? e.message : String(err)
   return new DbError(message, err, typeErrors(e?.code ?? '') ? 'type' : null)
