@@ -34,6 +34,7 @@ export const vectorsMessages = {
     `Vector search ranks at most ${max} candidate records: narrow the filter.` as const,
   nearestIndexTooLarge: ({ max }: Args<'max'>) =>
     `The vectors of this field take more than ${max} MiB of memory: vector search over it is refused.` as const,
+  nearestBusy: 'Too many vector searches are waiting to be ranked: retry in a moment.',
   nearestUnavailable:
     'Vector search (nearestTo) is not available: the vectors feature is disabled on this server.',
   embeddingFailed: ({ status, detail }: Args<'status' | 'detail'>) =>

@@ -183,24 +183,39 @@ function dot(q: Float64Array, data: Float32Array, off: number, dims: number): nu
 }
 
 /**
- * The `k` most similar vectors of the first `count` rows of `data` (`dims` floats each) to the
- * normalised query `q`: cosine `dot · invNorm`, one pass, a k-sized heap. `exclude` (a slot, or
- * −1) is left out. The physical floor of vector search is this very loop.
+ * Rows scored between two checks of the clock: about a million multiply-adds, under a
+ * millisecond, whatever the dimensions.
  */
-export function topK(
+const BLOCK_MACS = 1 << 20
+/** The longest stretch a ranking holds the event loop before it yields, in ms. */
+export const RANK_SLICE_MS = 10
+
+/** Lets the event loop run (I/O, timers, other requests) before the ranking goes on. */
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/** Rows per block for `dims` dimensions: even (pairs stay pairs), at least 2. */
+function blockRows(dims: number): number {
+  return Math.max(2, Math.floor(BLOCK_MACS / dims / 2) * 2)
+}
+
+/**
+ * Scores rows `[from, to)` into the heap, two at a time when `dims` is even (they share each load
+ * of the query: about 10 % faster than one by one). `from` is even, so the rows pair up as in one
+ * pass over all of them and the heap sees the same pushes in the same order.
+ */
+function scanRows(
+  heap: TopK,
   data: Float32Array,
   invNorm: Float64Array,
   dims: number,
-  count: number,
+  from: number,
+  to: number,
   q: Float64Array,
-  k: number,
-  exclude = -1,
-): Hit[] {
-  const heap = new TopK(k)
+  exclude: number,
+): void {
   const even = dims % 2 === 0
-  let s = 0
-  // Two rows at a time share each load of the query (about 10 % faster than one by one).
-  for (; even && s + 1 < count; s += 2) {
+  let s = from
+  for (; even && s + 1 < to; s += 2) {
     const o0 = s * dims
     const o1 = o0 + dims
     let a0 = 0
@@ -220,29 +235,79 @@ export function topK(
     if (s !== exclude && sa > heap.floor) heap.push(s, sa)
     if (s + 1 !== exclude && sb > heap.floor) heap.push(s + 1, sb)
   }
-  for (; s < count; s++) {
+  for (; s < to; s++) {
     if (s === exclude) continue
     const score = dot(q, data, s * dims, dims) * invNorm[s]!
     if (score > heap.floor) heap.push(s, score)
   }
+}
+
+/**
+ * The `k` most similar vectors of the first `count` rows of `data` (`dims` floats each) to the
+ * normalised query `q`: cosine `dot · invNorm`, one pass, a k-sized heap. `exclude` (a slot, or
+ * −1) is left out. The physical floor of vector search is this very loop. It runs in slices,
+ * yielding to the event loop whenever it has run {@link RANK_SLICE_MS}, so a large index never
+ * holds the loop for a whole ranking; the hits do not depend on where the slices fall (the same
+ * rows, scored the same way, pushed in the same order). The caller keeps the arrays unchanged
+ * until it resolves.
+ */
+export async function topKSliced(
+  data: Float32Array,
+  invNorm: Float64Array,
+  dims: number,
+  count: number,
+  q: Float64Array,
+  k: number,
+  exclude = -1,
+): Promise<Hit[]> {
+  const heap = new TopK(k)
+  const block = blockRows(dims)
+  let slice = performance.now()
+  for (let from = 0; from < count; from += block) {
+    scanRows(heap, data, invNorm, dims, from, Math.min(count, from + block), q, exclude)
+    if (performance.now() - slice >= RANK_SLICE_MS && from + block < count) {
+      await yieldToLoop()
+      slice = performance.now()
+    }
+  }
   return heap.sorted()
 }
 
-/** {@link topK} over the given slots only (the candidates a rule or filter left). */
-export function topKOf(
+/** {@link topKSliced} over the given slots only (the candidates a rule or filter left). */
+export async function topKOfSliced(
   index: VectorIndex,
   q: Float64Array,
   slots: ArrayLike<number>,
   k: number,
   exclude = -1,
-): Hit[] {
+): Promise<Hit[]> {
   const heap = new TopK(k)
+  const block = blockRows(index.dims)
+  let slice = performance.now()
+  for (let from = 0; from < slots.length; from += block) {
+    scanSlots(heap, index, q, slots, from, Math.min(slots.length, from + block), exclude)
+    if (performance.now() - slice >= RANK_SLICE_MS && from + block < slots.length) {
+      await yieldToLoop()
+      slice = performance.now()
+    }
+  }
+  return heap.sorted()
+}
+
+function scanSlots(
+  heap: TopK,
+  index: VectorIndex,
+  q: Float64Array,
+  slots: ArrayLike<number>,
+  from: number,
+  to: number,
+  exclude: number,
+): void {
   const { data, invNorm, dims } = index
-  for (let i = 0; i < slots.length; i++) {
+  for (let i = from; i < to; i++) {
     const s = slots[i]!
     if (s === exclude) continue
     const score = dot(q, data, s * dims, dims) * invNorm[s]!
     if (score > heap.floor) heap.push(s, score)
   }
-  return heap.sorted()
 }

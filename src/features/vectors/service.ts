@@ -8,7 +8,7 @@
 import { endianness } from 'node:os'
 import type { App } from '../../core/app.js'
 import type { Collection, Field } from '../../core/collections/model.js'
-import { badRequest, messages } from '../../core/errors.js'
+import { ApiError, badRequest, messages } from '../../core/errors.js'
 import { FLOAT32_MAX, vectorDimensions, vectorFromDb } from '../../core/fields/vector.js'
 import type { RecordListResult } from '../../core/records/api.js'
 import {
@@ -22,7 +22,7 @@ import {
 import { recordFromRow } from '../../core/records/serialize.js'
 import type { RecordData, RequestInfo } from '../../core/request-info.js'
 import { column, join, param, sql, type Sql } from '../../store/sql.js'
-import { normalised, topK, topKOf, VectorIndex, type Hit } from './rank.js'
+import { normalised, topKOfSliced, topKSliced, VectorIndex, type Hit } from './rank.js'
 
 /** `nearestLimit` when absent, and its largest value (DECISIONS). */
 export const DEFAULT_NEAREST_LIMIT = 10
@@ -35,6 +35,12 @@ export const MAX_INDEX_MIB = 512
 export const TOTAL_INDEX_MIB = 1024
 /** Rows read per query while an index is built. */
 const BUILD_CHUNK = 2000
+/**
+ * Searches that may wait for the ranker (one ranks at a time, in slices); one more answers 503.
+ * Rankings take turns so that the event loop runs one slice at a time, however many guests rank
+ * at once.
+ */
+export const MAX_WAITING_RANKINGS = 32
 
 interface Entry {
   key: string
@@ -44,6 +50,8 @@ interface Entry {
   index: VectorIndex | null
   /** Changes seen while the index was being built, applied once it is. */
   pending: { id: string; vector: number[] | null }[] | null
+  /** Changes seen while a ranking reads the index (it yields), applied when it ends. */
+  deferred: { id: string; vector: number[] | null }[] | null
   building: Promise<VectorIndex> | null
   used: number
 }
@@ -55,6 +63,10 @@ type Target = { kind: 'vector'; text: string } | { kind: 'record'; id: string }
 export class VectorSearch {
   private readonly entries = new Map<string, Entry>()
   private clock = 0
+  /** The end of the last ranking queued: rankings run one after the other. */
+  private rankTail: Promise<unknown> = Promise.resolve()
+  /** Rankings queued or running. */
+  private rankings = 0
 
   constructor(private readonly app: App) {}
 
@@ -78,6 +90,7 @@ export class VectorSearch {
       const raw = deleted ? null : record[e.field]
       const vector = Array.isArray(raw) ? (raw as number[]) : null
       if (e.pending) e.pending.push({ id, vector })
+      else if (e.deferred) e.deferred.push({ id, vector })
       else e.index?.set(id, vector)
     }
   }
@@ -139,12 +152,10 @@ export class VectorSearch {
       excludeId = target.id
     }
     const index = await this.indexFor(app, collection, field)
-    const exclude = excludeId === null ? -1 : (index.slotOf(excludeId) ?? -1)
-    let hits: Hit[]
+    let candidates: string[] | null = null
     if (rule === null && where === null) {
       if (index.count > MAX_CANDIDATES)
         throw badRequest(messages.nearestTooManyCandidates({ max: MAX_CANDIDATES }))
-      hits = topK(index.data, index.invNorm, index.dims, index.count, q, limit, exclude)
     } else {
       const notNull = sql`${column(MAIN, field.name)} IS NOT NULL`
       const rows = await app
@@ -154,14 +165,33 @@ export class VectorSearch {
         )
       if (rows.length > MAX_CANDIDATES)
         throw badRequest(messages.nearestTooManyCandidates({ max: MAX_CANDIDATES }))
-      const slots: number[] = []
-      for (const r of rows) {
-        const s = index.slotOf(String(r.id))
-        if (s !== undefined) slots.push(s)
-      }
-      hits = topKOf(index, q, slots, limit, exclude)
+      candidates = rows.map((r) => String(r.id))
     }
-    const ids = hits.map((h) => index.ids[h.slot]!)
+    const unit = q
+    const ids = await this.ranked(index, async () => {
+      // Slots are read in the ranking's turn: the index does not change until it ends.
+      const exclude = excludeId === null ? -1 : (index.slotOf(excludeId) ?? -1)
+      let hits: Hit[]
+      if (candidates === null) {
+        hits = await topKSliced(
+          index.data,
+          index.invNorm,
+          index.dims,
+          index.count,
+          unit,
+          limit,
+          exclude,
+        )
+      } else {
+        const slots: number[] = []
+        for (const id of candidates) {
+          const s = index.slotOf(id)
+          if (s !== undefined) slots.push(s)
+        }
+        hits = await topKOfSliced(index, unit, slots, limit, exclude)
+      }
+      return hits.map((h) => index.ids[h.slot]!)
+    })
     // The rule and filter apply again to the k rows read: a stale index can never show a record
     // the caller may not list (it can only miss one).
     const records = await loadByIds(app, collection, ids, [rule, where])
@@ -172,6 +202,36 @@ export class VectorSearch {
       totalItems: items.length,
       totalPages: items.length > 0 ? 1 : 0,
       items,
+    }
+  }
+
+  /**
+   * Runs `rank` in its turn (one ranking at a time; 503 when {@link MAX_WAITING_RANKINGS} already
+   * wait). While it runs, changes to the index are deferred and applied once it ends, so a ranking
+   * that yields reads one unchanging index.
+   */
+  private async ranked<T>(index: VectorIndex, rank: () => Promise<T>): Promise<T> {
+    if (this.rankings > MAX_WAITING_RANKINGS) throw new ApiError(503, messages.nearestBusy)
+    this.rankings++
+    const previous = this.rankTail
+    let done!: () => void
+    this.rankTail = new Promise<void>((resolve) => (done = resolve))
+    try {
+      await previous
+      const entry = [...this.entries.values()].find((e) => e.index === index)
+      if (entry) entry.deferred = []
+      try {
+        return await rank()
+      } finally {
+        if (entry) {
+          const changes = entry.deferred ?? []
+          entry.deferred = null
+          for (const change of changes) index.set(change.id, change.vector)
+        }
+      }
+    } finally {
+      this.rankings--
+      done()
     }
   }
 
@@ -190,6 +250,7 @@ export class VectorSearch {
         dims,
         index: null,
         pending: null,
+        deferred: null,
         building: null,
         used: 0,
       }
