@@ -5,6 +5,7 @@
  * right after its mail still proves the email (5); a superuser deleted through the SQL console
  * loses its token at once (16b).
  */
+import { EventSource } from 'eventsource'
 import { SMTPServer } from 'smtp-server'
 import { simpleParser } from 'mailparser'
 import type { AddressInfo } from 'node:net'
@@ -169,6 +170,71 @@ describe("a collection's token secret (10)", () => {
     })
     expect(same.status).toBe(200)
     expect(await reach(again.body.token, id)).toEqual({ view: 200, refresh: 200 })
+  })
+})
+
+describe("a collection's token secret and realtime (10)", () => {
+  it('a realtime client signed in with a token of the collection becomes a guest', async () => {
+    const marks = await t.api('POST', '/api/collections', {
+      token: t.suToken,
+      body: {
+        name: 'marks',
+        type: 'base',
+        listRule: '',
+        viewRule: '',
+        fields: [{ name: 'label', type: 'text' }],
+      },
+    })
+    expect(marks.status, JSON.stringify(marks.body)).toBe(200)
+    const id = await createUser('secret-rt@example.com')
+    const login = await signIn('secret-rt@example.com')
+    const received: { name: string; data: any }[] = []
+    const es = new EventSource(`${t.url}/api/realtime`)
+    try {
+      const clientId = await new Promise<string>((resolve, reject) => {
+        es.addEventListener('PB_CONNECT', (e) => resolve(e.lastEventId))
+        es.onerror = () => reject(new Error('realtime failed'))
+      })
+      for (const name of [`users/${id}`, 'marks'])
+        es.addEventListener(name, (e) => received.push({ name, data: JSON.parse(e.data) }))
+      const sub = await t.api('POST', '/api/realtime', {
+        token: login.body.token,
+        body: { clientId, subscriptions: [`users/${id}`, 'marks'] },
+      })
+      expect(sub.status).toBe(204)
+      /** Updates the user, then adds a mark; answers what arrived up to that mark. */
+      const round = async (label: string) => {
+        const upd = await t.api('PATCH', `/api/collections/users/records/${id}`, {
+          token: t.suToken,
+          body: { name: label },
+        })
+        expect(upd.status).toBe(200)
+        const mark = await t.api('POST', '/api/collections/marks/records', {
+          token: t.suToken,
+          body: { label },
+        })
+        expect(mark.status).toBe(200)
+        await expect
+          .poll(() => received.some((r) => r.name === 'marks' && r.data.record.label === label), {
+            timeout: 5000,
+          })
+          .toBe(true)
+        return received
+          .splice(0)
+          .map((r) => r.name)
+          .sort()
+      }
+      expect(await round('before')).toEqual(['marks', `users/${id}`])
+      const rotated = await t.api('PATCH', '/api/collections/users', {
+        token: t.suToken,
+        body: { authToken: { secret: 'r'.repeat(64) } },
+      })
+      expect(rotated.status).toBe(200)
+      // A guest may not view the user (viewRule `id = @request.auth.id`): only the mark arrives.
+      expect(await round('after')).toEqual(['marks'])
+    } finally {
+      es.close()
+    }
   })
 })
 
