@@ -8,7 +8,10 @@
  * Prints, per pass: this build with the junction ÷ the other build over the same collection
  * (the issue's measure), and this build with the junction ÷ this build without the rule (the
  * `npm run bench` row, stricter: it also takes away what this build gained elsewhere).
- * `--passes=N` [3], `--mode=create|update|both` [both]; `BENCH_DURATION`, `BENCH_WARMUP`,
+ * `--mode=reads` instead measures reads of the plain collection on both builds: a view by id, a
+ * list of 20 newest, and a list of 20 with a `~` filter (issue 32's "what the read budget costs
+ * ordinary reads").
+ * `--passes=N` [3], `--mode=create|update|both|reads` [both]; `BENCH_DURATION`, `BENCH_WARMUP`,
  * `BENCH_CONNECTIONS` as for `npm run bench`. Needs this checkout's `dist/` (`npm run build`).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -27,9 +30,10 @@ const { values: args } = parseArgs({
     mode: { type: 'string', default: 'both' },
   },
 })
-if (!args.other || !['create', 'update', 'both'].includes(args.mode)) {
+const MODES = ['create', 'update', 'both', 'reads']
+if (!args.other || !MODES.includes(args.mode)) {
   console.error(
-    'usage: npm run bench:versions -- --other=PATH [--passes=N] [--mode=create|update|both]',
+    'usage: npm run bench:versions -- --other=PATH [--passes=N] [--mode=create|update|both|reads]',
   )
   process.exit(2)
 }
@@ -146,6 +150,27 @@ function load(side: Side, kind: Kind, mode: 'create' | 'update'): LoadSpec {
   }
 }
 
+/** The read scenarios of `--mode=reads`, over the plain collection's records. */
+const READS = {
+  view: (ids: () => string) => ({
+    method: 'GET' as const,
+    path: `/api/collections/v_plain/records/${ids()}`,
+  }),
+  'list 20': () => ({
+    method: 'GET' as const,
+    path: '/api/collections/v_plain/records?perPage=20&sort=-created&skipTotal=1',
+  }),
+  'list 20, filter': () => ({
+    method: 'GET' as const,
+    path: `/api/collections/v_plain/records?perPage=20&skipTotal=1&filter=${encodeURIComponent('title ~ "Post 1"')}`,
+  }),
+} as const
+
+function readLoad(side: Side, name: keyof typeof READS): LoadSpec {
+  const ids = cycle(side.records.plain)
+  return { connections: CONNECTIONS, next: () => READS[name](ids) }
+}
+
 const fmt = (a: Measurement, b: Measurement) =>
   `${Math.round(a.reqPerSec)} ÷ ${Math.round(b.reqPerSec)} = ${(a.reqPerSec / b.reqPerSec).toFixed(2)}${a.errors + b.errors ? ` (${a.errors + b.errors} failed)` : ''}`
 
@@ -157,7 +182,24 @@ try {
   sides.push(self)
   const other = await prepare('other', resolve(args.other), tmp, mode)
   sides.push(other)
-  const modes = mode === 'both' ? (['create', 'update'] as const) : [mode as 'create' | 'update']
+  if (mode === 'reads') {
+    for (let pass = 1; pass <= Number(args.passes); pass++)
+      for (const name of Object.keys(READS) as (keyof typeof READS)[]) {
+        const pair = await measurePair(
+          { url: self.server.url, spec: readLoad(self, name) },
+          { url: other.server.url, spec: readLoad(other, name) },
+          DURATION,
+          WARMUP,
+        )
+        log(`pass ${pass} ${name}: this ÷ other ${fmt(pair.a, pair.b)}`)
+      }
+  }
+  const modes =
+    mode === 'reads'
+      ? []
+      : mode === 'both'
+        ? (['create', 'update'] as const)
+        : [mode as 'create' | 'update']
   for (let pass = 1; pass <= Number(args.passes); pass++)
     for (const m of modes) {
       const target = (side: Side, kind: Kind) => ({
