@@ -13,4 +13,5 @@ export const utilsMessages = {
     `Invalid QR code parameters: data is at most ${max} bytes of UTF-8 at error correction level ${ecc}.` as const,
   qrSizeTooSmall: ({ min, modules }: Args<'min' | 'modules'>) =>
     `Invalid QR code parameters: this code is ${modules} modules wide with its margin, so a PNG needs a size of at least ${min}.` as const,
+  imagesBusy: 'Too many images are being drawn right now: retry in a moment.',
 } as const satisfies Record<string, Entry>

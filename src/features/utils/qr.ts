@@ -1,10 +1,10 @@
 /**
  * QR codes: the `qrcode` package makes the module matrix (it picks the version and the shortest
- * mix of modes); the SVG is written here as one path, the PNG drawn pixel by pixel (1 bit each) at
- * exactly the asked size, with whole-pixel modules centred in a quiet zone of at least four modules.
+ * mix of modes) on the CPU worker pool, since a large code takes it tens of milliseconds; the SVG
+ * is written here as one path, the PNG drawn pixel by pixel (1 bit each) at exactly the asked
+ * size, with whole-pixel modules centred in a quiet zone of at least four modules.
  */
-import type QRCode from 'qrcode'
-import { lazyPackage } from '../../tools/lazy-module.js'
+import { cpuPool, resolvePackage, type CpuTask } from '../../tools/cpu-pool.js'
 import { encodePng1, rowBytes } from './png1.js'
 
 /** The error correction levels. */
@@ -19,8 +19,18 @@ export const QR_MAX_BYTES: Readonly<Record<EccLevel, number>> = {
   H: 1273,
 }
 
-/** The QR encoder, loaded with the first code drawn (tools/lazy-module.ts). */
-const loadQrcode = lazyPackage<typeof QRCode>('qrcode')
+/**
+ * The matrix made on a worker thread: `qrcode` (loaded there with the first code) and its modules,
+ * one byte each, row by row.
+ */
+const QR_TASK: CpuTask = {
+  name: 'svc.qrModules',
+  source: `(input, load) => {
+    const { modules } = load('qrcode').create(input.data, { errorCorrectionLevel: input.ecc })
+    return { size: modules.size, data: modules.data }
+  }`,
+  packages: { qrcode: resolvePackage('qrcode') },
+}
 
 /** The quiet zone around the code, in modules (the standard's minimum). */
 export const QR_MARGIN = 4
@@ -31,10 +41,16 @@ export interface QrMatrix {
   dark(row: number, col: number): boolean
 }
 
-/** The matrix of `data` at `ecc` (the caller checked the byte length against the limit). */
-export function qrMatrix(data: string, ecc: EccLevel): QrMatrix {
-  const { modules } = loadQrcode().create(data, { errorCorrectionLevel: ecc })
-  return { size: modules.size, dark: (row, col) => modules.get(row, col) === 1 }
+/**
+ * The matrix of `data` at `ecc` (the caller checked the byte length against the limit), made on
+ * the CPU worker pool: rejects with `CpuPoolBusyError` when it is saturated, and with the
+ * encoder's error when the data does not fit.
+ */
+export async function qrMatrix(data: string, ecc: EccLevel): Promise<QrMatrix> {
+  const modules = await cpuPool.run<{ size: number; data: Uint8Array }>(QR_TASK, { data, ecc })
+  const bits = modules.data
+  const size = modules.size
+  return { size, dark: (row, col) => bits[row * size + col] === 1 }
 }
 
 /** Modules across, quiet zone included. */
@@ -68,7 +84,7 @@ export function qrSvg(matrix: QrMatrix, size: number): string {
  * The PNG of a code at exactly `size`×`size` (1-bit greyscale): each module `floor(size / width)`
  * pixels, the code centred, the rest white. `size` is at least {@link qrWidth}.
  */
-export function qrPng(matrix: QrMatrix, size: number): Buffer {
+export function qrPng(matrix: QrMatrix, size: number): Promise<Buffer> {
   const scale = Math.floor(size / qrWidth(matrix))
   const offset = Math.floor((size - scale * matrix.size) / 2)
   const stride = 1 + rowBytes(size)

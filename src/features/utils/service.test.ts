@@ -33,7 +33,7 @@ describe('encodePng1', () => {
       for (let x = 0; x < width; x++)
         if (black(x, y)) rows[y * stride + 1 + (x >> 3)]! &= ~(0x80 >> (x & 7))
     }
-    const png = encodePng1(width, height, rows)
+    const png = await encodePng1(width, height, rows)
     const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true })
     expect([info.width, info.height]).toEqual([width, height])
     for (let y = 0; y < height; y++)

@@ -3,7 +3,14 @@
  * normalised parameters, avatar and QR code rendering, and a small cache of recent images.
  */
 import { createHash } from 'node:crypto'
-import { badRequest, messages, validationError, type ValidationErrors } from '../../core/errors.js'
+import {
+  ApiError,
+  badRequest,
+  messages,
+  validationError,
+  type ValidationErrors,
+} from '../../core/errors.js'
+import { CPU_POOL_QUEUE, CPU_POOL_THREADS, CpuPoolBusyError } from '../../tools/cpu-pool.js'
 import { AVATAR_STYLES, avatarSvg, type AvatarStyle } from './avatar.js'
 import { ECC_LEVELS, QR_MAX_BYTES, qrMatrix, qrPng, qrSvg, qrWidth, type EccLevel } from './qr.js'
 import type { QrMatrix } from './qr.js'
@@ -94,10 +101,44 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
   })
 }
 
+/**
+ * At most `running` jobs at once and `waiting` behind them, in order; one more is refused at once
+ * with a 503 (`messages.imagesBusy`).
+ */
+export class RenderGate {
+  private active = 0
+  private readonly queue: (() => void)[] = []
+
+  constructor(
+    readonly running = CPU_POOL_THREADS,
+    readonly waiting = CPU_POOL_QUEUE,
+  ) {}
+
+  async run<T>(job: () => Promise<T>): Promise<T> {
+    if (this.active >= this.running) {
+      if (this.queue.length >= this.waiting) throw new ApiError(503, messages.imagesBusy)
+      await new Promise<void>((resolve) => this.queue.push(resolve))
+    } else this.active++
+    try {
+      return await job()
+    } finally {
+      const next = this.queue.shift()
+      if (next) next()
+      else this.active--
+    }
+  }
+}
+
+/**
+ * PNG avatars drawn at once by sharp (on libuv's thread pool, which file reads share) and waiting:
+ * a burst of guests cannot take every thread of the pool.
+ */
+const avatarGate = new RenderGate()
+
 /** The image of avatar parameters. */
 export async function renderAvatar(p: AvatarParams): Promise<Buffer> {
   if (p.format === 'svg') return Buffer.from(avatarSvg(p.seed, p.size, p.style, 'text'), 'utf8')
-  return svgToPng(avatarSvg(p.seed, p.size, p.style, 'glyphs'))
+  return avatarGate.run(() => svgToPng(avatarSvg(p.seed, p.size, p.style, 'glyphs')))
 }
 
 /**
@@ -108,8 +149,9 @@ export async function renderQr(params: QrParams): Promise<Buffer> {
   const { data, size, format, ecc } = params
   let matrix: QrMatrix
   try {
-    matrix = qrMatrix(data, ecc)
+    matrix = await qrMatrix(data, ecc)
   } catch (err) {
+    if (err instanceof CpuPoolBusyError) throw new ApiError(503, messages.imagesBusy, {}, err)
     // Within the byte limit the encoder always fits; should it ever refuse, it is the data's length.
     const max = QR_MAX_BYTES[ecc]
     throw badRequest(
