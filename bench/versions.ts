@@ -86,6 +86,7 @@ async function prepare(name: string, root: string, tmp: string, mode: string): P
         type: 'base',
         schema: postFields(),
         indexes: [createdIndex(`v_${kind}`)],
+        listRule: '',
         viewRule: '',
         createRule: '',
         updateRule: '',
