@@ -172,6 +172,10 @@ describe('the sweep at start after kill -9', () => {
 
     const second = await serve(dir)
     try {
+      // The storage walk runs in the background once serving: wait for its log line.
+      await waitFor(() =>
+        /removed storage temp files left by a stopped process/.test(second.output()),
+      )
       // The killed process's and the gone process's upload folders are gone; the rest stays.
       expect(
         tree(uploads)
@@ -196,7 +200,7 @@ describe('the sweep at start after kill -9', () => {
       // Uploads work after the sweep.
       const after = await upload(second.url, Buffer.from('after the restart'))
       expect(after.status).toBe(200)
-      expect(second.output()).toMatch(/removed temporary files left by a stopped process/)
+      expect(second.output()).toMatch(/removed upload folders left by a stopped process/)
     } finally {
       second.child.kill('SIGTERM')
       await second.exited

@@ -1,6 +1,7 @@
 /**
  * svcbase's own temporary files on disk, and the sweep at start that removes what a crashed
- * process (`kill -9`, power loss) left behind:
+ * process (`kill -9`, power loss) left behind (the upload folders before serving, the storage
+ * temp files in the background):
  *
  * - upload folders: a multipart request's file parts are spooled to
  *   `<dataDir>/.svc_tmp/uploads/up-<pid>-<random>/` (never the shared system temp folder) and the
@@ -35,19 +36,30 @@ const liveUploads = new Set<string>()
 /** Makes a fresh upload folder under `<dataDir>/.svc_tmp/uploads/`, owned by this process. */
 export async function createUploadDir(dataDir: string): Promise<string> {
   const root = join(dataDir, UPLOADS_DIR)
-  await mkdir(root, { recursive: true })
-  const dir = await mkdtemp(join(root, `up-${process.pid}-`))
-  liveUploads.add(dir)
-  return dir
+  for (let attempt = 0; ; attempt++) {
+    await mkdir(root, { recursive: true })
+    try {
+      const dir = await mkdtemp(join(root, `up-${process.pid}-`))
+      liveUploads.add(dir)
+      return dir
+    } catch (err) {
+      // NB: the last upload's removal may take the empty folder away in between; try again.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw err
+    }
+  }
 }
 
-/** Removes an upload folder made by {@link createUploadDir} (and forgets it). */
+/**
+ * Removes an upload folder made by {@link createUploadDir} (and forgets it), and the uploads
+ * folder with it when no other upload is left in it.
+ */
 export async function removeUploadDir(dir: string): Promise<void> {
   try {
     await rm(dir, { recursive: true, force: true })
   } finally {
     liveUploads.delete(dir)
   }
+  await rmdir(dirname(dir)).catch(() => undefined) // not empty: another upload is in flight
 }
 
 /**
@@ -72,20 +84,28 @@ export function processGone(pid: number): boolean {
 export interface SweepResult {
   /** Upload folders of gone processes. */
   uploads: number
-  /** `.svcbase-tmp-*` files of gone processes under the local storage folder. */
-  storage: number
+  /**
+   * `.svcbase-tmp-*` files of gone processes under the local storage folder: settles when the
+   * walk of the storage folder, which runs in the background, is over.
+   */
+  storage: Promise<number>
 }
 
+/** The storage walks in progress, by storage folder (a restart in-process does not start two). */
+const walks = new Map<string, Promise<number>>()
+
 /**
- * Removes the left-overs of crashed processes from `<dataDir>/.svc_tmp/uploads/` and
- * `<dataDir>/storage/` (see the module comment). Never fails: a folder it cannot read is
- * skipped and logged.
+ * Removes the left-overs of crashed processes (see the module comment): the upload folders
+ * before it resolves, so before the app serves; the storage temp files in a walk of
+ * `<dataDir>/storage/` that goes on in the background (a large storage folder takes about a
+ * second per 20 000 record folders, and every name it removes is safe to remove at any time).
+ * Never fails: a folder it cannot read is skipped and logged.
  */
 export async function sweepTemp(dataDir: string, logger?: Logger): Promise<SweepResult> {
-  const result: SweepResult = { uploads: 0, storage: 0 }
   const warn = (what: string, err: unknown) =>
     logger?.warn(`temp sweep: ${what}`, { error: String(err) })
 
+  let removedUploads = 0
   const uploads = join(dataDir, UPLOADS_DIR)
   for (const entry of await readdirOrEmpty(uploads, warn)) {
     const m = UPLOAD_NAME.exec(entry.name)
@@ -94,13 +114,35 @@ export async function sweepTemp(dataDir: string, logger?: Logger): Promise<Sweep
     if (liveUploads.has(path) || !processGone(Number(m[1]))) continue
     try {
       await rm(path, { recursive: true, force: true })
-      result.uploads++
+      removedUploads++
     } catch (err) {
       warn(`cannot remove ${path}`, err)
     }
   }
+  if (removedUploads > 0)
+    logger?.info('removed upload folders left by a stopped process', { count: removedUploads })
 
   const storage = join(dataDir, 'storage')
+  let walk = walks.get(storage)
+  if (!walk) {
+    walk = sweepStorage(storage, warn)
+      .then((count) => {
+        if (count > 0)
+          logger?.info('removed storage temp files left by a stopped process', { count })
+        return count
+      })
+      .finally(() => walks.delete(storage))
+    walks.set(storage, walk)
+  }
+  return { uploads: removedUploads, storage: walk }
+}
+
+/** Removes the `.svcbase-tmp-*` files of gone processes under `storage`; resolves to how many. */
+async function sweepStorage(
+  storage: string,
+  warn: (what: string, err: unknown) => void,
+): Promise<number> {
+  let removed = 0
   const emptied = new Set<string>()
   const walk = async (dir: string): Promise<void> => {
     for (const entry of await readdirOrEmpty(dir, warn)) {
@@ -117,7 +159,7 @@ export async function sweepTemp(dataDir: string, logger?: Logger): Promise<Sweep
       if (owner !== 'legacy' && !processGone(owner)) continue
       try {
         await unlink(path)
-        result.storage++
+        removed++
         emptied.add(dir)
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') warn(`cannot remove ${path}`, err)
@@ -127,10 +169,7 @@ export async function sweepTemp(dataDir: string, logger?: Logger): Promise<Sweep
   await walk(storage)
   // A crash during a record's first upload left its folder with only the temp file in it.
   for (const dir of emptied) await pruneEmpty(dir, storage)
-
-  if (result.uploads > 0 || result.storage > 0)
-    logger?.info('removed temporary files left by a stopped process', { ...result })
-  return result
+  return removed
 }
 
 /** Removes `dir` and its parents while empty, up to (not including) `root`. */
