@@ -177,6 +177,35 @@ describe('where uploads are spooled', () => {
     expect(await eventually(() => uploadEntries(t).length === 0)).toBe(true)
   })
 
+  it('spools a storage upload whose file comes before its key there too', async () => {
+    const url = new URL(t.url)
+    const first =
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="f.txt"\r\n` +
+      `Content-Type: text/plain\r\n\r\n${'y'.repeat(4096)}`
+    const rest =
+      `\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="key"\r\n\r\nlate/key.txt\r\n` +
+      `--${BOUNDARY}--\r\n`
+    const head =
+      `POST /api/storage/objects HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${t.suToken}\r\n` +
+      `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\n` +
+      `Content-Length: ${Buffer.byteLength(first) + Buffer.byteLength(rest)}\r\nConnection: close\r\n\r\n`
+    const socket = connect(Number(url.port), url.hostname)
+    let text = ''
+    socket.on('data', (d: Buffer) => (text += d.toString()))
+    const closed = new Promise((ok) => socket.on('close', ok))
+    socket.write(head + first)
+    // The file part waits for its key in an upload folder under the data folder.
+    expect(await eventually(() => uploadEntries(t).length === 1, 1_500)).toBe(true)
+    socket.write(rest)
+    await closed
+    expect(text).toMatch(/^HTTP\/1\.1 204/)
+    expect(await eventually(() => uploadEntries(t).length === 0)).toBe(true)
+    const stored = await t.server.app.storage.read('late/key.txt')
+    const chunks: Buffer[] = []
+    for await (const chunk of stored!.stream) chunks.push(chunk as Buffer)
+    expect(Buffer.concat(chunks).toString()).toBe('y'.repeat(4096))
+  })
+
   it('leaves nothing open or on disk when the client goes away mid-upload', async () => {
     const before = fdCount()
     // Gone before the body timeout, once its file part is being spooled: no answer is sent.

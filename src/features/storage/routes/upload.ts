@@ -1,13 +1,11 @@
-import { randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
-import { unlink } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Transform, type Readable, type TransformCallback } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { MultipartFile } from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../../core/app.js'
+import { createUploadDir, removeUploadDir } from '../../../core/temp-sweep.js'
 import {
   badRequest,
   hasErrors,
@@ -46,6 +44,8 @@ async function drain(stream: Readable): Promise<void> {
 
 /** A file part spooled to disk because it came before the key. */
 interface Spool {
+  /** Its upload folder under the data dir (swept at start after a crash). */
+  dir: string
   path: string
   contentType: string
 }
@@ -61,14 +61,12 @@ async function takeFile(
   part: MultipartFile,
 ): Promise<'written' | 'refused' | Spool> {
   if (key === undefined) {
-    const spool = {
-      path: join(tmpdir(), `svcbase-upload-${randomBytes(12).toString('hex')}`),
-      contentType: part.mimetype,
-    }
+    const dir = await createUploadDir(app.config.dataDir)
+    const spool = { dir, path: join(dir, 'file'), contentType: part.mimetype }
     try {
       await pipeline(part.file, byteLimit(MAX_UPLOAD_BYTES), createWriteStream(spool.path))
     } catch (err) {
-      await unlink(spool.path).catch(() => undefined)
+      await removeUploadDir(dir)
       throw err
     }
     return spool
@@ -94,7 +92,7 @@ async function takeFile(
 /**
  * `POST /api/storage/objects`: reads the multipart parts in order and streams the `file` part
  * straight into storage. NB: send `key` before `file`; when the file comes first it is spooled
- * to a temporary file in the OS temp folder until the key is known.
+ * to a temporary file in an upload folder under the data dir until the key is known.
  */
 export async function upload(app: App, req: FastifyRequest, reply: FastifyReply): Promise<void> {
   requireSuperuser(requestInfo(req))
@@ -120,7 +118,7 @@ export async function upload(app: App, req: FastifyRequest, reply: FastifyReply)
         app.storage.writeFile(key!, spool.path, { contentType: spool.contentType }),
       )
   } finally {
-    if (typeof file === 'object') await unlink(file.path).catch(() => undefined)
+    if (typeof file === 'object') await removeUploadDir(file.dir)
   }
   await reply.code(204).send()
 }
