@@ -24,6 +24,7 @@ process.env.SVC_TEST_DATABASE = 'postgres'
 export const postgresSuites = [
   'test/postgres-store.test.ts',
   'test/security-read-budget.test.ts',
+  'test/security-multipart.test.ts',
   'test/collections.test.ts',
   'test/collections-shape.test.ts',
   'test/records.test.ts',
