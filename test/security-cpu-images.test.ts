@@ -10,28 +10,12 @@ import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { trackLoopGaps } from './helpers/loop-gaps.js'
 import { startServer, type TestServer } from './helpers/server.js'
 
 /** Far below the base's stall (the sum of the codes drawn), far above a hiccup. */
 const STALL_BOUND_MS = 400
 const GUESTS = 16
-
-/** Starts a 10 ms timer; `stop()` gives the longest gap seen between two ticks, in ms. */
-function trackLoopGaps(): { stop(): number } {
-  let last = performance.now()
-  let worst = 0
-  const timer = setInterval(() => {
-    const now = performance.now()
-    worst = Math.max(worst, now - last)
-    last = now
-  }, 10)
-  return {
-    stop() {
-      clearInterval(timer)
-      return Math.max(worst, performance.now() - last)
-    },
-  }
-}
 
 /** The guests: a child process fetching every path at once, printing status and SHA-256 of each. */
 const GUESTS_SCRIPT = `

@@ -6,24 +6,8 @@
  * stalls of its event loop while the attack runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { trackLoopGaps } from './helpers/loop-gaps.js'
 import { startServer, type TestServer } from './helpers/server.js'
-
-/** Starts a 10 ms timer; `stop()` gives the longest gap seen between two ticks, in ms. */
-function trackLoopGaps(): { stop(): number } {
-  let last = performance.now()
-  let worst = 0
-  const timer = setInterval(() => {
-    const now = performance.now()
-    worst = Math.max(worst, now - last)
-    last = now
-  }, 10)
-  return {
-    stop() {
-      clearInterval(timer)
-      return Math.max(worst, performance.now() - last)
-    },
-  }
-}
 
 /** Far below the seconds a backtracking engine takes, far above a scheduling hiccup. */
 const STALL_BOUND_MS = 500

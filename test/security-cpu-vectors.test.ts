@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { vectorToBlob } from '../src/core/fields/vector.js'
 import { ident, join, param, sql } from '../src/store/sql.js'
 import { prng } from './helpers/fuzz.js'
+import { trackLoopGaps } from './helpers/loop-gaps.js'
 import { startServer, type TestServer } from './helpers/server.js'
 
 const DIMS = 4096
@@ -22,23 +23,6 @@ const ROWS = 8000
 const GUESTS = 12
 /** Far below the base's stall (the sum of the guests' rankings), far above a hiccup. */
 const STALL_BOUND_MS = 400
-
-/** Starts a 10 ms timer; `stop()` gives the longest gap seen between two ticks, in ms. */
-function trackLoopGaps(): { stop(): number } {
-  let last = performance.now()
-  let worst = 0
-  const timer = setInterval(() => {
-    const now = performance.now()
-    worst = Math.max(worst, now - last)
-    last = now
-  }, 10)
-  return {
-    stop() {
-      clearInterval(timer)
-      return Math.max(worst, performance.now() - last)
-    },
-  }
-}
 
 /** The guests: a child process sending every query at once, printing each status and ids. */
 const GUESTS_SCRIPT = `
