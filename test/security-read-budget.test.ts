@@ -76,10 +76,10 @@ beforeAll(async () => {
   }
   const budget = await t.api('PATCH', '/api/settings', {
     token: t.suToken,
-    body: { reads: { timeoutMs: 1000 } },
+    body: { reads: { timeoutMs: 300 } },
   })
   expect(budget.status).toBe(200)
-  expect(budget.body.reads).toEqual({ timeoutMs: 1000 })
+  expect(budget.body.reads).toEqual({ timeoutMs: 300 })
 }, 120_000)
 
 afterAll(async () => {
@@ -102,11 +102,12 @@ describe('the read budget', () => {
     expect(res.body).toEqual({
       code: 400,
       message:
-        'The filter or sort took longer than the read budget of 1000 ms to run and was stopped; narrow it down.',
+        'The filter or sort took longer than the read budget of 300 ms to run and was stopped; narrow it down.',
       data: {},
     })
-    // Stopped at the budget, not run to its end (several seconds and more).
-    expect(took).toBeGreaterThanOrEqual(900)
+    // Stopped at the budget, not run to its end (each of its two reads takes ~1 s here, 5.5 s on
+    // the attack's machine, minutes on 3 000 rows).
+    expect(took).toBeGreaterThanOrEqual(250)
     expect(took).toBeLessThan(4000)
     // The server answered health checks all along: no stall anywhere near the filter's time.
     expect(answered).toBeGreaterThan(5)

@@ -265,37 +265,42 @@ export class PgDb implements Db {
 
   /**
    * The read budget, as every pooled connection's `statement_timeout`: a connection whose value
-   * differs gets a `SET` queued ahead of its next query when it is checked out (the driver runs a
-   * connection's queries in order), so a change applies from each connection's next use. It
-   * bounds every statement, reads and writes alike (a long DDL statement on a very large table
-   * needs a larger `reads.timeoutMs`). 0 until the settings are read at start: the start's
-   * migrations run without one.
+   * differs gets a `SET` before its next use (`connect`), so a change applies from each
+   * connection's next use. It bounds every statement, reads and writes alike (a long DDL
+   * statement on a very large table needs a larger `reads.timeoutMs`). 0 until the settings are
+   * read at start: the start's migrations run without one.
    */
   setReadBudget(ms: number): void {
-    if (!this.followingBudget) {
-      this.followingBudget = true
-      this.pool.on('acquire', (client) => {
-        const c = client as pg.PoolClient & { svcStatementTimeout?: number }
-        if ((c.svcStatementTimeout ?? 0) === this.readBudgetMs) return
-        c.svcStatementTimeout = this.readBudgetMs
-        c.query(`SET statement_timeout = ${Math.trunc(this.readBudgetMs)}`).catch(() => undefined)
-      })
-    }
     this.readBudgetMs = Math.trunc(ms)
   }
   private readBudgetMs = 0
-  private followingBudget = false
 
   all<T = Row>(query: Sql): Promise<T[]> {
-    return this.query<T>(this.pool, query).then((r) => r.rows)
+    return this.pooled<T>(query).then((r) => r.rows)
   }
 
   get<T = Row>(query: Sql): Promise<T | undefined> {
-    return this.query<T>(this.pool, query).then((r) => r.rows[0])
+    return this.pooled<T>(query).then((r) => r.rows[0])
   }
 
   run(query: Sql): Promise<{ changes: number }> {
-    return this.query(this.pool, query).then((r) => ({ changes: r.rowCount ?? 0 }))
+    return this.pooled(query).then((r) => ({ changes: r.rowCount ?? 0 }))
+  }
+
+  /**
+   * One statement on a pooled connection (`pool.query`'s steps, through `connect` for the read
+   * budget); a connection whose statement failed is closed, as `pool.query` does.
+   */
+  private async pooled<T>(query: Sql): Promise<pg.QueryResult<T & pg.QueryResultRow>> {
+    const client = await this.connect()
+    try {
+      const result = await this.query<T>(client, query)
+      client.release()
+      return result
+    } catch (err) {
+      client.release(err instanceof Error ? err : true)
+      throw err
+    }
   }
 
   onCommit(fn: () => void): void {
@@ -390,11 +395,23 @@ export class PgDb implements Db {
 
   /** A pooled connection, errors translated; release it. */
   async connect(): Promise<pg.PoolClient> {
+    let client: pg.PoolClient & { svcStatementTimeout?: number }
     try {
-      return await this.pool.connect()
+      client = await this.pool.connect()
     } catch (err) {
       throw translatePgError(err)
     }
+    const budget = this.readBudgetMs
+    if ((client.svcStatementTimeout ?? 0) !== budget) {
+      try {
+        await client.query(`SET statement_timeout = ${budget}`)
+        client.svcStatementTimeout = budget
+      } catch (err) {
+        client.release(err instanceof Error ? err : true)
+        throw translatePgError(err)
+      }
+    }
+    return client
   }
 
   async describe(query: Sql): Promise<QueryColumn[]> {

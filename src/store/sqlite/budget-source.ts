@@ -10,7 +10,7 @@
  *   (`SQLITE_TRACE_PROFILE`). With `reads` set, only read-only statements are timed: a write
  *   interrupted inside a transaction would roll the whole transaction back.
  * - One watchdog thread per process sleeps until the earliest deadline of a running statement
- *   (not at all while none runs) and calls `sqlite3_interrupt` (thread-safe) on a connection
+ *   (not at all while none runs; a statement whose deadline comes sooner wakes it) and calls `sqlite3_interrupt` (thread-safe) on a connection
  *   whose statement is past it. The checks and the interrupt happen under one mutex with the
  *   start and end marks, so only the statement that overran is stopped.
  * - `svc_budget(ms [, reads])` sets the connection's limit (0: none) and answers the number of
@@ -41,7 +41,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static Budget *budgets = 0;
 static int watchdog_started = 0;
-static int watchdog_idle = 0;
+/* When the watchdog wakes next: 0 while it waits for a statement to time. */
+static sqlite3_int64 watchdog_wakes_ns = 0;
 
 static sqlite3_int64 now_ns(void) {
   struct timespec ts;
@@ -65,10 +66,9 @@ static void *watchdog(void *unused) {
         next = b->deadline_ns;
       }
     }
+    watchdog_wakes_ns = next;
     if (!next) {
-      watchdog_idle = 1;
       pthread_cond_wait(&wake, &lock);
-      watchdog_idle = 0;
     } else {
       struct timespec until;
       clock_gettime(CLOCK_REALTIME, &until);
@@ -95,7 +95,7 @@ static int on_trace(unsigned type, void *ctx, void *p, void *x) {
     pthread_mutex_lock(&lock);
     b->deadline_ns = now_ns() + b->limit_ns;
     b->timing = 1;
-    if (watchdog_idle) pthread_cond_signal(&wake);
+    if (!watchdog_wakes_ns || b->deadline_ns < watchdog_wakes_ns) pthread_cond_signal(&wake);
     pthread_mutex_unlock(&lock);
   } else if (type == SQLITE_TRACE_PROFILE && b->timing) {
     pthread_mutex_lock(&lock);
