@@ -24,6 +24,7 @@ const LAZY = [
   'yazl',
   'yauzl',
   'qrcode',
+  're2js',
   'web-push',
   'mime-types',
   '@fastify/send',

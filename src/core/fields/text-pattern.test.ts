@@ -1,4 +1,6 @@
+import { RE2JS } from 're2js'
 import { describe, expect, it } from 'vitest'
+
 import {
   compilePattern,
   generateFromPattern,
@@ -37,11 +39,20 @@ describe('generateFromPattern', () => {
 describe('compilePattern', () => {
   it('translates Go flags and named groups', () => {
     expect(compilePattern('(?i)^abc$').test('ABC')).toBe(true)
-    const m = compilePattern('^(?P<year>\\d{4})$').exec('2024') as RegExpExecArray | null
-    expect(m?.groups?.year).toBe('2024')
+    expect(compilePattern('^(?P<year>\\d{4})$').test('2024')).toBe(true)
+    expect(compilePattern('^(?P<year>\\d{4})$').test('20245')).toBe(false)
     expect(compilePattern('\\Aab\\z').test('ab')).toBe(true)
     expect(compilePattern('[[:alpha:]]+').test('abc')).toBe(true)
     expect(compilePattern('\\pL+').test('é')).toBe(true)
+  })
+
+  it('matches the plainest patterns without re2js, as re2js does', () => {
+    const values = ['abc123', 'ABC', '', 'a_b', 'é', 'abc\n', 'x'.repeat(20), '12']
+    for (const pattern of ['^[a-z0-9]+$', '^[A-Za-z0-9_]*$', '^[a-z]{2,5}$', '^[0-9]{2}$']) {
+      const re2 = RE2JS.compile(pattern)
+      for (const v of values)
+        expect(compilePattern(pattern).test(v), `${pattern} ${v}`).toBe(re2.test(v))
+    }
   })
 
   it('reports invalid patterns', () => {

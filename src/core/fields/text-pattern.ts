@@ -6,13 +6,38 @@
  */
 
 import { randomInt } from 'node:crypto'
-import { RE2JS } from 're2js'
+import type { RE2JS } from 're2js'
 import { CpuPoolBusyError, cpuPool, resolvePackage, type CpuTask } from '../../tools/cpu-pool.js'
+import { lazyPackage } from '../../tools/lazy-module.js'
 import { ApiError, messages } from '../errors.js'
 import { randomString } from '../../tools/ids.js'
 
-const compiled = new Map<string, RE2JS>()
+/** re2js, loaded with the first pattern that needs it (3 MB resident; most apps need none). */
+const re2js = lazyPackage<typeof import('re2js')>('re2js')
+
+/** What a compiled pattern offers: an unanchored test, and its size (the bound of a match). */
+export interface CompiledPattern {
+  test(value: string): boolean
+  programSize(): number
+}
+
+const compiled = new Map<string, CompiledPattern>()
 const CACHE_LIMIT = 500
+
+/**
+ * Patterns that JavaScript's engine reads exactly as RE2 does and runs in linear time: anchored
+ * at both ends, one class of ASCII letters, digits, `_` and ranges of them, one repeat (the
+ * default `id` pattern `^[a-z0-9]+$` is one). They are matched without loading re2js; every
+ * pattern is still checked by re2js when a collection is saved (`patternError`).
+ */
+const PLAIN_PATTERN =
+  /^\^\[(?:[A-Za-z0-9]-[A-Za-z0-9]|[A-Za-z0-9_])+\](?:[+*]|\{\d{1,3}(?:,\d{0,3})?\})\$$/
+
+/** A pattern of {@link PLAIN_PATTERN}'s shape, matched by JavaScript's engine. */
+function plainPattern(pattern: string): CompiledPattern {
+  const re = new RegExp(pattern)
+  return { test: (value) => re.test(value), programSize: () => pattern.length }
+}
 
 /**
  * The most steps (the pattern's program size times the value's length, the bound of RE2's
@@ -26,19 +51,24 @@ export const MAIN_THREAD_REGEX_STEPS = 1_000_000
  * `(?P<name>…)`, `\A`, `\z`, `\pL`, `[[:alpha:]]`, `\Q…\E`. Throws on an invalid pattern and on
  * what RE2 refuses (backreferences, lookaround, repeat counts above 1000), as Go's `regexp` does.
  */
-export function compilePattern(pattern: string): RE2JS {
+export function compilePattern(pattern: string): CompiledPattern {
   const hit = compiled.get(pattern)
   if (hit) return hit
-  const re = RE2JS.compile(pattern)
+  const re = PLAIN_PATTERN.test(pattern) ? plainPattern(pattern) : re2Compile(pattern)
   if (compiled.size >= CACHE_LIMIT) compiled.clear()
   compiled.set(pattern, re)
   return re
 }
 
-/** The compile error of a pattern as a short reason, or `null` when it compiles. */
+/** Compiles with re2js itself. */
+function re2Compile(pattern: string): RE2JS {
+  return re2js().RE2JS.compile(pattern)
+}
+
+/** The compile error of a pattern as a short reason, or `null` when it compiles (by re2js). */
 export function patternError(pattern: string): string | null {
   try {
-    compilePattern(pattern)
+    re2Compile(pattern)
     return null
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e)
