@@ -293,6 +293,10 @@ export class PgDb implements Db {
    */
   private async pooled<T>(query: Sql): Promise<pg.QueryResult<T & pg.QueryResultRow>> {
     const client = await this.connect()
+    // NB: a connection that ends while checked out also emits 'error' on the client, which
+    // nobody else listens to then (`pool.query` listens the same way): the query fails with it.
+    const dropped = () => undefined
+    client.on('error', dropped)
     try {
       const result = await this.query<T>(client, query)
       client.release()
@@ -300,6 +304,8 @@ export class PgDb implements Db {
     } catch (err) {
       client.release(err instanceof Error ? err : true)
       throw err
+    } finally {
+      client.removeListener('error', dropped)
     }
   }
 
@@ -403,12 +409,16 @@ export class PgDb implements Db {
     }
     const budget = this.readBudgetMs
     if ((client.svcStatementTimeout ?? 0) !== budget) {
+      const dropped = () => undefined
+      client.on('error', dropped)
       try {
         await client.query(`SET statement_timeout = ${budget}`)
         client.svcStatementTimeout = budget
       } catch (err) {
         client.release(err instanceof Error ? err : true)
         throw translatePgError(err)
+      } finally {
+        client.removeListener('error', dropped)
       }
     }
     return client
