@@ -6,13 +6,13 @@
  * ID token checks, user info) is `client.ts`.
  */
 import { createHash } from 'node:crypto'
-import { rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { mime } from '../../tools/mime.js'
 import type { App } from '../../core/app.js'
 import { systemRequest } from '../../core/auth/superusers.js'
 import type { Collection, Field } from '../../core/collections/model.js'
+import { createUploadDir, removeUploadDir } from '../../core/temp-sweep.js'
 import {
   ApiError,
   badRequest,
@@ -350,7 +350,7 @@ export class OAuth2Service {
       if (!record) throw badRequest(messages.authFailed)
       return record
     } finally {
-      if (avatar) await rm(avatar.path, { force: true })
+      if (avatar) await removeUploadDir(dirname(avatar.path))
     }
   }
 
@@ -376,8 +376,15 @@ export class OAuth2Service {
         .split(';')[0]!
         .trim()
       const ext = mime().extension(type) || 'bin'
-      const path = join(tmpdir(), `svcbase-oauth2-avatar-${randomString(16)}`)
-      await writeFile(path, res.body)
+      // NB: in an upload folder under the data dir, swept at start after a crash (not /tmp).
+      const dir = await createUploadDir(this.app.config.dataDir)
+      const path = join(dir, `avatar.${ext}`)
+      try {
+        await writeFile(path, res.body)
+      } catch (err) {
+        await removeUploadDir(dir)
+        throw err
+      }
       return {
         field: field.name,
         filename: `avatar.${ext}`,
