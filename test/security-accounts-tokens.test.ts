@@ -29,6 +29,7 @@ beforeAll(async () => {
     body: {
       meta: { appName: 'TestApp', appURL: 'http://app.test' },
       smtp: { enabled: true, host: smtp.host, port: smtp.port },
+      batch: { enabled: true },
     },
   })
   expect(res.status).toBe(200)
@@ -66,6 +67,20 @@ async function reach(credential: string, id: string) {
   return { view: view.status, refresh: refresh.status }
 }
 
+/** The other ways in: a batch updating its own record, and a file token. */
+async function reachMore(credential: string, id: string) {
+  const batch = await t.api('POST', '/api/batch', {
+    token: credential,
+    body: {
+      requests: [
+        { method: 'PATCH', url: `/api/collections/users/records/${id}`, body: { name: 'x' } },
+      ],
+    },
+  })
+  const fileToken = await t.api('POST', '/api/files/token', { token: credential })
+  return { batch: batch.status, fileToken: fileToken.status }
+}
+
 async function keyRows(id: string): Promise<number> {
   const res = await t.api(
     'GET',
@@ -82,12 +97,14 @@ describe('API keys go with the tokens of their record (6)', () => {
     const login = await signIn('keys-pw@example.com')
     const key = await mintKey(login.body.token)
     expect(await reach(key, id)).toEqual({ view: 200, refresh: 200 })
+    expect(await reachMore(key, id)).toEqual({ batch: 200, fileToken: 200 })
     const changed = await t.api('PATCH', `/api/collections/users/records/${id}`, {
       token: login.body.token,
       body: { oldPassword: 'password123', password: 'password456', passwordConfirm: 'password456' },
     })
     expect(changed.status, JSON.stringify(changed.body)).toBe(200)
     expect(await reach(key, id)).toEqual({ view: 404, refresh: 401 })
+    expect(await reachMore(key, id)).toEqual({ batch: 400, fileToken: 401 })
     expect(await keyRows(id)).toBe(0)
     const again = await signIn('keys-pw@example.com', 'password456')
     const fresh = await mintKey(again.body.token)
