@@ -30,7 +30,15 @@ SQLITE_EXTENSION_INIT1
 typedef struct Budget {
   sqlite3 *db;
   sqlite3_int64 limit_ns;
+  /* When the watchdog looks at the running statement next. */
   sqlite3_int64 deadline_ns;
+  /* When it started; its thread's CPU clock (valid with has_clock). */
+  sqlite3_int64 started_ns;
+  clockid_t cpu_clock;
+  int has_clock;
+  /* The CPU time of that thread, and the time, when the watchdog last looked (0: not yet). */
+  sqlite3_int64 mark_cpu_ns;
+  sqlite3_int64 mark_ns;
   sqlite3_int64 interrupted;
   int reads_only;
   int timing;
@@ -50,6 +58,20 @@ static sqlite3_int64 now_ns(void) {
   return (sqlite3_int64)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* The CPU time a thread's CPU clock has counted, or -1. */
+static sqlite3_int64 cpu_ns(clockid_t clock) {
+  struct timespec ts;
+  if (clock_gettime(clock, &ts) != 0) return -1;
+  return (sqlite3_int64)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* A statement runs past its limit when its thread ran at least half of the last quarter of it
+   (the watchdog samples the thread's CPU clock at three quarters of the limit, then at the
+   limit), or once WALL_FACTOR times the limit has passed in all: a thread the machine did not
+   run (a loaded machine, a statement waiting on I/O) gets more time, up to that. Sampling in the
+   watchdog keeps the statements themselves free of system calls. */
+#define WALL_FACTOR 4
+
 static void *watchdog(void *unused) {
   (void)unused;
   pthread_mutex_lock(&lock);
@@ -59,12 +81,24 @@ static void *watchdog(void *unused) {
     for (Budget *b = budgets; b; b = b->next) {
       if (!b->timing) continue;
       if (b->deadline_ns <= now) {
-        b->timing = 0;
-        b->interrupted++;
-        sqlite3_interrupt(b->db);
-      } else if (!next || b->deadline_ns < next) {
-        next = b->deadline_ns;
+        sqlite3_int64 wall = now - b->started_ns;
+        sqlite3_int64 cpu = b->has_clock ? cpu_ns(b->cpu_clock) : -1;
+        int over = wall >= WALL_FACTOR * b->limit_ns;
+        if (!over && b->mark_ns && wall >= b->limit_ns) {
+          /* ran at least half of the window since the last look (no CPU clock: assume so) */
+          over = cpu < 0 || b->mark_cpu_ns < 0 || 2 * (cpu - b->mark_cpu_ns) >= now - b->mark_ns;
+        }
+        if (over) {
+          b->timing = 0;
+          b->interrupted++;
+          sqlite3_interrupt(b->db);
+          continue;
+        }
+        b->mark_cpu_ns = cpu;
+        b->mark_ns = now;
+        b->deadline_ns = wall < b->limit_ns ? b->started_ns + b->limit_ns : now + b->limit_ns / 4;
       }
+      if (!next || b->deadline_ns < next) next = b->deadline_ns;
     }
     watchdog_wakes_ns = next;
     if (!next) {
@@ -92,8 +126,14 @@ static int on_trace(unsigned type, void *ctx, void *p, void *x) {
     const char *text = (const char *)x;
     if (text && text[0] == '-' && text[1] == '-') return 0;
     if (b->reads_only && !sqlite3_stmt_readonly((sqlite3_stmt *)p)) return 0;
+    clockid_t clock = CLOCK_MONOTONIC;
+    int has_clock = pthread_getcpuclockid(pthread_self(), &clock) == 0;
     pthread_mutex_lock(&lock);
-    b->deadline_ns = now_ns() + b->limit_ns;
+    b->cpu_clock = clock;
+    b->has_clock = has_clock;
+    b->mark_ns = 0;
+    b->started_ns = now_ns();
+    b->deadline_ns = b->started_ns + b->limit_ns - b->limit_ns / 4;
     b->timing = 1;
     if (!watchdog_wakes_ns || b->deadline_ns < watchdog_wakes_ns) pthread_cond_signal(&wake);
     pthread_mutex_unlock(&lock);
@@ -140,6 +180,10 @@ int sqlite3_extension_init(sqlite3 *db, char **err, const sqlite3_api_routines *
   b->db = db;
   b->limit_ns = 0;
   b->deadline_ns = 0;
+  b->started_ns = 0;
+  b->has_clock = 0;
+  b->mark_cpu_ns = -1;
+  b->mark_ns = 0;
   b->interrupted = 0;
   b->reads_only = 0;
   b->timing = 0;

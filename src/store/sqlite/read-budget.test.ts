@@ -116,3 +116,30 @@ describe('the svc_budget extension', () => {
     }
   })
 })
+
+describe('what the svc_budget limit counts', () => {
+  it('the time a statement runs, not time its thread waits (up to four times the limit)', async () => {
+    const { openConnection } = await import('./connection.js')
+    const conn = openConnection(join(dir, 'data.db'), 1000, true, undefined, 100)
+    // A function that blocks the thread without using the CPU, as a descheduled thread does.
+    const pause = new Int32Array(new SharedArrayBuffer(4))
+    conn.function('svc_test_wait', (ms: unknown) => Atomics.wait(pause, 0, 0, Number(ms)))
+    try {
+      // 4 × 50 ms waiting, 200 ms in all: past the 100 ms limit, but the thread hardly ran.
+      const waited = conn.prepare('SELECT svc_test_wait(50) AS w FROM t WHERE x <= 4').all()
+      expect(waited).toHaveLength(4)
+      // 10 × 50 ms: past four times the limit, stopped whatever the thread did.
+      expect(() => conn.prepare('SELECT svc_test_wait(50) FROM t WHERE x <= 10').all()).toThrow(
+        /interrupted/,
+      )
+      // Running all along: stopped at the limit.
+      const started = performance.now()
+      expect(() =>
+        conn.prepare('SELECT count(*) FROM t a, t b, t c WHERE a.x <= 2000 AND b.x <= 2000').get(),
+      ).toThrow(/interrupted/)
+      expect(performance.now() - started).toBeLessThan(400)
+    } finally {
+      conn.close()
+    }
+  })
+})
