@@ -37,14 +37,16 @@ const liveUploads = new Set<string>()
 export async function createUploadDir(dataDir: string): Promise<string> {
   const root = join(dataDir, UPLOADS_DIR)
   for (let attempt = 0; ; attempt++) {
-    await mkdir(root, { recursive: true })
     try {
+      await mkdir(root, { recursive: true })
       const dir = await mkdtemp(join(root, `up-${process.pid}-`))
       liveUploads.add(dir)
       return dir
     } catch (err) {
-      // NB: the last upload's removal may take the empty folder away in between; try again.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw err
+      // NB: the last upload's removal may take the empty folder away in between: after mkdir
+      // (mkdtemp fails), or inside it (a recursive mkdir that finds the folder checks it with a
+      // stat, which then fails). Try again.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 10) throw err
     }
   }
 }
