@@ -2,6 +2,7 @@ import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import type { BackgroundWriter } from '../db.js'
 import type { CompiledQuery } from '../sql.js'
+import { WORKER_STATEMENT_CACHE } from './worker-statements.js'
 
 /**
  * The worker's code, kept as a string so it runs the same from `dist/` and under tsx. It opens
@@ -14,16 +15,7 @@ const db = new Database(workerData.file)
 db.pragma('busy_timeout = 10000')
 db.pragma('journal_mode = WAL')
 db.pragma('synchronous = NORMAL')
-const cache = new Map()
-const prepare = (text) => {
-  let stmt = cache.get(text)
-  if (!stmt) {
-    stmt = db.prepare(text)
-    if (cache.size > 200) cache.clear()
-    cache.set(text, stmt)
-  }
-  return stmt
-}
+${WORKER_STATEMENT_CACHE}
 const runBatch = db.transaction((queries) => {
   for (const q of queries) prepare(q.sql).run(...q.params)
 })

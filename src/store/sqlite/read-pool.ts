@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads'
 import { DbError, ReadTimeout } from '../db.js'
 import type { CompiledQuery } from '../sql.js'
 import { budgetExtensionPath } from './budget-extension.js'
+import { WORKER_STATEMENT_CACHE } from './worker-statements.js'
 
 /**
  * The reader threads' code, kept as a string so it runs the same from `dist/` and under tsx. Each
@@ -19,16 +20,7 @@ db.pragma('temp_store = MEMORY')
 db.loadExtension(workerData.extension)
 const budget = db.prepare('SELECT svc_budget(?, 0)')
 budget.get(workerData.budgetMs)
-const cache = new Map()
-const prepare = (text) => {
-  let stmt = cache.get(text)
-  if (!stmt) {
-    stmt = db.prepare(text)
-    if (cache.size > 200) cache.clear()
-    cache.set(text, stmt)
-  }
-  return stmt
-}
+${WORKER_STATEMENT_CACHE}
 const bind = (params) => params.map((p) => (p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p.buffer, p.byteOffset, p.byteLength) : p))
 parentPort.on('message', (msg) => {
   if (msg.type === 'budget') {
