@@ -20,16 +20,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import {
-  DbError,
-  ReadTimeout,
-  UniqueViolation,
-  type Db,
-  type QueryColumn,
-  type Row,
-} from '../db.js'
+import { DbError, UniqueViolation, type Db, type QueryColumn, type Row } from '../db.js'
+import { noteReadBudget, translatePgError } from './errors.js'
 import type { Sql } from '../sql.js'
 import { beginThen } from './begin-then.js'
+
+export { translatePgError, uniqueColumns } from './errors.js'
 import { describeOn } from './describe.js'
 import { postgresDialect } from './postgres-dialect.js'
 import { TxGate } from './tx-gate.js'
@@ -104,47 +100,6 @@ const FREE_FOR_READS = 2
 /** How an attempt of a transaction ended when it did not throw. */
 type Attempt<T> = { value: T } | { conflict: Error }
 
-/**
- * SQLSTATEs of values a query cannot take: every data exception (class 22: invalid text for a
- * type, out of range, a bad date, a NUL in text, a negative square root…), no operator or
- * function for the operand types, mismatched types.
- */
-const typeErrors = (code: string): boolean =>
-  code.startsWith('22') || code === '42883' || code === '42804' || code === '42725'
-
-/** Translates a driver error: unique violations by their columns, the rest as `DbError`. */
-export function translatePgError(err: unknown): Error {
-  if (err instanceof UniqueViolation || err instanceof DbError) return err
-  const e = err as { code?: string; table?: string; detail?: string; message?: string }
-  if (e && e.code === '23505') {
-    return new UniqueViolation(e.table ?? '', uniqueColumns(e.detail ?? ''), err)
-  }
-  // query_canceled by `statement_timeout`: the read budget (`PgDb.setReadBudget`)
-  if (e && e.code === '57014' && /statement timeout/.test(e.message ?? '')) {
-    return new ReadTimeout(budgetOf(e), err, e.message)
-  }
-  const message = e && typeof e.message === 'string' ? e.message : String(err)
-  return new DbError(message, err, typeErrors(e?.code ?? '') ? 'type' : null)
-}
-
-/**
- * The column names of a unique violation's detail: `Key (email)=(a@b.c) already exists.` or,
- * for an expression index, `Key (lower(email::text))=(…)`; casts, calls and quotes are peeled.
- */
-export function uniqueColumns(detail: string): string[] {
-  const m = /^Key \((.*)\)=\(/s.exec(detail)
-  if (!m) return []
-  const names = new Set<string>()
-  for (const found of m[1]!.matchAll(/"((?:[^"]|"")+)"|\b([A-Za-z_][A-Za-z0-9_]*)\b(?!\s*\()/g)) {
-    const name = found[1] !== undefined ? found[1].replaceAll('""', '"') : found[2]!
-    if (found[2] !== undefined && /^(text|varchar|jsonb?|integer|bigint|numeric)$/i.test(name)) {
-      continue
-    }
-    names.add(name)
-  }
-  return [...names]
-}
-
 /** A handle bound to one open transaction. */
 class PgTx implements Db {
   readonly dialect = postgresDialect
@@ -207,12 +162,6 @@ class PgTx implements Db {
   }
 }
 
-/** The `statement_timeout` a translated error's connection had, when known (`PgDb.query`). */
-const budgets = new WeakMap<object, number>()
-function budgetOf(err: object): number {
-  return budgets.get(err) ?? 0
-}
-
 /** A PostgreSQL schema reached through a pool. */
 export class PgDb implements Db {
   readonly dialect = postgresDialect
@@ -258,7 +207,7 @@ export class PgDb implements Db {
           )
         : await client.query<T & pg.QueryResultRow>(compiled.sql, compiled.params)
     } catch (err) {
-      if (err && typeof err === 'object') budgets.set(err, this.readBudgetMs)
+      noteReadBudget(err, this.readBudgetMs)
       throw translatePgError(err)
     }
   }
