@@ -6,13 +6,11 @@
  * ID token checks, user info) is `client.ts`.
  */
 import { createHash } from 'node:crypto'
-import { writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
-import { mime } from '../../tools/mime.js'
+import { dirname } from 'node:path'
 import type { App } from '../../core/app.js'
 import { systemRequest } from '../../core/auth/superusers.js'
 import type { Collection, Field } from '../../core/collections/model.js'
-import { createUploadDir, removeUploadDir } from '../../core/temp-sweep.js'
+import { removeUploadDir } from '../../core/temp-sweep.js'
 import {
   ApiError,
   badRequest,
@@ -20,12 +18,11 @@ import {
   validationError,
   type ValidationErrors,
 } from '../../core/errors.js'
-import { fileMaxSize } from '../../core/fields/file.js'
 import type { UploadedFile } from '../../core/records/api.js'
 import type { RecordData, RequestInfo } from '../../core/request-info.js'
 import { ident, sql } from '../../store/sql.js'
 import { randomString } from '../../tools/ids.js'
-import { guardedRequest } from '../../tools/ssrf.js'
+import { downloadAvatar } from './avatar.js'
 import { b64url, nonceOf, ProviderClient, type ExchangeInput } from './client.js'
 import { isObject } from './presets.js'
 import {
@@ -35,8 +32,6 @@ import {
   type ProviderUser,
 } from './providers.js'
 
-/** The limit of the avatar download. */
-const AVATAR_TIMEOUT_MS = 15_000
 const PKCE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 /** A provider as `auth-methods` lists it. */
 export interface ListedProvider {
@@ -322,7 +317,7 @@ export class OAuth2Service {
       body.passwordConfirm = pw
     }
     const verified = user.emailVerified && user.email !== '' && body.email === user.email
-    const avatar = avatarField ? await this.downloadAvatar(avatarField, user.avatarURL) : null
+    const avatar = avatarField ? await downloadAvatar(app, avatarField, user.avatarURL) : null
     const createInfo: RequestInfo = { ...info, body, context: 'oauth2' }
     const links = app.collections.get('_externalAuths')
     const attempt = (files: UploadedFile[]) =>
@@ -351,50 +346,6 @@ export class OAuth2Service {
       return record
     } finally {
       if (avatar) await removeUploadDir(dirname(avatar.path))
-    }
-  }
-
-  /**
-   * Downloads an avatar through the SSRF guard (`oauth2.allowPrivateNetworks` lets private
-   * addresses through), bounded by the field's max size; null when anything fails.
-   */
-  private async downloadAvatar(field: Field, url: string): Promise<UploadedFile | null> {
-    const max = fileMaxSize(field)
-    try {
-      const res = await guardedRequest(url, {
-        method: 'GET',
-        headers: { accept: 'image/*' },
-        timeoutMs: AVATAR_TIMEOUT_MS,
-        maxResponseBytes: max + 1,
-        allowPrivateNetworks: this.app.settings.get().oauth2.allowPrivateNetworks,
-      })
-      if (res.status !== 200 || res.body.length === 0 || res.body.length > max) {
-        this.app.logger.warn('OAuth2 avatar not downloaded', { status: res.status })
-        return null
-      }
-      const type = String(res.headers['content-type'] ?? 'application/octet-stream')
-        .split(';')[0]!
-        .trim()
-      const ext = mime().extension(type) || 'bin'
-      // NB: in an upload folder under the data dir, swept at start after a crash (not /tmp).
-      const dir = await createUploadDir(this.app.config.dataDir)
-      const path = join(dir, `avatar.${ext}`)
-      try {
-        await writeFile(path, res.body)
-      } catch (err) {
-        await removeUploadDir(dir)
-        throw err
-      }
-      return {
-        field: field.name,
-        filename: `avatar.${ext}`,
-        mimetype: type,
-        size: res.body.length,
-        path,
-      }
-    } catch (err) {
-      this.app.logger.warn('OAuth2 avatar download failed', { error: String(err) })
-      return null
     }
   }
 }
