@@ -9,7 +9,7 @@ import { endianness } from 'node:os'
 import type { App } from '../../core/app.js'
 import type { Collection, Field } from '../../core/collections/model.js'
 import { ApiError, badRequest, messages } from '../../core/errors.js'
-import { FLOAT32_MAX, vectorDimensions, vectorFromDb } from '../../core/fields/vector.js'
+import { vectorDimensions, vectorFromDb } from '../../core/fields/vector.js'
 import type { RecordListResult } from '../../core/records/api.js'
 import {
   clientFilterAndSort,
@@ -23,6 +23,7 @@ import { recordFromRow } from '../../core/records/serialize.js'
 import type { RecordData, RequestInfo } from '../../core/request-info.js'
 import { column, join, param, sql, type Sql } from '../../store/sql.js'
 import { normalised, topKOfSliced, topKSliced, VectorIndex, type Hit } from './rank.js'
+import { parseNearestTo, parseVector } from './nearest-to.js'
 
 /** `nearestLimit` when absent, and its largest value (DECISIONS). */
 export const DEFAULT_NEAREST_LIMIT = 10
@@ -55,9 +56,6 @@ interface Entry {
   building: Promise<VectorIndex> | null
   used: number
 }
-
-/** The parsed `nearestTo` reference: a vector, or a record whose vector is ranked against. */
-type Target = { kind: 'vector'; text: string } | { kind: 'record'; id: string }
 
 /** The per-app vector indexes and the search over them. */
 export class VectorSearch {
@@ -295,40 +293,6 @@ export class VectorSearch {
       this.entries.delete(e.key)
     }
   }
-}
-
-/** Splits `<field>:<vector | record id>` and finds the vector field. */
-function parseNearestTo(collection: Collection, value: string): { field: Field; target: Target } {
-  const at = value.indexOf(':')
-  if (at <= 0) throw badRequest(messages.nearestToMalformed)
-  const name = value.slice(0, at).trim()
-  const rest = value.slice(at + 1).trim()
-  if (!/^\w+$/.test(name) || rest === '') throw badRequest(messages.nearestToMalformed)
-  const field = collection.fields.find((f) => f.name === name)
-  if (!field) throw badRequest(messages.nearestToUnknownField({ field: name }))
-  if (field.type !== 'vector') throw badRequest(messages.nearestToNotVector({ field: name }))
-  if (rest.startsWith('[')) return { field, target: { kind: 'vector', text: rest } }
-  if (!/^[\w-]+$/.test(rest)) throw badRequest(messages.nearestToMalformed)
-  return { field, target: { kind: 'record', id: rest } }
-}
-
-/** The numbers of a JSON vector; 400 for bad JSON, non-numbers or non-float32 magnitudes. */
-function parseVector(text: string): number[] {
-  let v: unknown
-  try {
-    v = JSON.parse(text)
-  } catch (err) {
-    throw badRequest(
-      messages.nearestToBadJson({ reason: err instanceof Error ? err.message : String(err) }),
-    )
-  }
-  if (
-    !Array.isArray(v) ||
-    v.length === 0 ||
-    !v.every((x) => typeof x === 'number' && Number.isFinite(x) && Math.abs(x) <= FLOAT32_MAX)
-  )
-    throw badRequest(messages.nearestToNotNumbers)
-  return v as number[]
 }
 
 /**
