@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs'
-import { mkdir, rename, rm, statfs } from 'node:fs/promises'
+import { mkdir, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { App } from '../../core/app.js'
@@ -21,6 +21,7 @@ import { swapData } from './swap.js'
 import { freshTempDir, removeStaleTemp, TMP_DIR } from './temp.js'
 export { TMP_DIR } from './temp.js'
 import { AUTO_PREFIX, autoName, defaultName, isValidKey, isValidName } from './names.js'
+import { withDiskRoom } from './disk-room.js'
 
 /** The id of the automatic backup job on `app.cron` (present while `backups.cron` is set). */
 export const AUTO_JOB_ID = '__svcAutoBackup__'
@@ -28,16 +29,6 @@ export const AUTO_JOB_ID = '__svcAutoBackup__'
 export const BACKUPS_DIR = 'backups'
 /** The largest archive accepted by `POST /api/backups/upload` by default. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 64 * 1024 ** 3
-
-/** The share of the data directory's disk a restore leaves free (capped at {@link DISK_HEADROOM_MAX}). */
-export const DISK_HEADROOM_PERCENT = 10
-/** The most a restore keeps free: 1 GiB. */
-export const DISK_HEADROOM_MAX = 1024 ** 3
-
-/** The bytes a restore leaves free on a disk of `diskBytes`: 10 %, at most 1 GiB. */
-export function diskHeadroom(diskBytes: number): number {
-  return Math.min(DISK_HEADROOM_MAX, Math.ceil((diskBytes * DISK_HEADROOM_PERCENT) / 100))
-}
 
 /** Options of the backups feature (the archive limits, mostly for tests). */
 export interface BackupsOptions {
@@ -133,27 +124,13 @@ export class BackupsService {
     return removeStaleTemp(this.dataDir, now)
   }
 
-  /**
-   * The limits of an archive read back: the options', and never more than the free disk space
-   * of the data directory less {@link diskHeadroom}, so a restore never leaves the server (its
-   * database, logs, uploads) without room to write.
-   */
+  /** The limits of an archive read back: the options', within the disk's room (`withDiskRoom`). */
   private async limits(): Promise<ArchiveLimits> {
     const limits: ArchiveLimits = {
       maxEntries: this.options.maxEntries ?? DEFAULT_MAX_ENTRIES,
       maxBytes: this.options.maxBytes ?? DEFAULT_MAX_BYTES,
     }
-    const fsStats = await statfs(this.dataDir).catch(() => null)
-    if (fsStats) {
-      const free = fsStats.bavail * fsStats.bsize
-      const headroom = diskHeadroom(fsStats.blocks * fsStats.bsize)
-      const room = Math.max(0, free - headroom)
-      if (room < limits.maxBytes) {
-        limits.maxBytes = room
-        limits.maxBytesReason = `the free disk space of the data directory, ${free} bytes, less a headroom of ${headroom} bytes kept free: ${DISK_HEADROOM_PERCENT} % of the disk, at most 1 GiB`
-      }
-    }
-    return limits
+    return withDiskRoom(this.dataDir, limits)
   }
 
   /** Where backups go: `{driver: "local"}` or `{driver: "s3", bucket}`. */
