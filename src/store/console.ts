@@ -80,3 +80,33 @@ export class ConsoleCrashed extends Error {
     this.name = 'ConsoleCrashed'
   }
 }
+
+/**
+ * The text after leading blanks, comments and empty statements (`;`, which SQLite skips),
+ * upper-cased (what the prefix checks look at).
+ */
+export function consoleHead(text: string): string {
+  let s = text
+  for (;;) {
+    const next = s
+      .replace(/^[\s;]+/, '')
+      .replace(/^--[^\n]*(\n|$)/, '')
+      .replace(/^\/\*[\s\S]*?\*\//, '')
+    if (next === s) return s.toUpperCase()
+    s = next
+  }
+}
+
+/**
+ * A PRAGMA the engine's console does not run (an allow-list: a PRAGMA can corrupt the database or
+ * change it for the app). `name` is the PRAGMA's, `allowed` the list, for the message.
+ */
+export class ConsolePragmaRefused extends Error {
+  constructor(
+    readonly pragma: string,
+    readonly allowed: string,
+  ) {
+    super(`the console does not run PRAGMA ${pragma}`)
+    this.name = 'ConsolePragmaRefused'
+  }
+}

@@ -11,12 +11,13 @@ import {
 } from '../../core/errors.js'
 import {
   ConsoleCrashed,
+  ConsolePragmaRefused,
   ConsoleRefused,
   ConsoleTimeout,
   type ConsoleResult,
 } from '../../store/console.js'
 import { DbError, UniqueViolation } from '../../store/db.js'
-import { ALLOWED_PRAGMAS, head, refusedConstruct, refusedPragma } from './guard.js'
+import { head, refusedConstruct } from './guard.js'
 
 /** SPEC §8: a read answers at most 500 rows (`truncated: true` when more existed). */
 export const SQL_MAX_ROWS = 500
@@ -105,9 +106,6 @@ export class SqlConsole {
     if (input.write && writesFiles(input.sql)) throw badRequest(messages.sqlFileRefused)
     const refused = refusedConstruct(input.sql)
     if (refused !== null) throw badRequest(messages.sqlConstructRefused({ what: refused }))
-    const pragma = refusedPragma(input.sql)
-    if (pragma !== null)
-      throw badRequest(messages.sqlPragmaRefused({ name: pragma, allowed: ALLOWED_PRAGMAS }))
     if (this.running >= this.maxRunning) throw new ApiError(429, messages.sqlBusy)
     this.running++
     let result: ConsoleResult
@@ -143,6 +141,9 @@ export class SqlConsole {
   private failure(err: unknown): ApiError {
     if (err instanceof ConsoleTimeout) {
       return badRequest(messages.sqlTimeout({ seconds: Math.round(err.timeoutMs / 100) / 10 }))
+    }
+    if (err instanceof ConsolePragmaRefused) {
+      return badRequest(messages.sqlPragmaRefused({ name: err.pragma, allowed: err.allowed }))
     }
     if (err instanceof ConsoleRefused) {
       return badRequest(

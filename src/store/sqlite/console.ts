@@ -2,12 +2,14 @@ import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import {
   ConsoleCrashed,
+  ConsolePragmaRefused,
   ConsoleRefused,
   ConsoleTimeout,
   type ConsoleRequest,
   type ConsoleResult,
 } from '../console.js'
 import { DbError } from '../db.js'
+import { ALLOWED_PRAGMAS, refusedPragma } from './console-pragmas.js'
 
 /**
  * The SQL console's runner: a child process with a connection of its own.
@@ -227,6 +229,8 @@ export function runSqliteConsole(
   request: ConsoleRequest,
   busyTimeout: number,
 ): Promise<ConsoleResult> {
+  const pragma = refusedPragma(request.sql)
+  if (pragma !== null) return Promise.reject(new ConsolePragmaRefused(pragma, ALLOWED_PRAGMAS))
   const driver = createRequire(import.meta.url).resolve('better-sqlite3')
   const child = spawn(
     process.execPath,
