@@ -33,6 +33,7 @@ export const postgresSuites = [
   'test/rules-filter.test.ts',
   'test/rules-list.test.ts',
   'test/list-ties.test.ts',
+  'test/list-created-index.test.ts',
   'test/rules-request.test.ts',
   'test/rule-check.test.ts',
   'test/auth.test.ts',

@@ -88,14 +88,38 @@ describe('desiredIndexes', () => {
     const users = blankCollection('auth', 'users')
     users.id = 'u1'
     const names = () => desiredIndexes(users).map((i) => i.name)
-    expect(names()).toEqual(['__u_u1_tokenKey', '__u_u1_email'])
+    expect(names()).toEqual(['__u_u1_tokenKey', '__u_u1_email', '__sort_u1_created'])
     users.indexes = [
       'CREATE UNIQUE INDEX `idx_tokenKey_u1` ON `users` (`tokenKey`)',
       "CREATE UNIQUE INDEX `idx_email_u1` ON `users` (`email` COLLATE NOCASE) WHERE `email` != ''",
     ]
-    expect(names()).toEqual(['idx_tokenKey_u1', 'idx_email_u1'])
+    expect(names()).toEqual(['__sort_u1_created', 'idx_tokenKey_u1', 'idx_email_u1'])
     // Case-sensitive uniqueness is weaker than the implicit NOCASE one: both stay.
     users.indexes = ["CREATE UNIQUE INDEX `idx_email_u1` ON `users` (`email`) WHERE `email` != ''"]
-    expect(names()).toEqual(['__u_u1_tokenKey', '__u_u1_email', 'idx_email_u1'])
+    expect(names()).toEqual([
+      '__u_u1_tokenKey',
+      '__u_u1_email',
+      '__sort_u1_created',
+      'idx_email_u1',
+    ])
+  })
+
+  it('gives a collection with `created` an index on it, unless a user index on it alone serves', () => {
+    const posts = blankCollection('base', 'posts')
+    posts.id = 'p1'
+    const names = () => desiredIndexes(posts).map((i) => i.name)
+    expect(names()).toEqual(['__sort_p1_created'])
+    // Not served: a descending, a partial or a composite index on it.
+    posts.indexes = [
+      'CREATE INDEX `a` ON `posts` (`created` DESC)',
+      "CREATE INDEX `b` ON `posts` (`created`) WHERE `created` != ''",
+      'CREATE INDEX `c` ON `posts` (`created`, `id`)',
+    ]
+    expect(names()).toEqual(['__sort_p1_created', 'a', 'b', 'c'])
+    posts.indexes = ['CREATE INDEX `mine` ON `posts` (`created`)']
+    expect(names()).toEqual(['mine'])
+    posts.indexes = []
+    posts.fields = posts.fields.filter((f) => f.name !== 'created')
+    expect(names()).toEqual([])
   })
 })

@@ -294,10 +294,32 @@ function covers(user: IndexSpec, implicit: IndexSpec): boolean {
   )
 }
 
+/** The name of the implicit index on `created` of a collection (see {@link desiredIndexes}). */
+export const createdIndexName = (collectionId: string): string => `__sort_${collectionId}_created`
+
+/** True when a user index is exactly a plain ascending index on `created` alone, with no condition. */
+function servesCreated(user: IndexSpec): boolean {
+  const [u] = user.columns
+  return (
+    user.columns.length === 1 &&
+    user.where === undefined &&
+    u !== undefined &&
+    !u.nocase &&
+    !u.desc &&
+    sameExpr(u.expr, indexColumn('created'))
+  )
+}
+
 /**
- * Every index the collection's table should have: field `unique` flags, auth ones, user ones.
- * An implicit unique index is left out when a user index already enforces it (PocketBase's own
- * auth collections declare `idx_email_…` and `idx_tokenKey_…` themselves).
+ * Every index the collection's table should have: field `unique` flags, auth ones, user ones,
+ * and one on `created`. An implicit unique index is left out when a user index already enforces
+ * it (PocketBase's own auth collections declare `idx_email_…` and `idx_tokenKey_…` themselves).
+ *
+ * The index on `created` serves the default sort of a list (`-created`, then the row id, in
+ * `records/list.ts`): without it every page of a list sorted the whole table (a full scan and a
+ * temporary B-tree per request). Read backwards it gives `created DESC, rowid DESC` on SQLite
+ * (entries are ordered by key, then row id); PostgreSQL reads it backwards under an incremental
+ * sort on `_rowid_`. It is left out when a user index on `created` alone already serves the sort.
  */
 export function desiredIndexes(collection: Collection): IndexSpec[] {
   if (collection.type === 'view') return []
@@ -328,6 +350,13 @@ export function desiredIndexes(collection: Collection): IndexSpec[] {
       }
       if (!user.some((u) => covers(u, implicit))) out.push(implicit)
     }
+  }
+  if (collection.fields.some((f) => f.name === 'created') && !user.some(servesCreated)) {
+    out.push({
+      name: createdIndexName(collection.id),
+      unique: false,
+      columns: [{ expr: indexColumn('created') }],
+    })
   }
   return [...out, ...user]
 }

@@ -111,21 +111,35 @@ export async function dropSchema(schema: SchemaManager, db: Db, c: Collection): 
 }
 
 /**
- * Gives every base and auth collection the junction tables it should have (a database made
- * before they existed, a restored backup), each collection in its own transaction. Cheap when
- * all is in place: a catalogue read per collection. A failure is logged, not thrown: the start
- * goes on (and the next one tries again), as `upgradeSystemCollections` does.
+ * Gives every base and auth collection the junction tables and implicit indexes it should have
+ * (a database made before they existed, a restored backup, a PocketBase database), each
+ * collection in its own transaction. Only what is missing is made: nothing is dropped, so an
+ * index made by hand in the SQL console stays. Cheap when all is in place: catalogue reads per
+ * collection. A failure is logged, not thrown: the start goes on (and the next one tries again),
+ * as `upgradeSystemCollections` does.
  */
-export async function ensureJunctions(app: App): Promise<void> {
-  for (const c of app.collections.all()) {
-    if (c.type === 'view') continue
+export async function ensureDerivedSchema(app: App): Promise<void> {
+  const attempt = async (what: string, c: Collection, work: (db: Db) => Promise<void>) => {
     try {
-      await app.runInTransaction((tx) =>
-        app.schema.syncJunctions(tx.dbFor(c), c.name, wantedJunctions(c)),
-      )
+      await app.runInTransaction((tx) => work(tx.dbFor(c)))
     } catch (err) {
       // NB: another instance starting on the same database may have made them meanwhile.
-      app.logger.warn(`the junction tables of ${c.name} could not be made`, { error: String(err) })
+      app.logger.warn(`the ${what} of ${c.name} could not be made`, { error: String(err) })
     }
+  }
+  for (const c of app.collections.all()) {
+    if (c.type === 'view') continue
+    await attempt('junction tables', c, (db) =>
+      app.schema.syncJunctions(db, c.name, wantedJunctions(c)),
+    )
+    await attempt('indexes', c, async (db) => {
+      const have = await app.schema.listIndexes(db, c.name)
+      for (const index of desiredIndexes(c)) {
+        if (have.has(index.name)) continue
+        // NB: a large table takes a while (about a second per million rows on SQLite).
+        app.logger.info(`creating index ${index.name} of ${c.name}`)
+        await app.schema.createIndex(db, c.name, index)
+      }
+    })
   }
 }

@@ -19,7 +19,7 @@ import { aroundCollectionWrite } from './model-hooks.js'
 import { normalizeIndexes } from './indexes.js'
 import { blankCollection, crc32 } from './defaults.js'
 import type { AuthOptions, Collection, CollectionType } from './model.js'
-import { dropSchema, ensureJunctions, syncSchema } from './schema-sync.js'
+import { dropSchema, ensureDerivedSchema, syncSchema } from './schema-sync.js'
 import { upgradeSystemCollections } from './system-upgrade.js'
 import { systemCollections, systemDatabase } from './system.js'
 import { deleteFiles, deletePrefixLater, fileNames } from '../records/files.js'
@@ -96,7 +96,7 @@ export class CollectionService {
       })
     }
     await upgradeSystemCollections(this.app, new Set(missing.map((c) => c.id)))
-    await ensureJunctions(this.app)
+    await ensureDerivedSchema(this.app)
   }
 
   /** A collection by id or name, or undefined. */
