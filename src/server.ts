@@ -83,6 +83,14 @@ interface Instance {
 }
 
 /**
+ * The queue of connections the kernel completes before the server accepts them (capped by
+ * `net.core.somaxconn`): Node's default of 511 overflowed when a thousand clients connected at
+ * once (PocketBase's benchmark), and each overflow cost the client a SYN retransmit (1 s and up).
+ * Go servers such as PocketBase use the kernel's cap.
+ */
+export const LISTEN_BACKLOG = 4096
+
+/**
  * The composition root: builds the app and the HTTP instance, registers the enabled features on
  * the app before it bootstraps (so their `onBootstrap` handlers run), then starts serving. A
  * restart (`server.restart`, also `app.services.get('restart')`) builds both again the same way.
@@ -96,7 +104,11 @@ export async function createServer(config: AppConfig, opts: ServerOptions = {}):
   let current = await startInstance(config, opts, restart)
 
   const listen = async (instance: Instance, at: ListenAddress): Promise<string> => {
-    const url = await instance.http.listen({ host: at.host, port: at.port })
+    const url = await instance.http.listen({
+      host: at.host,
+      port: at.port,
+      backlog: LISTEN_BACKLOG,
+    })
     const bound = instance.http.server.address()
     address = { host: at.host, port: typeof bound === 'object' && bound ? bound.port : at.port }
     return url

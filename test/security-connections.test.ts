@@ -1,7 +1,7 @@
 /**
  * Security issue #32 (slow clients), against the real listening server with raw sockets: a
  * request head trickled byte by byte is cut after `connections.headersTimeout` (10 s by default,
- * 73 s before), one address may hold `connections.maxConnectionsPerIP` open connections (500 by
+ * 73 s before), one address may hold `connections.maxConnectionsPerIP` open connections (2000 by
  * default, unlimited before) and one client IP `connections.maxRealtimePerIP` realtime streams
  * (100 by default, unlimited before); past a cap the answer is a clear 429.
  */
@@ -148,7 +148,7 @@ describe('security #32: slow clients', () => {
   afterEach(async () => {
     for (const s of opened.splice(0)) s.destroy()
     await patch({
-      connections: { maxConnectionsPerIP: 500, maxRealtimePerIP: 100, headersTimeout: 10 },
+      connections: { maxConnectionsPerIP: 2000, maxRealtimePerIP: 100, headersTimeout: 10 },
       trustedProxy: { headers: [] },
     })
     // Every socket of the last test is gone before the next counts its own.
@@ -161,7 +161,7 @@ describe('security #32: slow clients', () => {
   it('lists the connections group with its defaults, and refuses bad values with 400', async () => {
     const res = await t.api('GET', '/api/settings', { token: t.suToken })
     expect(res.body.connections).toEqual({
-      maxConnectionsPerIP: 500,
+      maxConnectionsPerIP: 2000,
       maxRealtimePerIP: 100,
       headersTimeout: 10,
     })
@@ -237,12 +237,12 @@ describe('security #32: slow clients', () => {
     return { kept, refused: await Promise.all(refused.map((r) => r.closed)) }
   }
 
-  it('answers 429 and closes connections past 500 from one address by default', async () => {
-    const { kept, refused } = await split(520)
-    // A few of the 500 are the test's own fetch connections, still open.
-    expect(kept.length).toBeGreaterThanOrEqual(490)
-    expect(kept.length).toBeLessThanOrEqual(500)
-    expect(refused.length).toBe(520 - kept.length)
+  it('answers 429 and closes connections past 2000 from one address by default', async () => {
+    const { kept, refused } = await split(2020)
+    // A few of the 2000 are the test's own fetch connections, still open.
+    expect(kept.length).toBeGreaterThanOrEqual(1990)
+    expect(kept.length).toBeLessThanOrEqual(2000)
+    expect(refused.length).toBe(2020 - kept.length)
     for (const answer of refused)
       expect(parseAnswer(answer)).toEqual({
         status: 429,

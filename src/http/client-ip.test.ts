@@ -11,6 +11,7 @@ describe('normalizeIp', () => {
     ['2001:db8:1:2:3:4:5:6', '2001:0db8:0001:0002:0003:0004:0005:0006'],
     ['64:ff9b::192.0.2.1', '0064:ff9b:0000:0000:0000:0000:c000:0201'],
     ['not-an-ip', 'not-an-ip'],
+    [undefined, ''],
   ])('%s → %s', (input, expected) => {
     expect(normalizeIp(input)).toBe(expected)
   })

@@ -8,10 +8,10 @@ type IpSource = Pick<FastifyRequest, 'ip' | 'raw'>
 /**
  * Normalizes an IP: an IPv4-mapped IPv6 address becomes its IPv4 form and IPv6 is written fully
  * expanded and lower-cased (`2001:0db8:0000:…`), as PocketBase's RealIP does (reference §10.4).
- * A value that is not an IP is returned trimmed.
+ * A value that is not an IP is returned trimmed; none (a socket already closed) gives ''.
  */
-export function normalizeIp(value: string): string {
-  const ip = value.trim()
+export function normalizeIp(value: string | undefined): string {
+  const ip = (value ?? '').trim()
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip)
   if (mapped && isIP(mapped[1]!) === 4) return mapped[1]!
   if (isIP(ip) !== 6 || ip.includes('%')) return ip
@@ -57,5 +57,7 @@ export function clientIp(req: IpSource, proxy: Settings['trustedProxy']): string
     const ip = pickIp(value, proxy.useLeftmostIP === true)
     if (ip !== '') return normalizeIp(ip)
   }
+  // NB: Fastify reads `ip` from the socket, which no longer has an address once the client has
+  // gone (a request that waited long in the queue): then there is no address to report.
   return normalizeIp(req.ip)
 }

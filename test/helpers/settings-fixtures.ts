@@ -120,7 +120,7 @@ export const PUBLIC_DEFAULTS = {
   trustedProxy: { headers: [], useLeftmostIP: false },
   logs: { maxDays: 5, minLevel: 0, logIP: true, logAuthId: false, maxDataSize: 0 },
   superuserIPs: [],
-  connections: { maxConnectionsPerIP: 500, maxRealtimePerIP: 100, headersTimeout: 10 },
+  connections: { maxConnectionsPerIP: 2000, maxRealtimePerIP: 100, headersTimeout: 10 },
   reads: { timeoutMs: 5000 },
   webhooks: { allowPrivateNetworks: false, timeout: 10, maxAttempts: 12 },
   audit: { maxDays: 90 },
