@@ -19,6 +19,13 @@ export interface Db {
   /** Runs a statement that returns no rows. */
   run(query: Sql): Promise<{ changes: number }>
   /**
+   * Optional, on a transaction's handle: a write whose result nobody reads, run before the
+   * transaction's next statement or its commit (PostgreSQL sends it in the same round trip as
+   * that one); its failure fails that statement or the commit, and so the transaction. Where it
+   * is absent, `await run(query)` instead.
+   */
+  runLater?(query: Sql): void
+  /**
    * Optional synchronous reads, for engines whose driver is synchronous underneath (SQLite): the
    * same as `all`/`get`, answered at once (a transaction's handle reads its own uncommitted
    * work). PocketBase-style `*.pb.js` scripts need them for their synchronous `$app` finds; an

@@ -95,7 +95,10 @@ export class AuditLog {
 
   /**
    * Inserts one row through `app` (the transactional app of the change, so a rollback takes the
-   * row with it), or through the given database handle (a settings save's transaction).
+   * row with it), or through the given database handle (a settings save's transaction). Inside a
+   * transaction whose engine offers `runLater`, the row goes with the transaction's next
+   * statement or its commit (on PostgreSQL in the same round trip): nothing reads its result,
+   * every later statement of the transaction still sees it, and its failure fails the change.
    */
   async write(app: App, entry: AuditEntry, db?: Db): Promise<void> {
     const collection = app.collections.find(AUDIT_LOG)
@@ -116,10 +119,11 @@ export class AuditLog {
       updated: now,
     }
     const names = Object.keys(values)
-    await (db ?? app.dbFor(collection)).run(
-      sql`INSERT INTO ${ident(collection.name)} (${join(names.map((n) => ident(n)))})
-          VALUES (${join(names.map((n) => sql`${values[n]}`))})`,
-    )
+    const target = db ?? app.dbFor(collection)
+    const insert = sql`INSERT INTO ${ident(collection.name)} (${join(names.map((n) => ident(n)))})
+          VALUES (${join(names.map((n) => sql`${values[n]}`))})`
+    if (target.inTransaction && target.runLater) target.runLater(insert)
+    else await target.run(insert)
   }
 
   /**

@@ -20,12 +20,14 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import { DbError, UniqueViolation, type Db, type QueryColumn, type Row } from '../db.js'
+import { DbError, type Db, type QueryColumn, type Row } from '../db.js'
 import { noteReadBudget, translatePgError } from './errors.js'
-import type { Sql } from '../sql.js'
-import { beginThen } from './begin-then.js'
+import type { CompiledQuery, Sql } from '../sql.js'
+import { pipelined } from './pipeline.js'
+import { isConflict, PgTx, takeAhead, txState } from './pg-tx.js'
 
 export { translatePgError, uniqueColumns } from './errors.js'
+export { isConflict } from './pg-tx.js'
 import { describeOn } from './describe.js'
 import { postgresDialect } from './postgres-dialect.js'
 import { TxGate } from './tx-gate.js'
@@ -59,29 +61,6 @@ const typeParsers = {
   },
 }
 
-/** The connection an open transaction runs on, and what runs after its commit. */
-interface TxState {
-  client: pg.PoolClient
-  committed: Array<() => void>
-  /** Set once a statement failed for a conflict: the attempt is rolled back and run again. */
-  conflict: boolean
-  /** Set once `BEGIN` was sent (with the first statement): until then there is nothing to end. */
-  begun: boolean
-}
-
-/** How every transaction starts. */
-const BEGIN = 'BEGIN ISOLATION LEVEL SERIALIZABLE'
-
-/** SQLSTATEs of a conflict with a concurrent transaction: a serialization failure, a deadlock. */
-const CONFLICTS = new Set(['40001', '40P01'])
-
-/** True for a driver error (raw or translated) that a conflict with another transaction caused. */
-export function isConflict(err: unknown): boolean {
-  const raw = err instanceof DbError || err instanceof UniqueViolation ? err.cause : err
-  const code = (raw as { code?: unknown } | null)?.code
-  return typeof code === 'string' && CONFLICTS.has(code)
-}
-
 /**
  * Attempts of a transaction that keeps conflicting: the first beside the others, the next ones
  * alone (they can then conflict only with other processes sharing the database).
@@ -99,68 +78,6 @@ const FREE_FOR_READS = 2
 
 /** How an attempt of a transaction ended when it did not throw. */
 type Attempt<T> = { value: T } | { conflict: Error }
-
-/** A handle bound to one open transaction. */
-class PgTx implements Db {
-  readonly dialect = postgresDialect
-  readonly inTransaction = true
-
-  constructor(
-    private readonly root: PgDb,
-    private readonly state: TxState,
-  ) {}
-
-  all<T = Row>(query: Sql): Promise<T[]> {
-    return this.query<T>(query).then((r) => r.rows)
-  }
-
-  get<T = Row>(query: Sql): Promise<T | undefined> {
-    return this.query<T>(query).then((r) => r.rows[0])
-  }
-
-  run(query: Sql): Promise<{ changes: number }> {
-    return this.query(query).then((r) => ({ changes: r.rowCount ?? 0 }))
-  }
-
-  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-    return fn(this)
-  }
-
-  /**
-   * Runs a statement of the transaction (the first one with `BEGIN`, in one round trip); a
-   * conflict marks the attempt for a retry.
-   */
-  private async query<T>(query: Sql): Promise<pg.QueryResult<T & pg.QueryResultRow>> {
-    const first = !this.state.begun
-    this.state.begun = true
-    try {
-      return await this.root.query<T>(this.state.client, query, first ? BEGIN : undefined)
-    } catch (err) {
-      if (isConflict(err)) this.state.conflict = true
-      throw err
-    }
-  }
-
-  onCommit(fn: () => void): void {
-    this.state.committed.push(fn)
-  }
-
-  async describe(query: Sql): Promise<QueryColumn[]> {
-    if (!this.state.begun) {
-      this.state.begun = true
-      await this.state.client.query(BEGIN).catch((err: unknown) => {
-        throw translatePgError(err)
-      })
-    }
-    return describeOn(this.root, this.state.client, query)
-  }
-
-  resetStatements(): void {}
-
-  close(): Promise<void> {
-    return Promise.reject(new Error('cannot close a database from inside a transaction'))
-  }
-}
 
 /** A PostgreSQL schema reached through a pool. */
 export class PgDb implements Db {
@@ -185,27 +102,20 @@ export class PgDb implements Db {
   }
 
   /**
-   * Runs a compiled fragment on `client` (or any pooled connection), errors translated; with
-   * `begin`, sends that `BEGIN …` ahead of it in the same round trip (`begin-then.ts`).
+   * Runs a compiled fragment on `client`, errors translated; the statements `ahead` (a
+   * transaction's `BEGIN`, its writes waiting) go in front of it in the same round trip
+   * (`pipeline.ts`).
    */
   async query<T>(
-    client: pg.PoolClient | pg.Pool,
+    client: pg.PoolClient,
     query: Sql,
-    begin?: string,
+    ahead: readonly CompiledQuery[] = [],
   ): Promise<pg.QueryResult<T & pg.QueryResultRow>> {
     const compiled = this.dialect.compile(query)
-    if (begin) this.options.verbose?.(begin)
+    for (const q of ahead) this.options.verbose?.(q.sql)
     this.options.verbose?.(compiled.sql)
     try {
-      if (begin && client instanceof pg.Pool) throw new Error('BEGIN needs a connection of its own')
-      return begin
-        ? await beginThen<T & pg.QueryResultRow>(
-            client as pg.PoolClient,
-            begin,
-            compiled.sql,
-            compiled.params,
-          )
-        : await client.query<T & pg.QueryResultRow>(compiled.sql, compiled.params)
+      return await pipelined<T & pg.QueryResultRow>(client, ahead, compiled.sql, compiled.params)
     } catch (err) {
       noteReadBudget(err, this.readBudgetMs)
       throw translatePgError(err)
@@ -284,7 +194,7 @@ export class PgDb implements Db {
   /** One attempt of a transaction: its value, a conflict to retry, or its error thrown. */
   private async attempt<T>(fn: (tx: Db) => Promise<T>): Promise<Attempt<T>> {
     const client = await this.connect()
-    const state: TxState = { client, committed: [], conflict: false, begun: false }
+    const state = txState(client)
     let broken = false
     const rollback = async () => {
       if (!state.begun) return
@@ -308,6 +218,8 @@ export class PgDb implements Db {
         await rollback()
         return { conflict: new DbError('the transaction conflicted with another one', null) }
       }
+      // The writes still waiting go with the COMMIT (and BEGIN, when they are all there is).
+      const ahead = takeAhead(state, false)
       // NB: `fn` sent no statement: there is no transaction on the server to end.
       if (!state.begun) {
         for (const cb of state.committed) cb()
@@ -315,7 +227,8 @@ export class PgDb implements Db {
       }
       let done: pg.QueryResult
       try {
-        done = await client.query('COMMIT')
+        for (const q of ahead) this.options.verbose?.(q.sql)
+        done = await pipelined(client, ahead, 'COMMIT', [])
       } catch (err) {
         await rollback()
         if (isConflict(err)) return { conflict: translatePgError(err) }

@@ -25,7 +25,8 @@ import { DbError, type Db, type Row } from '../db.js'
 import type { CompiledQuery, Sql } from '../sql.js'
 import { PgDb, translatePgError, type PgDbOptions } from './database.js'
 import { SYNC_READS_WORKER_SOURCE } from './sync-reads-worker.js'
-import { connectionReader } from './tx-sync-reads.js'
+import { connectionReader, type Unsent } from './tx-sync-reads.js'
+import { PgTx, takeAhead } from './pg-tx.js'
 
 /** The default `statement_timeout` of a synchronous read. */
 const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000
@@ -292,10 +293,15 @@ export class PgSyncDb extends PgDb {
         // `PgDb` connects, begins and then calls this: the connection just taken is this attempt's.
         const own = slot.client ? connectionReader(slot.client, this.types(), this.timeoutMs) : null
         slot.client = null
+        // The writes the transaction has not sent yet (`runLater`) go ahead of the read.
+        const state = tx instanceof PgTx ? tx.state : null
+        const unsent: Unsent | undefined = state
+          ? { open: () => state.begun, take: () => takeAhead(state, false) }
+          : undefined
         const read = <R = Row>(q: Sql): R[] => {
           const compiled = this.dialect.compile(q)
           this.options.verbose?.(compiled.sql)
-          return (own?.read(compiled) ?? this.syncReader().all(compiled)) as R[]
+          return (own?.read(compiled, unsent) ?? this.syncReader().all(compiled)) as R[]
         }
         if (!tx.allSync) tx.allSync = read
         if (!tx.getSync) tx.getSync = <R = Row>(q: Sql): R | undefined => read<R>(q)[0]

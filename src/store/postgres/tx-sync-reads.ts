@@ -97,9 +97,19 @@ const wouldBlock = (err: unknown): boolean => {
   return code === 'EAGAIN' || code === 'EWOULDBLOCK'
 }
 
+/**
+ * What the transaction has not sent yet: whether its block is open on the server (its `BEGIN`
+ * sent), and its writes waiting (`Db.runLater`), taken with `BEGIN` in front when not sent.
+ */
+export interface Unsent {
+  open(): boolean
+  take(): CompiledQuery[]
+}
+
 /** Reads on one transaction's connection; `read` returns null when it cannot be used now. */
 export interface ConnectionReader {
-  read(query: CompiledQuery): Row[] | null
+  /** With `unsent`, the transaction's writes waiting are sent first, so the read sees them. */
+  read(query: CompiledQuery, unsent?: Unsent): Row[] | null
   /** The transaction ended: the reader refuses from now on (the connection goes back to the pool). */
   end(): void
 }
@@ -118,13 +128,17 @@ export function connectionReader(
   const waitMs = statementTimeoutMs + 2_000
   return {
     end: () => void (ended = true),
-    read(query) {
+    read(query, unsent) {
       const fd = ended || !idle(client) ? null : socketFd(client)
       if (fd === null) return null
-      // No transaction block open on the server yet (the transaction has sent nothing: `PgDb`
-      // begins with its first statement): committed data is what it would read, the worker's.
+      // NB: pg's own status misses a BEGIN this reader sent: the transaction's word first.
       const status = client.getTransactionStatus()
-      if (status !== 'T' && status !== 'E') return null
+      const open = unsent ? unsent.open() : status === 'T' || status === 'E'
+      const ahead = unsent?.take() ?? []
+      // No transaction block open on the server yet and nothing to write (the transaction has
+      // sent nothing: `PgDb` begins with its first statement): committed data is what it would
+      // read, the worker's.
+      if (!open && ahead.length === 0) return null
       const p = loadProtocol()
       const deadline = performance.now() + waitMs
       const statement = (text: string): Buffer[] => [
@@ -137,6 +151,12 @@ export function connectionReader(
         return receive(client, fd, new p.Parser(), deadline)
       }
       const messages = round([
+        // The writes waiting (and BEGIN): a failure skips the rest and fails the transaction.
+        ...ahead.flatMap((q) => [
+          p.serialize.parse({ text: q.sql, types: [] }),
+          p.serialize.bind({ values: [...q.params], valueMapper: p.prepareValue }),
+          p.serialize.execute({}),
+        ]),
         ...statement('SAVEPOINT svc_sync_read'),
         ...statement(
           `SET LOCAL statement_timeout = ${Math.max(1, Math.trunc(statementTimeoutMs))}`,
