@@ -15,6 +15,7 @@ import { checkExpand } from './expand.js'
 import { assignUploads, prepareUploads } from './files.js'
 import { applyBody } from './input.js'
 import { recordSatisfies, ruleCondition } from './query.js'
+import { guardedInsert, guardFailed, type RelationGuard } from './relations.js'
 import { assertWritable, generate, hashPasswords, saveRecord } from './save.js'
 
 /**
@@ -60,8 +61,8 @@ export async function createRecord(
     info,
     uploads: prepared.uploads,
     build: async () => ({ record, request }),
-    write: async (tx, e) => {
-      await insertRow(tx, collection, e.record)
+    write: async (tx, e, built) => {
+      await insertRow(tx, collection, e.record, built.guard ?? null)
       await checkCreatorManages(tx, collection, e.record, request, unmanaged)
       const rule = ruleCondition(tx, collection, 'createRule', request)
       if (rule && !(await recordSatisfies(tx, collection, String(e.record.id), rule)))
@@ -70,15 +71,30 @@ export async function createRecord(
   })
 }
 
-/** `INSERT` of every field of the record. */
-async function insertRow(app: App, collection: Collection, record: RecordData): Promise<void> {
+/**
+ * `INSERT` of every field of the record; with a guard, only when its related records exist (one
+ * statement), else the relation errors the lookup finds, as validation answers them.
+ */
+async function insertRow(
+  app: App,
+  collection: Collection,
+  record: RecordData,
+  guard: RelationGuard | null,
+): Promise<void> {
   const cols: Sql[] = []
   const vals: Sql[] = []
   for (const f of collection.fields) {
     cols.push(ident(f.name))
     vals.push(param(getFieldType(f.type)!.toDb(record[f.name], f)))
   }
-  await app
-    .dbFor(collection)
-    .run(sql`INSERT INTO ${ident(collection.name)} (${join(cols)}) VALUES (${join(vals)})`)
+  const db = app.dbFor(collection)
+  if (!guard) {
+    await db.run(sql`INSERT INTO ${ident(collection.name)} (${join(cols)}) VALUES (${join(vals)})`)
+    return
+  }
+  const { changes } = await db.run(guardedInsert(collection.name, cols, vals, guard))
+  if (changes > 0) return
+  const errors = new ErrorSet().merge(await guardFailed(app, collection, guard))
+  errors.throwIf(messages.recordCreateFailed)
+  throw badRequest(messages.recordCreateFailed)
 }

@@ -1,10 +1,11 @@
-import { ident, sql } from '../../store/sql.js'
+import { ident, join, param, sql, type Sql } from '../../store/sql.js'
 import { nowDate } from '../../tools/dates.js'
 import type { App } from '../app.js'
-import { badRequest, messages } from '../errors.js'
+import { badRequest, messages, type ValidationErrors } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
-import type { RequestInfo } from '../request-info.js'
+import type { RecordData, RequestInfo } from '../request-info.js'
 import type { Collection } from '../collections/model.js'
+import { validateRecord } from './input.js'
 import { recordFromRow } from './serialize.js'
 
 /**
@@ -54,4 +55,105 @@ export async function detachReferences(
       }
     }
   }
+}
+
+/** Ids one create checks inside its INSERT at most, per target collection; more: looked up. */
+const GUARDED_IDS = 100
+
+/** The related ids a create's INSERT checks: per target collection, the ids that must exist. */
+export interface RelationGuard {
+  /** Per target collection, the distinct ids. */
+  targets: Array<{ collection: Collection; ids: string[] }>
+  /** The relation fields' values as validated (hooks may change the record afterwards). */
+  values: RecordData
+}
+
+/**
+ * Validates a new record as `validateRecord` does, with one difference when every field passes:
+ * the existence of the related records (of the collections in the record's own database) is not
+ * looked up but returned as a guard for the INSERT (`guardedInsert`), which then writes nothing
+ * when one is missing, and `guardFailed` answers what the lookup would have. When any field
+ * fails, every relation is looked up as before, and the errors are the same.
+ */
+export async function validateNew(
+  tx: App,
+  collection: Collection,
+  record: RecordData,
+  skip: Set<string>,
+): Promise<{ errors: ValidationErrors; guard: RelationGuard | null }> {
+  const lookup = tx.collections.lookup()
+  const own = tx.dbFor(collection)
+  const relations = new Set(
+    collection.fields.filter((f) => f.type === 'relation' && !skip.has(f.name)).map((f) => f.name),
+  )
+  const full = () => validateRecord(collection, record, { isNew: true, lookup, skip })
+  if (relations.size === 0) return { errors: await full(), guard: null }
+  const targets = new Map<string, { collection: Collection; ids: Set<string> }>()
+  const recording: typeof lookup = {
+    ...lookup,
+    missingIds: (target, ids) => {
+      const known = targets.get(target.id)?.ids
+      if (tx.dbFor(target) !== own || (known?.size ?? 0) + ids.length > GUARDED_IDS)
+        return lookup.missingIds(target, ids)
+      const entry = targets.get(target.id) ?? { collection: target, ids: new Set<string>() }
+      for (const id of ids) entry.ids.add(id)
+      targets.set(target.id, entry)
+      return Promise.resolve([])
+    },
+  }
+  const others = new Set([...skip, ...relations])
+  const onlyRelations = new Set(
+    collection.fields.map((f) => f.name).filter((n) => !relations.has(n)),
+  )
+  const [a, b] = await Promise.all([
+    validateRecord(collection, record, { isNew: true, lookup, skip: others }),
+    validateRecord(collection, record, { isNew: true, lookup: recording, skip: onlyRelations }),
+  ])
+  if (Object.keys(a).length > 0 || Object.keys(b).length > 0)
+    return { errors: await full(), guard: null }
+  if (targets.size === 0) return { errors: {}, guard: null }
+  const values: RecordData = {}
+  for (const name of relations) values[name] = record[name]
+  return {
+    errors: {},
+    guard: {
+      targets: [...targets.values()].map((t) => ({ collection: t.collection, ids: [...t.ids] })),
+      values,
+    },
+  }
+}
+
+/**
+ * `INSERT INTO table (columns) SELECT values WHERE` every guarded id exists: one statement
+ * checks the relations and writes the row (no row written when one is missing).
+ */
+export function guardedInsert(
+  table: string,
+  columns: readonly Sql[],
+  values: readonly Sql[],
+  guard: RelationGuard,
+): Sql {
+  const conditions = guard.targets.map(
+    (t) =>
+      sql`(SELECT COUNT(*) FROM ${ident(t.collection.name)} WHERE id IN (${join(t.ids.map((id) => param(id)))})) = ${t.ids.length}`,
+  )
+  return sql`INSERT INTO ${ident(table)} (${join(columns)}) SELECT ${join(values)} WHERE ${join(conditions, ' AND ')}`
+}
+
+/**
+ * The answer of a create whose guarded INSERT wrote nothing: the relation errors the lookup
+ * finds for the values as validated, as `validateRecord` gives them.
+ */
+export async function guardFailed(
+  tx: App,
+  collection: Collection,
+  guard: RelationGuard,
+): Promise<ValidationErrors> {
+  const names = new Set(Object.keys(guard.values))
+  const skip = new Set(collection.fields.map((f) => f.name).filter((n) => !names.has(n)))
+  return validateRecord(collection, guard.values, {
+    isNew: true,
+    lookup: tx.collections.lookup(),
+    skip,
+  })
 }

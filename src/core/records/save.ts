@@ -20,6 +20,7 @@ import {
   type PreparedUpload,
 } from './files.js'
 import { validateRecord } from './input.js'
+import { validateNew, type RelationGuard } from './relations.js'
 import { WRITE_READ_LIMIT_MS } from './rule-check.js'
 
 /** A record as it will be saved, built inside the transaction by the verb. */
@@ -29,6 +30,11 @@ export interface BuiltRecord {
   original?: RecordData
   /** The request the hooks see: `body` holds the body's resolved values. */
   request: RequestInfo
+  /**
+   * Set by the pipeline for a create: the related ids its INSERT must find (`guardedInsert`),
+   * or null when they were looked up already.
+   */
+  guard?: RelationGuard | null
 }
 
 /** What create or update hands the pipeline. */
@@ -76,14 +82,21 @@ export async function saveRecord(app: App, job: SaveJob): Promise<Record<string,
       const errors = new ErrorSet()
       const built = await job.build(tx, errors)
       const { record, original, request } = built
-      errors.merge(
-        await validateRecord(collection, record, {
-          isNew: !original,
-          original,
-          lookup: tx.collections.lookup(),
-          skip: passwordFields(collection),
-        }),
-      )
+      if (original || !errors.isEmpty) {
+        errors.merge(
+          await validateRecord(collection, record, {
+            isNew: !original,
+            original,
+            lookup: tx.collections.lookup(),
+            skip: passwordFields(collection),
+          }),
+        )
+      } else {
+        // A create's related records are checked by its INSERT when everything else passes.
+        const checked = await validateNew(tx, collection, record, passwordFields(collection))
+        errors.merge(checked.errors)
+        built.guard = checked.guard
+      }
       errors.throwIf(message)
       const hook = original ? tx.hooks.onRecordUpdate : tx.hooks.onRecordCreate
       const event = original
