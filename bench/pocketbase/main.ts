@@ -80,7 +80,7 @@ async function runOne(
       await pgQuery(admin, `DROP DATABASE IF EXISTS ${db}`)
       await pgQuery(admin, `CREATE DATABASE ${db}`)
       const url = postgres!.url(db)
-      server = await startSvcbaseFresh(join(tmp, 'data'), url)
+      server = { ...(await startSvcbaseFresh(join(tmp, 'data'), url)), name: 'svcbase-pg' }
       afterCreate = async () =>
         Number(
           (
@@ -131,7 +131,7 @@ async function main(): Promise<number> {
   try {
     if (args.db) {
       chmodSync(pgDir, 0o755)
-      postgres = startPostgres(pgDir)
+      postgres = await startPostgres(pgDir)
     }
     for (let round = 1; round <= args.rounds; round++) {
       for (const key of roundOrder(round, args.db))

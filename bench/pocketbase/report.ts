@@ -158,7 +158,8 @@ function memory(result: BenchResult): string[] {
     )
     const data = runs.map((r) => r.data).filter((d) => d !== undefined)
     if (data.length) {
-      const biggest = data[0]!.biggest.map((f) => `${f.file} ${mib(f.bytes)}`).join(', ')
+      const biggest =
+        data[0]!.biggest.map((f) => `${f.file} ${mib(f.bytes)}`).join(', ') || 'no files'
       let line = `- **${LABEL[key]}** data folder after create: ${mib(median(data.map((d) => d.bytes)))} (biggest: ${biggest})`
       const pgBytes = runs.map((r) => r.pgDatabaseBytes).filter((b) => b !== undefined)
       if (pgBytes.length) line += `; PostgreSQL database ${mib(median(pgBytes))}`

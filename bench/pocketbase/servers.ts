@@ -216,7 +216,9 @@ export interface Postgres {
   stop(): void
 }
 
-export function startPostgres(dir: string, port = '55498'): Postgres {
+/** Starts the cluster in `dir` on a free loopback port. */
+export async function startPostgres(dir: string): Promise<Postgres> {
+  const port = String(await freePort())
   execFileSync('bash', [join(ROOT, 'scripts', 'postgres.sh'), 'start', dir], {
     env: { ...process.env, SVC_PG_PORT: port, SVC_PG_FSYNC: 'on' },
     stdio: 'pipe',
