@@ -12,14 +12,22 @@ import type Database from 'better-sqlite3'
  * `INTERVAL_MS` after writes (PASSIVE never blocks the writer or the readers), and the writer's
  * automatic checkpoint moves up to `BACKSTOP_PAGES`, where it only acts if the worker falls far
  * behind. A quiet database keeps SQLite's default and never starts the thread (~3 MB).
+ *
+ * The WAL file keeps the size it grew to: while writes go on, the worker's checkpoints never catch
+ * the last commit, so SQLite cannot start the WAL over, and it grows until the writer's own
+ * checkpoint at the backstop (then it starts over from the beginning). Once the writes pause for
+ * `QUIET_MS`, the worker runs `wal_checkpoint(TRUNCATE)`, which empties the file (if a reader is
+ * in the way it gives up at once, and the next pause tries again).
  */
 
 /** Commits within one second from which the worker takes the checkpoints. */
 const BUSY_COMMITS = 100
 /** Milliseconds between a write and the checkpoint it asks for. */
 const INTERVAL_MS = 200
-/** The writer's automatic checkpoint once the worker checkpoints (pages, ~40 MB). */
-const BACKSTOP_PAGES = 10_000
+/** The writer's automatic checkpoint once the worker checkpoints (pages, ~16 MB). */
+export const BACKSTOP_PAGES = 4_000
+/** Milliseconds without a commit after which the worker truncates the WAL. */
+const QUIET_MS = 1_000
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads')
@@ -34,8 +42,8 @@ parentPort.on('message', (msg) => {
     return
   }
   try {
-    db.pragma('wal_checkpoint(PASSIVE)')
-    parentPort.postMessage('done')
+    db.pragma(msg === 'truncate' ? 'wal_checkpoint(TRUNCATE)' : 'wal_checkpoint(PASSIVE)')
+    parentPort.postMessage(msg === 'truncate' ? 'truncated' : 'done')
   } catch (err) {
     parentPort.postMessage('failed: ' + String(err && err.message || err))
   }
@@ -48,11 +56,14 @@ export class WalCheckpoints {
   private windowStart = 0
   private commits = 0
   private timer: NodeJS.Timeout | null = null
+  private quiet: NodeJS.Timeout | null = null
   private running = false
   private again = false
   private closing: Promise<void> | null = null
   /** Checkpoints the worker has run (for tests). */
   ran = 0
+  /** Truncating checkpoints the worker has run once writes paused (for tests). */
+  truncated = 0
 
   constructor(
     private readonly file: string,
@@ -71,6 +82,7 @@ export class WalCheckpoints {
       if (++this.commits < BUSY_COMMITS) return
       this.start()
     }
+    this.quiet?.refresh()
     if (this.timer) return
     this.timer = setTimeout(() => {
       this.timer = null
@@ -92,8 +104,9 @@ export class WalCheckpoints {
     })
     worker.on('message', (msg: string) => {
       if (msg === 'closed') return void worker.terminate()
-      if (msg !== 'done') process.emitWarning(`WAL checkpoint ${msg}`)
-      else this.ran++
+      if (msg === 'done') this.ran++
+      else if (msg === 'truncated') this.truncated++
+      else process.emitWarning(`WAL checkpoint ${msg}`)
       this.running = false
       if (this.again && !this.closing) {
         this.again = false
@@ -107,10 +120,27 @@ export class WalCheckpoints {
     worker.unref()
     this.worker = worker
     this.writer.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`)
+    // NB: refreshed at each commit, so it fires once writes have paused for QUIET_MS.
+    this.quiet = setTimeout(() => this.truncate(), QUIET_MS)
+    this.quiet.unref()
+  }
+
+  /** Writes paused: empties the WAL file when no reader is in the way. */
+  private truncate(): void {
+    if (!this.worker || this.closing) return
+    if (this.running) {
+      // NB: a checkpoint is still running; try again after another quiet spell.
+      this.quiet?.refresh()
+      return
+    }
+    this.running = true
+    this.worker.postMessage('truncate')
   }
 
   /** The thread is gone: the writer checkpoints by itself again. */
   private stopped(): void {
+    if (this.quiet) clearTimeout(this.quiet)
+    this.quiet = null
     this.worker = null
     this.running = false
     try {
@@ -134,6 +164,8 @@ export class WalCheckpoints {
   close(): Promise<void> {
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
+    if (this.quiet) clearTimeout(this.quiet)
+    this.quiet = null
     if (!this.closing) {
       const worker = this.worker
       this.closing = worker
