@@ -16,11 +16,9 @@
  * reads run on the transaction's own connection (`tx-sync-reads.ts`) and see what it wrote, as
  * SQLite's transaction handle does; see docs/postgresql.md.
  */
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { createRequire } from 'node:module'
 import { performance } from 'node:perf_hooks'
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
-import type pg from 'pg'
 import { DbError, type Db, type Row } from '../db.js'
 import type { CompiledQuery, Sql } from '../sql.js'
 import { PgDb, translatePgError, type PgDbOptions } from './database.js'
@@ -30,11 +28,6 @@ import { PgTx, takeAhead } from './pg-tx.js'
 
 /** The default `statement_timeout` of a synchronous read. */
 const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000
-
-/** Where `connect` leaves the connection a transaction took. */
-interface TxSlot {
-  client: pg.PoolClient | null
-}
 
 /** Time limits of synchronous reads, in milliseconds. */
 export interface SyncReadLimits {
@@ -253,8 +246,6 @@ export class SyncReader {
 export class PgSyncDb extends PgDb {
   private reader: SyncReader | null = null
   private closing = false
-  /** The connection each running transaction took, by async context (see `transaction`). */
-  private readonly txClients = new AsyncLocalStorage<TxSlot>()
 
   constructor(
     options: PgDbOptions,
@@ -287,40 +278,29 @@ export class PgSyncDb extends PgDb {
    * to the worker thread, which reads committed data only.
    */
   override transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-    const slot: TxSlot = { client: null }
-    return this.txClients.run(slot, () =>
-      super.transaction(async (tx) => {
-        // `PgDb` connects, begins and then calls this: the connection just taken is this attempt's.
-        const own = slot.client ? connectionReader(slot.client, this.types(), this.timeoutMs) : null
-        slot.client = null
-        // The writes the transaction has not sent yet (`runLater`) go ahead of the read.
-        const state = tx instanceof PgTx ? tx.state : null
-        const unsent: Unsent | undefined = state
-          ? { open: () => state.begun, take: () => takeAhead(state, false) }
-          : undefined
-        const read = <R = Row>(q: Sql): R[] => {
-          const compiled = this.dialect.compile(q)
-          this.options.verbose?.(compiled.sql)
-          return (own?.read(compiled, unsent) ?? this.syncReader().all(compiled)) as R[]
-        }
-        if (!tx.allSync) tx.allSync = read
-        if (!tx.getSync) tx.getSync = <R = Row>(q: Sql): R | undefined => read<R>(q)[0]
-        try {
-          return await fn(tx)
-        } finally {
-          // The connection goes back to the pool: a handle kept past this reads on the worker.
-          own?.end()
-        }
-      }),
-    )
-  }
-
-  /** A pooled connection; inside `transaction`, remembered as the transaction's. */
-  override async connect(): Promise<pg.PoolClient> {
-    const client = await super.connect()
-    const slot = this.txClients.getStore()
-    if (slot) slot.client = client
-    return client
+    return super.transaction(async (tx) => {
+      // NB: the attempt's own connection is on its handle (no async context needed to find it,
+      // which would make Node track every promise of the process).
+      const state = tx instanceof PgTx ? tx.state : null
+      const own = state ? connectionReader(state.client, this.types(), this.timeoutMs) : null
+      // The writes the transaction has not sent yet (`runLater`) go ahead of the read.
+      const unsent: Unsent | undefined = state
+        ? { open: () => state.begun, take: () => takeAhead(state, false) }
+        : undefined
+      const read = <R = Row>(q: Sql): R[] => {
+        const compiled = this.dialect.compile(q)
+        this.options.verbose?.(compiled.sql)
+        return (own?.read(compiled, unsent) ?? this.syncReader().all(compiled)) as R[]
+      }
+      if (!tx.allSync) tx.allSync = read
+      if (!tx.getSync) tx.getSync = <R = Row>(q: Sql): R | undefined => read<R>(q)[0]
+      try {
+        return await fn(tx)
+      } finally {
+        // The connection goes back to the pool: a handle kept past this reads on the worker.
+        own?.end()
+      }
+    })
   }
 
   override async close(): Promise<void> {
