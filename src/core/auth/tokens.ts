@@ -1,9 +1,10 @@
-import { SignJWT, decodeJwt, jwtVerify } from 'jose'
+import { decodeJwt } from 'jose'
 import type { App } from '../app.js'
 import type { Collection, TokenConfig } from '../collections/model.js'
 import { autogenerateText } from '../fields/text.js'
 import type { AuthInfo, RecordData } from '../request-info.js'
 import { BEFORE_USER_HOOKS } from './cascade.js'
+import { signHs256, verifyHs256 } from './hs256.js'
 
 /** The token kinds of reference §1.3, each signed with its own collection secret. */
 export type TokenType = 'auth' | 'file' | 'verification' | 'passwordReset' | 'emailChange'
@@ -45,10 +46,9 @@ export async function signToken(
   duration?: number,
 ): Promise<string> {
   const seconds = duration && duration > 0 ? duration : tokenConfig(collection, type).duration
-  return new SignJWT({ type, id: record.id, collectionId: collection.id, ...extra })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setExpirationTime(Math.floor(Date.now() / 1000) + seconds)
-    .sign(signingKey(collection, record, type))
+  const exp = Math.floor(Date.now() / 1000) + seconds
+  const claims = { type, id: record.id, collectionId: collection.id, ...extra, exp }
+  return signHs256(claims, signingKey(collection, record, type))
 }
 
 /** A new auth token; impersonation tokens are not refreshable. */
@@ -90,9 +90,7 @@ export async function verifyToken(
   const record = await app.records.findById(collection, id)
   if (!record) return null
   try {
-    const { payload } = await jwtVerify(token, signingKey(collection, record, type as TokenType), {
-      algorithms: ['HS256'],
-    })
+    const payload = await verifyHs256(token, signingKey(collection, record, type as TokenType))
     return { record, collection, claims: payload }
   } catch {
     return null
@@ -111,9 +109,7 @@ export async function tokenSignedFor(
   type: TokenType,
 ): Promise<boolean> {
   try {
-    const { payload } = await jwtVerify(token, signingKey(collection, record, type), {
-      algorithms: ['HS256'],
-    })
+    const payload = await verifyHs256(token, signingKey(collection, record, type))
     return payload.type === type && payload.id === record.id
   } catch {
     return false
