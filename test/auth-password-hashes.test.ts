@@ -72,7 +72,7 @@ describe('password sign-in over stored bcrypt hashes, and refresh', () => {
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'HS256', typ: 'JWT' })
     const users = t.server.app.collections.get('users')
     const row = await t.server.app.db.get<{ tokenKey: string }>(
-      sql`SELECT tokenKey FROM users WHERE id = ${id}`,
+      sql`SELECT "tokenKey" FROM users WHERE id = ${id}`,
     )
     const key = new TextEncoder().encode(row!.tokenKey + users.authOptions!.authToken.secret)
     const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] })
