@@ -1,10 +1,9 @@
-import { decodeJwt } from 'jose'
 import type { App } from '../app.js'
 import type { Collection, TokenConfig } from '../collections/model.js'
 import { autogenerateText } from '../fields/text.js'
 import type { AuthInfo, RecordData } from '../request-info.js'
 import { BEFORE_USER_HOOKS } from './cascade.js'
-import { signHs256, verifyHs256 } from './hs256.js'
+import { decodeClaims, signHs256, verifyHs256 } from './hs256.js'
 
 /** The token kinds of reference §1.3, each signed with its own collection secret. */
 export type TokenType = 'auth' | 'file' | 'verification' | 'passwordReset' | 'emailChange'
@@ -75,12 +74,8 @@ export async function verifyToken(
   token: string,
   types: readonly TokenType[],
 ): Promise<VerifiedToken | null> {
-  let claims: Record<string, unknown>
-  try {
-    claims = decodeJwt(token)
-  } catch {
-    return null
-  }
+  const claims = decodeClaims(token)
+  if (!claims) return null
   const { id, collectionId, type } = claims
   if (typeof id !== 'string' || typeof collectionId !== 'string' || typeof type !== 'string')
     return null
@@ -122,11 +117,8 @@ export function bearerClaims(
 ): (Record<string, unknown> & { token: string }) | null {
   if (!header) return null
   const token = header.replace(/^bearer\s+/i, '').trim()
-  try {
-    return { ...decodeJwt(token), token }
-  } catch {
-    return null
-  }
+  const claims = decodeClaims(token)
+  return claims ? { ...claims, token } : null
 }
 
 /**
