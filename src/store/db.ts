@@ -21,10 +21,11 @@ export interface Db {
   /**
    * Optional, on a transaction's handle: a write whose result nobody reads, run before the
    * transaction's next statement or its commit (PostgreSQL sends it in the same round trip as
-   * that one); its failure fails that statement or the commit, and so the transaction. Where it
-   * is absent, `await run(query)` instead.
+   * that one); its failure fails that statement or the commit, and so the transaction. With
+   * `mustWrite`, writing no row is such a failure, a `NoRowWritten`. Where it is absent,
+   * `await run(query)` instead.
    */
-  runLater?(query: Sql): void
+  runLater?(query: Sql, options?: { mustWrite?: boolean }): void
   /**
    * Optional synchronous reads, for engines whose driver is synchronous underneath (SQLite): the
    * same as `all`/`get`, answered at once (a transaction's handle reads its own uncommitted
@@ -98,6 +99,14 @@ export interface QueryColumn {
   column: string | null
   /** The declared type of the source column, if known. */
   declaredType: string | null
+}
+
+/** A write sent with `runLater(…, { mustWrite: true })` wrote no row. */
+export class NoRowWritten extends Error {
+  constructor(cause: unknown) {
+    super('a write that had to write a row wrote none', { cause })
+    this.name = 'NoRowWritten'
+  }
 }
 
 /** A unique constraint violation, translated from the driver's error. */

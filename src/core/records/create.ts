@@ -54,6 +54,9 @@ export async function createRecord(
   const plan = await planEmbeddings(app, collection, record, undefined, body)
   for (const [name, planned] of plan) record[name] = planned.vector
   const request = { ...info, body: applied.resolvedBody }
+  // In a transaction of its own (not a batch's), the INSERT may wait for the COMMIT: its failure
+  // then fails this create only.
+  const alone = !app.isTransactional
   return saveRecord(app, {
     action: 'create',
     collection,
@@ -62,7 +65,7 @@ export async function createRecord(
     uploads: prepared.uploads,
     build: async () => ({ record, request }),
     write: async (tx, e, built) => {
-      await insertRow(tx, collection, e.record, built.guard ?? null)
+      await insertRow(tx, collection, e.record, built.guard ?? null, alone && builtInOnly(tx))
       await checkCreatorManages(tx, collection, e.record, request, unmanaged)
       const rule = ruleCondition(tx, collection, 'createRule', request)
       if (rule && !(await recordSatisfies(tx, collection, String(e.record.id), rule)))
@@ -72,14 +75,27 @@ export async function createRecord(
 }
 
 /**
+ * True when every `onRecordCreate` handler is a built-in one (`__svc…`): none of them depends
+ * on the INSERT having succeeded once `next()` returns other than through a later statement,
+ * which fails with the INSERT's error.
+ */
+function builtInOnly(tx: App): boolean {
+  return tx.hooks.onRecordCreate.ids().every((id) => id.startsWith('__svc'))
+}
+
+/**
  * `INSERT` of every field of the record; with a guard, only when its related records exist (one
- * statement), else the relation errors the lookup finds, as validation answers them.
+ * statement), else the relation errors the lookup finds, as validation answers them. With
+ * `later` (and an engine that can), the INSERT goes with the transaction's next statement or
+ * its COMMIT (`Db.runLater`): its failure, a unique violation or a missing related record
+ * (`NoRowWritten`, answered by `saveRecord`), then fails the transaction there.
  */
 async function insertRow(
   app: App,
   collection: Collection,
   record: RecordData,
   guard: RelationGuard | null,
+  later: boolean,
 ): Promise<void> {
   const cols: Sql[] = []
   const vals: Sql[] = []
@@ -88,11 +104,18 @@ async function insertRow(
     vals.push(param(getFieldType(f.type)!.toDb(record[f.name], f)))
   }
   const db = app.dbFor(collection)
-  if (!guard) {
-    await db.run(sql`INSERT INTO ${ident(collection.name)} (${join(cols)}) VALUES (${join(vals)})`)
+  const insert = guard
+    ? guardedInsert(collection.name, cols, vals, guard)
+    : sql`INSERT INTO ${ident(collection.name)} (${join(cols)}) VALUES (${join(vals)})`
+  if (later && db.runLater) {
+    db.runLater(insert, { mustWrite: guard !== null })
     return
   }
-  const { changes } = await db.run(guardedInsert(collection.name, cols, vals, guard))
+  if (!guard) {
+    await db.run(insert)
+    return
+  }
+  const { changes } = await db.run(insert)
   if (changes > 0) return
   const errors = new ErrorSet().merge(await guardFailed(app, collection, guard))
   errors.throwIf(messages.recordCreateFailed)

@@ -3,7 +3,7 @@
  * if it fails, every field validated with the errors the verb collected, the record hook around
  * the built-in write, the after-commit event, and the record presented for the requester.
  */
-import { UniqueViolation } from '../../store/db.js'
+import { NoRowWritten, UniqueViolation } from '../../store/db.js'
 import type { App } from '../app.js'
 import type { Collection, Field } from '../collections/model.js'
 import { type ApiMessage, badRequest, messages, validationError } from '../errors.js'
@@ -20,7 +20,7 @@ import {
   type PreparedUpload,
 } from './files.js'
 import { validateRecord } from './input.js'
-import { validateNew, type RelationGuard } from './relations.js'
+import { guardFailed, validateNew, type RelationGuard } from './relations.js'
 import { WRITE_READ_LIMIT_MS } from './rule-check.js'
 
 /** A record as it will be saved, built inside the transaction by the verb. */
@@ -76,6 +76,7 @@ export async function saveRecord(app: App, job: SaveJob): Promise<Record<string,
   // Inside an outer transaction (batch), a later failure must remove these files too.
   app.onAfterRollback(() => discardUploads(app, collection, id, uploads))
   let removed: string[] = []
+  let guard: RelationGuard | null = null
   const saved = await app
     .runInTransaction(async (tx) => {
       tx.dbFor(collection).limitReads?.(WRITE_READ_LIMIT_MS)
@@ -95,7 +96,7 @@ export async function saveRecord(app: App, job: SaveJob): Promise<Record<string,
         // A create's related records are checked by its INSERT when everything else passes.
         const checked = await validateNew(tx, collection, record, passwordFields(collection))
         errors.merge(checked.errors)
-        built.guard = checked.guard
+        built.guard = guard = checked.guard
       }
       errors.throwIf(message)
       const hook = original ? tx.hooks.onRecordUpdate : tx.hooks.onRecordCreate
@@ -112,6 +113,12 @@ export async function saveRecord(app: App, job: SaveJob): Promise<Record<string,
     })
     .catch(async (err: unknown) => {
       await discardUploads(app, collection, id, uploads)
+      // A checked INSERT sent with the COMMIT found a related record missing: the lookup's 400.
+      if (err instanceof NoRowWritten && guard) {
+        const errors = new ErrorSet().merge(await guardFailed(app, collection, guard))
+        errors.throwIf(message)
+        throw badRequest(message)
+      }
       return rethrowUnique(err, message, collection)
     })
   if (removed.length > 0) {

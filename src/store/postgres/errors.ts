@@ -3,7 +3,21 @@
  * refused to evaluate (`DbError` of kind `type`), statements the read budget stopped
  * (`ReadTimeout`), the rest as `DbError`.
  */
-import { DbError, ReadTimeout, UniqueViolation } from '../db.js'
+import { DbError, NoRowWritten, ReadTimeout, UniqueViolation } from '../db.js'
+
+/**
+ * What a write that had to write a row fails with when it wrote none (`mustWriteSql`): the text
+ * PostgreSQL cannot read as a boolean, so its error names it.
+ */
+export const NO_ROW_WRITTEN = 'svc_no_row_written'
+
+/**
+ * `write` (an INSERT, UPDATE or DELETE without RETURNING) as one statement that fails when it
+ * wrote no row: the cast of the marker text to boolean is evaluated only then.
+ */
+export function mustWriteSql(write: string): string {
+  return `WITH svc_written AS (${write} RETURNING 1) SELECT CAST(CASE WHEN EXISTS (SELECT 1 FROM svc_written) THEN 'true' ELSE '${NO_ROW_WRITTEN}' END AS BOOLEAN)`
+}
 
 /** The `statement_timeout` a translated error's connection had, when known (`PgDb.query`). */
 const budgets = new WeakMap<object, number>()
@@ -26,8 +40,12 @@ const typeErrors = (code: string): boolean =>
 
 /** Translates a driver error: unique violations by their columns, the rest as `DbError`. */
 export function translatePgError(err: unknown): Error {
-  if (err instanceof UniqueViolation || err instanceof DbError) return err
+  if (err instanceof UniqueViolation || err instanceof DbError || err instanceof NoRowWritten)
+    return err
   const e = err as { code?: string; table?: string; detail?: string; message?: string }
+  if (e && e.code === '22P02' && e.message?.includes(`"${NO_ROW_WRITTEN}"`)) {
+    return new NoRowWritten(err)
+  }
   if (e && e.code === '23505') {
     return new UniqueViolation(e.table ?? '', uniqueColumns(e.detail ?? ''), err)
   }

@@ -12,7 +12,7 @@ import type { CompiledQuery, Sql } from '../sql.js'
 import { describeOn } from './describe.js'
 import type { PgDb } from './database.js'
 import { postgresDialect } from './postgres-dialect.js'
-import { translatePgError } from './errors.js'
+import { mustWriteSql, translatePgError } from './errors.js'
 
 /** How every transaction starts. */
 export const BEGIN: CompiledQuery = { sql: 'BEGIN ISOLATION LEVEL SERIALIZABLE', params: [] }
@@ -83,9 +83,15 @@ export class PgTx implements Db {
     return this.query(query).then((r) => ({ changes: r.rowCount ?? 0 }))
   }
 
-  /** Sends `query` with the transaction's next statement or its commit (see the file's comment). */
-  runLater(query: Sql): void {
-    this.state.later.push(this.dialect.compile(query))
+  /**
+   * Sends `query` with the transaction's next statement or its commit (see the file's comment);
+   * with `mustWrite`, as a statement that fails when it wrote no row (`NoRowWritten`).
+   */
+  runLater(query: Sql, options: { mustWrite?: boolean } = {}): void {
+    const compiled = this.dialect.compile(query)
+    this.state.later.push(
+      options.mustWrite ? { sql: mustWriteSql(compiled.sql), params: compiled.params } : compiled,
+    )
   }
 
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {

@@ -3,11 +3,12 @@
  * (`SVC_TEST_PG_URL`, started by the test setup) in a database of this file's own: they go with
  * the transaction's next statement or its COMMIT in the same round trip, in order, with their
  * parameters; every later statement sees them, synchronous reads included; a failing one fails
- * the transaction whole; a transaction that fails first never sends them.
+ * the transaction whole, and so does one that had to write a row and wrote none
+ * (`NoRowWritten`); a transaction that fails first never sends them.
  */
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { UniqueViolation, type Db } from '../db.js'
+import { NoRowWritten, UniqueViolation, type Db } from '../db.js'
 import { sql } from '../sql.js'
 import { PgSyncDb } from './sync-reads.js'
 
@@ -134,6 +135,31 @@ describe('runLater', () => {
     expect(value).toBe('refused')
     expect(trips).toBe(0)
     expect(await ids('e')).toEqual([])
+  })
+
+  it('mustWrite: a write of no row fails the transaction with NoRowWritten', async () => {
+    const guarded = (id: string, when: string) =>
+      sql`INSERT INTO rows (id) SELECT ${id} WHERE EXISTS (SELECT 1 FROM rows WHERE id = ${when})`
+    await db.run(insert('g0'))
+    const { trips } = await counted(() =>
+      db.transaction(async (tx) => {
+        tx.runLater!(guarded('g1', 'g0'), { mustWrite: true })
+        tx.runLater!(guarded('g2', 'g1'), { mustWrite: true })
+      }),
+    )
+    expect(trips).toBe(1)
+    expect(await ids('g')).toEqual(['g0', 'g1', 'g2'])
+    for (const read of [false, true]) {
+      const err = await db
+        .transaction(async (tx) => {
+          later(tx, insert(`h${String(read)}`))
+          tx.runLater!(guarded('h9', 'nothing'), { mustWrite: true })
+          if (read) await tx.all(sql`SELECT 1`)
+        })
+        .catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(NoRowWritten)
+    }
+    expect(await ids('h')).toEqual([])
   })
 
   it('synchronous reads see the writes waiting, before and after BEGIN was sent', async () => {

@@ -3,9 +3,8 @@
  * trip of their own: its `BEGIN`, and writes whose results nobody reads (`Db.runLater`, e.g. an
  * audit row), sent with the transaction's next statement or with its `COMMIT`.
  *
- * They all go as one extended-protocol sequence with a single `Sync` at the end: Parse, Bind and
- * Execute of each statement ahead, then the last statement's Parse, Bind, Describe, Execute and
- * Sync. PostgreSQL runs them in order; an error in one makes it skip the rest (everything up to
+ * They all go as one extended-protocol sequence with a single `Sync` at the end: Parse, Bind,
+ * Describe and Execute of each statement, then Sync. PostgreSQL runs them in order; an error in one makes it skip the rest (everything up to
  * the `Sync` is discarded), so no statement runs after a failed one, nor outside the
  * transaction when `BEGIN` failed. The server answers them all before one ReadyForQuery, and
  * `pg`'s `Query` collects them as several results (as it does for a multi-statement query): the
@@ -24,6 +23,7 @@ interface Wire {
     values: readonly unknown[]
     valueMapper?: (value: unknown) => unknown
   }): void
+  describe(config: { type: 'P'; name: string }): void
   execute(config: { portal: string; rows: number }): void
 }
 
@@ -47,6 +47,8 @@ class PipelinedQuery extends pg.Query {
         for (const q of this.ahead) {
           wire.parse({ text: q.sql, name: '', types: [] })
           wire.bind({ portal: '', statement: '', values: q.params, valueMapper: prepareValue })
+          // NB: described, so rows it returns come with their description (pg parses them).
+          wire.describe({ type: 'P', name: '' })
           wire.execute({ portal: '', rows: 0 })
         }
         return submit(connection)
