@@ -143,7 +143,8 @@ export class BcryptPool {
     const require = createRequire(import.meta.url)
     const workerData = {
       bcryptjs: require.resolve('bcryptjs'),
-      hashWasm: require.resolve('hash-wasm'),
+      // hash-wasm's bcrypt module alone (29 kB), not the package's every algorithm.
+      hashWasm: require.resolve('hash-wasm/dist/bcrypt.umd.min.js'),
     }
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData })
     worker.on('message', (m: { id: number; result?: string | boolean; error?: string }) => {
