@@ -34,6 +34,7 @@ export const postgresSuites = [
   'test/rules-list.test.ts',
   'test/list-ties.test.ts',
   'test/list-created-index.test.ts',
+  'test/auth-origin-race.test.ts',
   'test/rules-request.test.ts',
   'test/rule-check.test.ts',
   'test/auth.test.ts',

@@ -201,12 +201,24 @@ async function authAlert(
   const fingerprint = createHash('md5')
     .update(info.ip + ua)
     .digest('hex')
-  const rows = await app.db.all<{ id: string; fingerprint: string }>(
-    sql`SELECT id, fingerprint FROM "_authOrigins" WHERE "collectionRef" = ${c.id} AND "recordRef" = ${String(record.id)} ORDER BY created`,
-  )
+  const known = () =>
+    app.db.all<{ id: string; fingerprint: string }>(
+      sql`SELECT id, fingerprint FROM "_authOrigins" WHERE "collectionRef" = ${c.id} AND "recordRef" = ${String(record.id)} ORDER BY created`,
+    )
+  const rows = await known()
   if (rows.some((r) => r.fingerprint === fingerprint)) return
   const su = systemRequest(app)
-  await app.records.create(origins, { collectionRef: c.id, recordRef: record.id, fingerprint }, su)
+  try {
+    await app.records.create(
+      origins,
+      { collectionRef: c.id, recordRef: record.id, fingerprint },
+      su,
+    )
+  } catch (err) {
+    // Sign-ins from the same new origin at the same time: one of them recorded it first.
+    if ((await known()).some((r) => r.fingerprint === fingerprint)) return
+    throw err
+  }
   for (const old of rows.slice(0, Math.max(0, rows.length + 1 - 5)))
     await app.records.delete(origins, old.id, su)
   if (rows.length === 0 || !c.authOptions!.authAlert.enabled || !record.email) return
