@@ -329,6 +329,8 @@ export async function runServer(
     }
     out.groupPeakRssMb[group] = sampler.endPhase()
     if (group === 'create') {
+      // NB: after a cooldown, as the next scenario would: the data at rest, not mid-checkpoint.
+      await sleep(o.cooldownMs)
       out.data = dataSize(server.dataDir)
       const pg = await o.afterCreate?.()
       if (pg !== undefined) out.pgDatabaseBytes = pg
