@@ -35,6 +35,7 @@ export const postgresSuites = [
   'test/list-ties.test.ts',
   'test/list-created-index.test.ts',
   'test/auth-origin-race.test.ts',
+  'test/auth-password-hashes.test.ts',
   'test/rules-request.test.ts',
   'test/rule-check.test.ts',
   'test/auth.test.ts',
