@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
-import { badRequest, messages } from '../errors.js'
+import { ApiError, badRequest, messages } from '../errors.js'
 import { checkExpand } from '../records/expand.js'
 import { recordSatisfies, ruleContext } from '../records/query.js'
 import { serializeRecord } from '../records/serialize.js'
@@ -189,6 +189,10 @@ export async function finishAuth(
   })
 }
 
+/** True for a field error saying the value is taken. */
+const isNotUnique = (e: unknown): boolean =>
+  typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'validation_not_unique'
+
 /** Remembers sign-in origins and mails an alert for a new one (never the first sign-in). */
 async function authAlert(
   app: App,
@@ -215,8 +219,9 @@ async function authAlert(
       su,
     )
   } catch (err) {
-    // Sign-ins from the same new origin at the same time: one of them recorded it first.
-    if ((await known()).some((r) => r.fingerprint === fingerprint)) return
+    // Sign-ins from the same new origin at the same time: one of them recorded it first (maybe
+    // in a commit still under way, which a read would not see yet: the unique index tells).
+    if (err instanceof ApiError && isNotUnique(err.data.fingerprint)) return
     throw err
   }
   for (const old of rows.slice(0, Math.max(0, rows.length + 1 - 5)))
