@@ -149,7 +149,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 async function roundTrips(
   fn: () => Promise<unknown>,
 ): Promise<Array<{ ahead: string[]; text: string }>> {
-  const sent: Array<{ ahead: string[]; text: string }> = []
+  const sent: Array<{ ahead: string[]; text: string; client: pg.Client }> = []
   // NB: the writes of the steps before (a sign-in's origin, audit rows) finish first.
   await new Promise((resolve) => setTimeout(resolve, 500))
   const query = Reflect.get(pg.Client.prototype, 'query') as (...a: unknown[]) => unknown
@@ -160,7 +160,8 @@ async function roundTrips(
     const config = args[0] as { text?: string; ahead?: Array<{ sql: string }> } | string
     const text = typeof config === 'string' ? config : (config.text ?? '')
     const ahead = typeof config === 'string' ? [] : (config.ahead ?? []).map((q) => q.sql)
-    sent.push({ ahead: ahead.map((a) => a.replace(/\s+/g, ' ')), text: text.replace(/\s+/g, ' ') })
+    const squash = (sql: string) => sql.replace(/\s+/g, ' ')
+    sent.push({ ahead: ahead.map(squash), text: squash(text), client: this })
     return query.apply(this, args) as never
   })
   try {
@@ -168,11 +169,18 @@ async function roundTrips(
   } finally {
     spy.mockRestore()
   }
-  // Outside the transaction: the request log's batch and the cluster's notification; and the
-  // end of a transaction begun before `fn` (a sign-in's, say) whose COMMIT was still on its way.
-  const own = sent.filter((s) => !/"_logs"|pg_notify|^LISTEN/.test(s.text))
-  const begin = own.findIndex((s) => /^BEGIN/.test(s.ahead[0] ?? s.text))
-  return begin < 0 ? own : own.slice(begin)
+  // The create's own: from its BEGIN to its COMMIT on the connection that sent the BEGIN. Left
+  // out: the request log's batch, the cluster's notification, background jobs on other
+  // connections, and the end of a transaction begun before `fn` whose COMMIT was on its way.
+  const begin = sent.findIndex((s) => /^BEGIN/.test(s.ahead[0] ?? s.text))
+  if (begin < 0) return sent.map(({ ahead, text }) => ({ ahead, text }))
+  const own: Array<{ ahead: string[]; text: string }> = []
+  for (const s of sent.slice(begin)) {
+    if (s.client !== sent[begin]!.client) continue
+    own.push({ ahead: s.ahead, text: s.text })
+    if (s.text === 'COMMIT' || s.text === 'ROLLBACK') break
+  }
+  return own
 }
 
 describe('round trips of one create on PostgreSQL', () => {
