@@ -13,6 +13,8 @@ export interface Args {
   save: boolean
   savePartial: boolean
   build: boolean
+  /** `serve --workers N` for svcbase (both columns); 1 = one process, the default. */
+  workers: number
 }
 
 export const USAGE = `usage: npm run bench:pocketbase -- [options]
@@ -24,6 +26,7 @@ export const USAGE = `usage: npm run bench:pocketbase -- [options]
   --db                    also svcbase on a throwaway PostgreSQL (scripts/postgres.sh), a third column
   --save                  also write bench/results/pocketbase.{md,json} (refused for a partial run)
   --save-partial          allow --save with --only, --groups or a subset of --sizes
+  --workers=N             run svcbase as \`serve --workers=N\` (RSS summed over its processes) [1]
   --no-build              skip npm run build (dist/ must be current)`
 
 export class UsageError extends Error {}
@@ -50,6 +53,7 @@ export function parseArgs(argv: readonly string[]): Args {
     save: false,
     savePartial: false,
     build: true,
+    workers: 1,
   }
   for (const arg of argv) {
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg)
@@ -66,6 +70,7 @@ export function parseArgs(argv: readonly string[]): Args {
       return n
     }
     if (key === 'rounds') a.rounds = int(1)
+    else if (key === 'workers') a.workers = int(1)
     else if (key === 'cooldown') a.cooldownMs = int(0)
     else if (key === 'sizes') a.sizes = list('sizes', need(), SIZES)
     else if (key === 'groups') a.groups = list('groups', need(), GROUPS)
@@ -84,7 +89,7 @@ export function parseArgs(argv: readonly string[]): Args {
   }
   if (a.save && !a.savePartial && isPartial(a)) {
     throw new UsageError(
-      '--save with --only, --groups or a subset of --sizes would replace the full results with a partial run; add --save-partial to do it anyway',
+      '--save with --only, --groups, --workers or a subset of --sizes would replace the full results with a partial run; add --save-partial to do it anyway',
     )
   }
   return a
@@ -92,7 +97,12 @@ export function parseArgs(argv: readonly string[]): Args {
 
 /** Whether a run leaves out some of the scenarios. */
 export function isPartial(a: Args): boolean {
-  return a.only !== null || a.sizes.length < SIZES.length || a.groups.length < GROUPS.length
+  return (
+    a.workers !== 1 ||
+    a.only !== null ||
+    a.sizes.length < SIZES.length ||
+    a.groups.length < GROUPS.length
+  )
 }
 
 /** The order of the servers in a round: PocketBase first in odd rounds, last in even ones. */

@@ -73,14 +73,18 @@ async function runOne(
   let afterCreate: (() => Promise<number | undefined>) | undefined
   try {
     if (key === 'pocketbase') server = await startPocketbase(pbBin, tmp)
-    else if (key === 'svcbase') server = await startSvcbaseFresh(join(tmp, 'data'))
+    else if (key === 'svcbase')
+      server = await startSvcbaseFresh(join(tmp, 'data'), undefined, args.workers)
     else {
       const db = `bench_pb_r${round}`
       const admin = postgres!.url('postgres')
       await pgQuery(admin, `DROP DATABASE IF EXISTS ${db}`)
       await pgQuery(admin, `CREATE DATABASE ${db}`)
       const url = postgres!.url(db)
-      server = { ...(await startSvcbaseFresh(join(tmp, 'data'), url)), name: 'svcbase-pg' }
+      server = {
+        ...(await startSvcbaseFresh(join(tmp, 'data'), url, args.workers)),
+        name: 'svcbase-pg',
+      }
       afterCreate = async () =>
         Number(
           (

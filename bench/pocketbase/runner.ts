@@ -298,7 +298,7 @@ export async function runServer(
   o: RunOptions,
 ): Promise<ServerRun> {
   const t0 = performance.now()
-  const sampler = new RssSampler(server.pid)
+  const sampler = new RssSampler(() => server.rssMb())
   const run = new Run(server, o)
   await run.schema()
   await sleep(1000)

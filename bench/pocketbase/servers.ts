@@ -147,22 +147,50 @@ export async function startPocketbase(bin: string, tmp: string): Promise<BenchSe
   }
 }
 
-/** Starts svcbase from `dist/` over a fresh `dir` (superuser created first); `db` = `--db=URL`. */
-export async function startSvcbaseFresh(dir: string, db?: string): Promise<BenchServer> {
+/**
+ * Starts svcbase from `dist/` over a fresh `dir` (superuser created first); `db` = `--db=URL`;
+ * `workers` > 1 = `serve --workers`, whose RSS is the sum over the primary and its workers.
+ */
+export async function startSvcbaseFresh(
+  dir: string,
+  db?: string,
+  workers = 1,
+): Promise<BenchServer> {
   const extra = db ? [`--db=${db}`] : []
   createSuperuser(dir, SUPERUSER.email, SUPERUSER.password, extra)
-  const svc = await startSvcbase(dir, { extraArgs: extra })
-  return { ...svc, dataDir: dir }
+  const svc = await startSvcbase(dir, { extraArgs: extra, workers })
+  return { ...svc, dataDir: dir, rssMb: () => treeRssMb(svc.pid) }
 }
 
-/** The RSS of a process sampled every 100 ms, with a peak per phase and overall. */
+/** The RSS of a process and all its descendants, in MiB. */
+export function treeRssMb(pid: number): number {
+  let sum = readRssMb(pid)
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    let children = ''
+    try {
+      children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+    } catch {
+      continue // the thread ended
+    }
+    for (const child of children.split(' ').filter(Boolean)) {
+      try {
+        sum += treeRssMb(Number(child))
+      } catch {
+        // the child exited meanwhile
+      }
+    }
+  }
+  return sum
+}
+
+/** The RSS of a server (`read`) sampled every 100 ms, with a peak per phase and overall. */
 export class RssSampler {
   private timer: NodeJS.Timeout
   peak = 0
   phasePeak = 0
   last = 0
 
-  constructor(private readonly pid: number) {
+  constructor(private readonly read: () => number) {
     this.sample()
     this.timer = setInterval(() => this.sample(), 100)
     this.timer.unref()
@@ -170,7 +198,7 @@ export class RssSampler {
 
   private sample(): void {
     try {
-      this.last = readRssMb(this.pid)
+      this.last = this.read()
     } catch {
       return // exited
     }
