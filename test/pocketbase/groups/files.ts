@@ -1,0 +1,4 @@
+/** The files group of the differential corpus (being written). */
+import type { Group } from '../harness.js'
+
+export const files: Group = { name: 'files', steps: [] }
