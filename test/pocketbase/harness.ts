@@ -28,7 +28,9 @@ export interface Step {
 
 export interface FormFile {
   file: string
+  /** The file's content: text, or base64 when `base64` (an image, say). */
   content: string
+  base64?: boolean
   type?: string
 }
 
@@ -162,7 +164,14 @@ export async function runGroup(
       for (const [key, value] of Object.entries(step.form)) {
         for (const v of Array.isArray(value) ? value : [value]) {
           if (typeof v === 'string') form.append(key, substitute(v, saved))
-          else form.append(key, new Blob([v.content], { type: v.type ?? 'text/plain' }), v.file)
+          else
+            form.append(
+              key,
+              new Blob([v.base64 ? Buffer.from(v.content, 'base64') : v.content], {
+                type: v.type ?? 'text/plain',
+              }),
+              v.file,
+            )
         }
       }
       body = form
