@@ -48,6 +48,7 @@ describe('API keys', () => {
     expect(res.status).toBe(401)
     expect(res.body).toEqual({
       code: 401,
+      status: 401,
       message: 'The request requires valid record authorization token.',
       data: {},
     })

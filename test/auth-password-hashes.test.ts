@@ -13,7 +13,7 @@ describe('password sign-in over stored bcrypt hashes, and refresh', () => {
     t.api('POST', '/api/collections/users/auth-with-password', { body: { identity, password } })
   const storeHash = (hash: string) =>
     t.server.app.db.run(sql`UPDATE users SET password = ${hash} WHERE id = ${id}`)
-  const failed = { code: 400, message: 'Failed to authenticate.', data: {} }
+  const failed = { code: 400, status: 400, message: 'Failed to authenticate.', data: {} }
 
   beforeAll(async () => {
     t = await startServer()

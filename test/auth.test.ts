@@ -83,6 +83,7 @@ describe('auth flows end to end through a real SMTP listener', () => {
     ).toBe(403)
     expect((await signIn('pw@example.com', 'wrong-password')).body).toEqual({
       code: 400,
+      status: 400,
       message: 'Failed to authenticate.',
       data: {},
     })

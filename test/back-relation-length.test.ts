@@ -131,6 +131,7 @@ describe('the number of back-related records', () => {
     expect(res.status).toBe(400)
     expect(res.body).toEqual({
       code: 400,
+      status: 400,
       message:
         'Invalid filter: cannot filter by "drafts_via_author": only superusers can list "drafts".',
       data: {},
@@ -161,6 +162,6 @@ describe('the number of back-related records', () => {
       { token: t.suToken },
     )
     expect(res.status).toBe(400)
-    expect(res.body).toEqual({ code: 400, message, data: {} })
+    expect(res.body).toEqual({ code: 400, status: 400, message, data: {} })
   })
 })

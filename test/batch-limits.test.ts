@@ -15,7 +15,12 @@ const NO_WRITES = {
   'bus:record.create': 0,
   '*': 0,
 }
-const invalid = (data: unknown) => ({ code: 400, message: 'Invalid batch request data.', data })
+const invalid = (data: unknown) => ({
+  code: 400,
+  status: 400,
+  message: 'Invalid batch request data.',
+  data,
+})
 
 describe('POST /api/batch limits', () => {
   const s = useBatchServer({ enabled: false })
@@ -34,6 +39,7 @@ describe('POST /api/batch limits', () => {
         expect: (res) =>
           expect(res.body).toEqual({
             code: 403,
+            status: 403,
             message: 'Batch requests are not allowed.',
             data: {},
           }),
@@ -112,6 +118,7 @@ describe('POST /api/batch limits', () => {
     expect(fields.status).toBe(400)
     expect(fields.body).toEqual({
       code: 400,
+      status: 400,
       message: 'Invalid batch request data.',
       data: {
         requests: {
@@ -147,7 +154,7 @@ describe('POST /api/batch limits', () => {
       expect(Object.keys(res.body.data.requests)).toEqual(['1'])
       expect(res.body.data.requests['1']).toMatchObject({
         code: 'batch_request_failed',
-        response: { code: 400, data: {} },
+        response: { code: 400, status: 400, data: {} },
       })
       expect(await titles()).toEqual(before)
     }
@@ -157,6 +164,7 @@ describe('POST /api/batch limits', () => {
     ])
     expect(unknown.body.data.requests['0'].response).toEqual({
       code: 404,
+      status: 404,
       message: 'Missing collection context.',
       data: {},
     })
@@ -175,7 +183,12 @@ describe('POST /api/batch limits', () => {
       { method: 'POST', url: '/api/collections/posts/records', body: { title: 'y'.repeat(4096) } },
     ])
     expect(big.status).toBe(413)
-    expect(big.body).toEqual({ code: 413, message: 'Request entity too large.', data: {} })
+    expect(big.body).toEqual({
+      code: 413,
+      status: 413,
+      message: 'Request entity too large.',
+      data: {},
+    })
     const small = await batch([
       { method: 'POST', url: '/api/collections/posts/records', body: { title: 'small body' } },
     ])
@@ -246,7 +259,12 @@ describe('POST /api/batch limits', () => {
         { method: 'POST', url: '/api/collections/posts/records', body: { title: 'slow' } },
       ])
       expect(res.status).toBe(400)
-      expect(res.body).toEqual({ code: 400, message: 'Batch transaction failed.', data: {} })
+      expect(res.body).toEqual({
+        code: 400,
+        status: 400,
+        message: 'Batch transaction failed.',
+        data: {},
+      })
       expect(Date.now() - started).toBeLessThan(2400)
     } finally {
       s.t.server.app.hooks.onRecordCreate.unbind(hook)

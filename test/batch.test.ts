@@ -83,6 +83,7 @@ describe('POST /api/batch', () => {
     expect(res.status).toBe(400)
     expect(res.body).toEqual({
       code: 400,
+      status: 400,
       message: 'Batch transaction failed.',
       data: {
         requests: {
@@ -91,6 +92,7 @@ describe('POST /api/batch', () => {
             message: 'Batch request failed.',
             response: {
               code: 400,
+              status: 400,
               message: 'Failed to create record.',
               data: { title: { code: 'validation_required', message: 'Cannot be blank.' } },
             },
@@ -117,6 +119,7 @@ describe('POST /api/batch', () => {
     expect(guest.status).toBe(400)
     expect(guest.body.data.requests['0'].response).toEqual({
       code: 400,
+      status: 400,
       message: 'Failed to create record.',
       data: {},
     })
@@ -172,7 +175,12 @@ describe('POST /api/batch', () => {
     expect(denied.body.data.requests['0']).toEqual({
       code: 'batch_request_failed',
       message: 'Batch request failed.',
-      response: { code: 404, message: "The requested resource wasn't found.", data: {} },
+      response: {
+        code: 404,
+        status: 404,
+        message: "The requested resource wasn't found.",
+        data: {},
+      },
     })
   })
 

@@ -80,7 +80,12 @@ describe('crons API', () => {
   it('answers 404 with a precise message for an unknown job', async () => {
     const res = await t.api('POST', '/api/crons/nope', { token: t.suToken })
     expect(res.status).toBe(404)
-    expect(res.body).toEqual({ code: 404, message: 'Missing or invalid cron job.', data: {} })
+    expect(res.body).toEqual({
+      code: 404,
+      status: 404,
+      message: 'Missing or invalid cron job.',
+      data: {},
+    })
   })
 
   it('runs __svcOTPCleanup__ now: 204 and the expired OTP rows are gone, fresh ones kept', async () => {

@@ -38,6 +38,7 @@ describe('health, routing and errors', () => {
       expect(res.status, `${method} ${path}`).toBe(404)
       expect(res.body).toEqual({
         code: 404,
+        status: 404,
         message: "The requested resource wasn't found.",
         data: {},
       })
@@ -70,7 +71,12 @@ describe('health, routing and errors', () => {
       headers: { 'content-type': 'application/json' },
     })
     expect(res.status).toBe(413)
-    expect(res.body).toEqual({ code: 413, message: 'Request entity too large.', data: {} })
+    expect(res.body).toEqual({
+      code: 413,
+      status: 413,
+      message: 'Request entity too large.',
+      data: {},
+    })
   })
 
   it('treats an invalid token as a guest, not 401', async () => {
@@ -234,6 +240,7 @@ describe('unknown faults', () => {
     expect(res.status).toBe(500)
     expect(res.body).toEqual({
       code: 500,
+      status: 500,
       message: 'Something went wrong while processing your request.',
       data: {},
     })
@@ -246,7 +253,12 @@ describe('unknown faults', () => {
       body: { identity: 'admin@example.com', password: 'nope' },
     })
     expect(wrong.status).toBe(400)
-    expect(wrong.body).toEqual({ code: 400, message: 'Failed to authenticate.', data: {} })
+    expect(wrong.body).toEqual({
+      code: 400,
+      status: 400,
+      message: 'Failed to authenticate.',
+      data: {},
+    })
     const unknown = await t.api('POST', '/api/collections/_superusers/auth-with-password', {
       body: { identity: 'ghost@example.com', password: 'whatever1' },
     })

@@ -274,6 +274,7 @@ describe('fields', () => {
     const err = await t.api('GET', '/api/collections/docs/records/missing?fields=id')
     expect(err.body).toEqual({
       code: 404,
+      status: 404,
       message: "The requested resource wasn't found.",
       data: {},
     })

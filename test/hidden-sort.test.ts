@@ -198,7 +198,7 @@ describe('hidden fields', () => {
   it.each(refused)('%s ?%j is a 400 for a member', async (c, p, message) => {
     const res = await t.api('GET', list(c, p), { token: eve })
     expect(res.status).toBe(400)
-    expect(res.body).toEqual({ code: 400, message, data: {} })
+    expect(res.body).toEqual({ code: 400, status: 400, message, data: {} })
   })
 
   it('a superuser sorts and filters by hidden fields', async () => {

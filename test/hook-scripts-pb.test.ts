@@ -354,7 +354,12 @@ describe('PocketBase *.pb.js hook scripts', () => {
       body: { title: 'changed by a guest' },
     })
     expect(res.status).toBe(403)
-    expect(res.body).toEqual({ code: 403, message: 'Locked posts are for superusers.', data: {} })
+    expect(res.body).toEqual({
+      code: 403,
+      status: 403,
+      message: 'Locked posts are for superusers.',
+      data: {},
+    })
     const missing = await t.api('GET', '/api/pb/missing')
     expect(missing.status).toBe(404)
     expect(missing.body.message).toBe('No such thing here.')

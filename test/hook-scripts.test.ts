@@ -191,7 +191,7 @@ describe('hook scripts of our form', () => {
   it('keeps the status and message of an ApiError a handler throws', async () => {
     const res = await t.api('GET', '/teapot')
     expect(res.status).toBe(418)
-    expect(res.body).toMatchObject({ code: 418, message: 'I am a teapot.' })
+    expect(res.body).toMatchObject({ code: 418, status: 418, message: 'I am a teapot.' })
   })
 
   it('runs .mjs with node: imports and .ts with a relative and an npm import', async () => {
@@ -212,6 +212,7 @@ describe('hook scripts of our form', () => {
     expect(unknown.status).toBe(404)
     expect(unknown.body).toEqual({
       code: 404,
+      status: 404,
       message: "The requested resource wasn't found.",
       data: {},
     })

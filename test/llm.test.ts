@@ -276,6 +276,7 @@ describe('LLM gateway', () => {
       const before = (await usageRows()).length
       const notFound = {
         code: 404,
+        status: 404,
         message:
           'No open realtime connection of yours has this clientId: connect to /api/realtime and subscribe with your own token first.',
         data: {},
@@ -485,6 +486,7 @@ describe('LLM gateway', () => {
       expect(res.status).toBe(502)
       expect(res.body).toEqual({
         code: 502,
+        status: 502,
         message: 'The LLM provider answered HTTP 429: You exceeded your current quota.',
         data: {},
       })

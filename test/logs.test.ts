@@ -327,6 +327,7 @@ describe('request logs', () => {
     expect(missing.status).toBe(404)
     expect(missing.body).toEqual({
       code: 404,
+      status: 404,
       message: "The requested resource wasn't found.",
       data: {},
     })
@@ -370,6 +371,7 @@ describe('request logs', () => {
       expect(guest.status, path).toBe(401)
       expect(guest.body).toEqual({
         code: 401,
+        status: 401,
         message: 'The request requires valid record authorization token.',
         data: {},
       })
@@ -377,6 +379,7 @@ describe('request logs', () => {
       expect(other.status, path).toBe(403)
       expect(other.body).toEqual({
         code: 403,
+        status: 403,
         message: 'The authorized record is not allowed to perform this action.',
         data: {},
       })

@@ -28,7 +28,7 @@ describe('POST /api/settings/test/email: access and validation', () => {
   it('answers 401 without a token and 403 for a non-superuser', async () => {
     const guest = await send({ email: 'a@example.com', template: 'otp' }, null)
     expect(guest.status).toBe(401)
-    expect(guest.body).toMatchObject({ code: 401, data: {} })
+    expect(guest.body).toMatchObject({ code: 401, status: 401, data: {} })
 
     const created = await t.api('POST', '/api/collections/users/records', {
       body: { email: 'plain@example.com', password: 'password123', passwordConfirm: 'password123' },
@@ -40,7 +40,7 @@ describe('POST /api/settings/test/email: access and validation', () => {
     expect(login.status).toBe(200)
     const user = await send({ email: 'a@example.com', template: 'otp' }, login.body.token)
     expect(user.status).toBe(403)
-    expect(user.body).toMatchObject({ code: 403, data: {} })
+    expect(user.body).toMatchObject({ code: 403, status: 403, data: {} })
   })
 
   it('rejects bad input with per-field errors', async () => {

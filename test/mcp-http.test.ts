@@ -500,7 +500,12 @@ describe('MCP over HTTP: the SPEC transport and JSON-RPC', () => {
       expect((await post(limited, rpc('ping'))).status).toBe(200)
       const third = await post(limited, rpc('ping'))
       expect(third.status).toBe(429)
-      expect(third.body).toEqual({ code: 429, message: 'Too Many Requests.', data: {} })
+      expect(third.body).toEqual({
+        code: 429,
+        status: 429,
+        message: 'Too Many Requests.',
+        data: {},
+      })
     } finally {
       await limited.close()
     }

@@ -99,6 +99,7 @@ describe('MCP through the inspector CLI', () => {
     expect(out.isError).toBe(true)
     expect(JSON.parse(out.content[0].text)).toEqual({
       code: 400,
+      status: 400,
       message: 'Failed to create record.',
       data: {},
     })

@@ -198,6 +198,7 @@ describe('MCP through the official SDK client (Streamable HTTP)', () => {
       expect(denied.isError).toBe(true)
       expect(JSON.parse(denied.content[0]!.text)).toEqual({
         code: 400,
+        status: 400,
         message: 'Failed to create record.',
         data: {},
       })
@@ -205,6 +206,7 @@ describe('MCP through the official SDK client (Streamable HTTP)', () => {
       expect(invalid.isError).toBe(true)
       expect(invalid.structuredContent).toMatchObject({
         code: 400,
+        status: 400,
         data: { title: { code: 'validation_max_text_constraint' } },
       })
       const missing = await call(s, 'get_notes', { id: 'nosuchrecord123' })

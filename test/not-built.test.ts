@@ -20,6 +20,7 @@ describe('features not built yet', () => {
         expect(res.status, `${method} ${path}`).toBe(501)
         expect(res.body).toEqual({
           code: 501,
+          status: 501,
           message: `${feature}: not built yet in svcbase (see the README, "Not built yet").`,
           data: {},
         })

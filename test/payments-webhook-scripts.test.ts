@@ -99,7 +99,7 @@ describe('onPaymentEvent in a hook script', () => {
     const res = await send('evt_s3', 'invoice.later')
     expect(res).toEqual({
       status: 409,
-      body: { code: 409, message: 'Not ready for this invoice yet.', data: {} },
+      body: { code: 409, status: 409, message: 'Not ready for this invoice yet.', data: {} },
     })
     expect(await list('orders')).toHaveLength(1)
     expect((await list('_payment_events')).map((r) => r.eventId)).toEqual(['evt_s1'])

@@ -341,7 +341,12 @@ describe('payment webhooks', () => {
       },
     })
     expect(batch.status).toBe(400)
-    expect(batch.body.data.requests['0'].response).toEqual({ code: 403, message: msg, data: {} })
+    expect(batch.body.data.requests['0'].response).toEqual({
+      code: 403,
+      status: 403,
+      message: msg,
+      data: {},
+    })
     // Guests cannot even read it.
     expect((await t.api('GET', base)).status).toBe(403)
     const after = await stored()

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startServer, type TestServer } from './helpers/server.js'
 
-const TOO_MANY = { code: 429, message: 'Too Many Requests.', data: {} }
+const TOO_MANY = { code: 429, status: 429, message: 'Too Many Requests.', data: {} }
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS'
 type Rule = { label: string; audience?: '' | '@guest' | '@auth'; duration: number; max: number }

@@ -63,6 +63,7 @@ async function auditRows(t: TestServer): Promise<Array<{ recordId: string }>> {
 
 const missingBody = (field: string, ids: string[]) => ({
   code: 400,
+  status: 400,
   message: 'Failed to create record.',
   data: {
     [field]: {

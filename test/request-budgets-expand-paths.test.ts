@@ -81,7 +81,7 @@ describe('unknown expand paths are reported (point 18)', () => {
     for (const [expand, message] of cases) {
       const list = await t.api('GET', `/api/collections/posts/records?expand=${expand}`)
       expect(list.status).toBe(400)
-      expect(list.body).toEqual({ code: 400, message, data: {} })
+      expect(list.body).toEqual({ code: 400, status: 400, message, data: {} })
       const empty = await t.api(
         'GET',
         `/api/collections/posts/records?filter=${encodeURIComponent("title='none'")}&expand=${expand}`,
@@ -125,6 +125,7 @@ describe('unknown expand paths are reported (point 18)', () => {
     expect(res.status).toBe(400)
     expect(res.body.data.requests[1].response).toEqual({
       code: 400,
+      status: 400,
       message: cases[1]![1],
       data: {},
     })

@@ -62,6 +62,7 @@ describe('expand budget (point 1)', () => {
       expect(res.status).toBe(400)
       expect(res.body).toEqual({
         code: 400,
+        status: 400,
         message: `Expand limit exceeded: expanding "${path}" would put more than 10000 expanded records in the response. Expand fewer or shallower relations, or ask for fewer records per page.`,
         data: {},
       })

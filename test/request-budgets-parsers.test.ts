@@ -30,6 +30,7 @@ describe('client mistakes that reached a parser (point 3)', () => {
         expect(res.status, path).toBe(400)
         expect(res.body).toEqual({
           code: 400,
+          status: 400,
           message: 'Invalid "page" value: must be at most 1000000000.',
           data: {},
         })
@@ -55,6 +56,7 @@ describe('client mistakes that reached a parser (point 3)', () => {
     expect(res.status).toBe(400)
     expect(res.body).toEqual({
       code: 400,
+      status: 400,
       message:
         'Failed to read the submitted data: multipart/form-data without a boundary parameter.',
       data: {},

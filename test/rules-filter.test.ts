@@ -129,7 +129,7 @@ describe('authRule', () => {
   it('refuses an unverified record and signs in a verified one', async () => {
     const una = await signIn('staff', 'una@corp.test')
     expect(una.status).toBe(403)
-    expect(una.body).toEqual({ code: 403, message: AUTH_RULE, data: {} })
+    expect(una.body).toEqual({ code: 403, status: 403, message: AUTH_RULE, data: {} })
     const sam = await signIn('staff', 'sam@corp.test')
     expect(sam.status, JSON.stringify(sam.body)).toBe(200)
     expect(sam.body.record.id).toBe(id('sam'))

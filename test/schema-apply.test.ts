@@ -99,7 +99,7 @@ describe('POST /api/schema/apply: access and bodies', () => {
     for (const [body, message] of cases) {
       const res = await apply(body)
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400)
-      expect(res.body).toEqual({ code: 400, message, data: {} })
+      expect(res.body).toEqual({ code: 400, status: 400, message, data: {} })
     }
     // No body at all, and a form body, are the wrong shape too.
     const empty = await t.api('POST', '/api/schema/apply', { token: t.suToken })

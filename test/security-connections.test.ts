@@ -198,7 +198,7 @@ describe('security #32: slow clients', () => {
     expect(r.heldMs).toBeGreaterThanOrEqual(9_000)
     expect(parseAnswer(r.answer)).toEqual({
       status: 408,
-      body: { code: 408, message: 'The request took too long to arrive.', data: {} },
+      body: { code: 408, status: 408, message: 'The request took too long to arrive.', data: {} },
     })
   }, 30_000)
 
@@ -246,7 +246,12 @@ describe('security #32: slow clients', () => {
     for (const answer of refused)
       expect(parseAnswer(answer)).toEqual({
         status: 429,
-        body: { code: 429, message: 'Too many open connections from this address.', data: {} },
+        body: {
+          code: 429,
+          status: 429,
+          message: 'Too many open connections from this address.',
+          data: {},
+        },
       })
     // The admitted ones still serve requests.
     expect(await rawGet(kept[0]!, '/api/health')).toBe(200)
@@ -293,6 +298,7 @@ describe('security #32: slow clients', () => {
     expect(extra.status).toBe(429)
     expect(JSON.parse(extra.body)).toEqual({
       code: 429,
+      status: 429,
       message: 'Too many open realtime connections from this address.',
       data: {},
     })

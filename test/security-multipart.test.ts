@@ -128,6 +128,7 @@ describe('a multipart body whose file part never closes', () => {
     expect(answer.status).toBe(400)
     expect(JSON.parse(answer.body)).toEqual({
       code: 400,
+      status: 400,
       message: `Failed to read the submitted data: the multipart body stopped arriving (no data for ${BODY_TIMEOUT / 1000} s).`,
       data: {},
     })

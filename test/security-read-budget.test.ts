@@ -101,6 +101,7 @@ describe('the read budget', () => {
     expect(res.status).toBe(400)
     expect(res.body).toEqual({
       code: 400,
+      status: 400,
       message:
         'The filter or sort took longer than the read budget of 300 ms to run and was stopped; narrow it down.',
       data: {},

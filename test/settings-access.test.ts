@@ -6,11 +6,13 @@ import { PUBLIC_DEFAULTS } from './helpers/settings-fixtures.js'
 
 const GUEST = {
   code: 401,
+  status: 401,
   message: 'The request requires valid record authorization token.',
   data: {},
 }
 const USER = {
   code: 403,
+  status: 403,
   message: 'The authorized record is not allowed to perform this action.',
   data: {},
 }

@@ -475,7 +475,7 @@ describe('PATCH /api/settings validation', () => {
       ].map(([name, body]) => ({
         ...raw(`refuses a body that is ${name}`, body!),
         expect: (res: { body: unknown }) =>
-          expect(res.body).toEqual({ code: 400, message: LOAD_FAILED, data: {} }),
+          expect(res.body).toEqual({ code: 400, status: 400, message: LOAD_FAILED, data: {} }),
       })),
     ],
   )

@@ -91,7 +91,7 @@ describe('SQL console cancellation at 10 s', () => {
 
     for (const res of [await read, await write]) {
       expect(res.status).toBe(400)
-      expect(res.body).toEqual({ code: 400, message: CANCELLED, data: {} })
+      expect(res.body).toEqual({ code: 400, status: 400, message: CANCELLED, data: {} })
       expect(res.after).toBeGreaterThanOrEqual(10_000)
       expect(res.after).toBeLessThan(13_000)
     }

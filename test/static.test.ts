@@ -304,6 +304,7 @@ describe('static hosting', () => {
       expect(res.status, `${path} ${accept}`).toBe(404)
       expect(JSON.parse(res.body)).toEqual({
         code: 404,
+        status: 404,
         message: "The requested resource wasn't found.",
         data: {},
       })

@@ -199,6 +199,7 @@ describe.each(['local', 's3'] as const)('storage browser on %s storage', (driver
     expect(again.status).toBe(404)
     expect(again.body).toEqual({
       code: 404,
+      status: 404,
       message: "The requested resource wasn't found.",
       data: {},
     })
@@ -385,6 +386,7 @@ describe('POST /api/settings/test/s3', () => {
       expect(res.status).toBe(400)
       expect(res.body).toEqual({
         code: 400,
+        status: 400,
         message: 'Failed to test the S3 filesystem.',
         data: { filesystem: { code: 'validation_in_invalid', message: 'Must be a valid value.' } },
       })

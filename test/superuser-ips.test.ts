@@ -3,6 +3,7 @@ import { SU_EMAIL, SU_PASSWORD, startServer, type TestServer } from './helpers/s
 
 const FORBIDDEN = {
   code: 403,
+  status: 403,
   message: 'You are not allowed to perform this request.',
   data: {},
 }

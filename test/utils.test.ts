@@ -235,6 +235,7 @@ describe('QR codes', () => {
       expect(over.status).toBe(400)
       expect(over.json).toEqual({
         code: 400,
+        status: 400,
         message: `Invalid QR code parameters: data is at most ${MAX[ecc]} bytes of UTF-8 at error correction level ${ecc}.`,
         data: {
           data: {
@@ -285,6 +286,7 @@ describe('QR codes', () => {
     expect(res.status).toBe(400)
     expect(res.json).toEqual({
       code: 400,
+      status: 400,
       message:
         'Invalid QR code parameters: this code is 185 modules wide with its margin, so a PNG needs a size of at least 185.',
       data: {
@@ -432,7 +434,12 @@ describe('refused parameters', () => {
   )('avatar ?%s: 400 naming the field', async (_label, query, data) => {
     const res = await get(`/api/utils/avatar?${query}`)
     expect(res.status).toBe(400)
-    expect(res.json).toEqual({ code: 400, message: 'Invalid avatar parameters.', data })
+    expect(res.json).toEqual({
+      code: 400,
+      status: 400,
+      message: 'Invalid avatar parameters.',
+      data,
+    })
   })
 
   it.each(
@@ -496,7 +503,12 @@ describe('refused parameters', () => {
   )('qr ?%s: 400 naming the field', async (_label, query, data) => {
     const res = await get(`/api/utils/qr?${query}`)
     expect(res.status).toBe(400)
-    expect(res.json).toEqual({ code: 400, message: 'Invalid QR code parameters.', data })
+    expect(res.json).toEqual({
+      code: 400,
+      status: 400,
+      message: 'Invalid QR code parameters.',
+      data,
+    })
   })
 
   it('takes the edges of every bound, and ignores unknown parameters', async () => {

@@ -68,9 +68,12 @@ export class ApiError extends Error {
     this.data = data
   }
 
-  /** The wire shape of SPEC §7. */
-  toJSON(): { code: number; message: string; data: ValidationErrors } {
-    return { code: this.status, message: this.message, data: this.data }
+  /**
+   * The wire shape of SPEC §7, with PocketBase's `status` beside `code` (the same value), so that
+   * clients written for PocketBase read it too.
+   */
+  toJSON(): { code: number; message: string; data: ValidationErrors; status: number } {
+    return { code: this.status, message: this.message, data: this.data, status: this.status }
   }
 }
 

@@ -19,7 +19,12 @@ const list = {
   totalPages: 1,
 }
 const auth = { token: 'tok', record: { id: 'u1', email: 'a@b.c' }, meta: { isNew: false } }
-const missing = { code: 404, message: "The requested resource wasn't found.", data: { id: 'x' } }
+const missing = {
+  code: 404,
+  status: 404,
+  message: "The requested resource wasn't found.",
+  data: { id: 'x' },
+}
 
 interface Scenario {
   name: string
@@ -87,7 +92,7 @@ const scenarios: Scenario[] = [
     name: 'a thrown ApiError is never picked',
     url: '/thrown?fields=id',
     expectedStatus: 404,
-    expectedContent: { code: 404, message: 'No such thing.', data: {} },
+    expectedContent: { code: 404, status: 404, message: 'No such thing.', data: {} },
   },
   {
     name: 'an unknown modifier is a 400',
@@ -95,6 +100,7 @@ const scenarios: Scenario[] = [
     expectedStatus: 400,
     expectedContent: {
       code: 400,
+      status: 400,
       message:
         'Unknown modifier "upper" in "id:upper": the only modifier is excerpt(maxChars, withEllipsis?).',
       data: {},
@@ -106,6 +112,7 @@ const scenarios: Scenario[] = [
     expectedStatus: 400,
     expectedContent: {
       code: 400,
+      status: 400,
       message:
         'Argument maxChars must be a positive integer, got "0" in "body:excerpt(0)": expected excerpt(maxChars, withEllipsis?).',
       data: {},
@@ -117,6 +124,7 @@ const scenarios: Scenario[] = [
     expectedStatus: 400,
     expectedContent: {
       code: 400,
+      status: 400,
       message: 'Unbalanced parenthesis in "body:excerpt(3".',
       data: {},
     },

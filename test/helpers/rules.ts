@@ -161,7 +161,7 @@ function toApi(s: Scenario): ApiScenario {
     expect(res) {
       const shown = res.text
       if (s.expectedStatus >= 400) {
-        expect(Object.keys(res.body).sort(), shown).toEqual(['code', 'data', 'message'])
+        expect(Object.keys(res.body).sort(), shown).toEqual(['code', 'data', 'message', 'status'])
         expect(res.body.code).toBe(s.expectedStatus)
       }
       if (s.expectedStatus === 204) expect(res.body).toBeNull()

@@ -42,6 +42,7 @@ describe('ErrorSet', () => {
     expect((err as ApiError).status).toBe(400)
     expect((err as ApiError).toJSON()).toEqual({
       code: 400,
+      status: 400,
       message: 'Failed to update record.',
       data: { email: required, passwordConfirm: mismatch, tags: { 0: unique } },
     })
@@ -75,6 +76,11 @@ describe('ErrorSet', () => {
     const cause = new Error('UNIQUE constraint failed')
     const err = new ErrorSet().toError('Failed to create record.', cause)
     expect(err.cause).toBe(cause)
-    expect(err.toJSON()).toEqual({ code: 400, message: 'Failed to create record.', data: {} })
+    expect(err.toJSON()).toEqual({
+      code: 400,
+      status: 400,
+      message: 'Failed to create record.',
+      data: {},
+    })
   })
 })
