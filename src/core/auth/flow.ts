@@ -3,7 +3,6 @@ import { sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
 import { ApiError, badRequest, messages } from '../errors.js'
-import { checkExpand } from '../records/expand.js'
 import { recordSatisfies, ruleContext } from '../records/query.js'
 import { serializeRecord } from '../records/serialize.js'
 import { requestEvent, triggerRequest, type HookResponse } from '../request-event.js'
@@ -169,7 +168,6 @@ export async function finishAuth(
   mfaId: string,
   meta?: Record<string, unknown>,
 ): Promise<HookResponse> {
-  checkExpand(app, c, info.query.expand) // a bad expand path fails before MFA rows or alerts
   const ctx: RequestInfo = { ...info, context: method }
   await checkAuthRule(app, c, record, ctx)
   if (mfaRequired(c) && (await mfaApplies(app, c, record, ctx))) {

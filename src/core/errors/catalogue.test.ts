@@ -88,7 +88,7 @@ describe('error catalogue', () => {
     expectTypeOf<'validation_invalid_value:object'>().not.toExtend<ValidationCode>()
     expectTypeOf<'validation_no_such_code'>().not.toExtend<ValidationKey>()
     expectTypeOf<'Failed to create record.'>().toExtend<ApiMessage>()
-    expectTypeOf<'Invalid expand path "a": a relation name is empty.'>().toExtend<ApiMessage>()
+    expectTypeOf<'Failed to authenticate.'>().toExtend<ApiMessage>()
     expectTypeOf<'No such message.'>().not.toExtend<ApiMessage>()
     expectTypeOf<string>().not.toExtend<ApiMessage>()
     expectTypeOf(validationError<'validation_min_text_constraint'>)

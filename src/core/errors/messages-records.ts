@@ -4,7 +4,6 @@
  */
 import type { Args, Entry } from './catalogue.js'
 
-const expandPath = 'Invalid expand path'
 
 /** Messages of the records and collections APIs. */
 export const recordMessages = {
@@ -39,25 +38,6 @@ export const recordMessages = {
     `Invalid "${name}" value: must be at most ${max}.` as const,
   skipTotalNotBoolean: 'Invalid "skipTotal" value: expected a boolean.',
   // expand
-  expandEmptyName: ({ path }: Args<'path'>) =>
-    `${expandPath} "${path}": a relation name is empty.` as const,
-  expandTooDeep: ({ path, depth, max }: Args<'path' | 'depth' | 'max'>) =>
-    `${expandPath} "${path}": it is ${depth} levels deep, at most ${max} are allowed.` as const,
-  expandNotRelation: ({ path, key, collection }: Args<'path' | 'key' | 'collection'>) =>
-    `${expandPath} "${path}": field "${key}" of collection "${collection}" is not a relation.` as const,
-  expandMissingTarget: ({ path, key, collection }: Args<'path' | 'key' | 'collection'>) =>
-    `${expandPath} "${path}": relation field "${key}" of collection "${collection}" points to a missing collection.` as const,
-  expandNoField: ({ path, key, collection }: Args<'path' | 'key' | 'collection'>) =>
-    `${expandPath} "${path}": collection "${collection}" has no relation field "${key}".` as const,
-  expandNoBackCollection: ({ path, key, collection }: Args<'path' | 'key' | 'collection'>) =>
-    `${expandPath} "${path}": back-relation "${key}" names no collection "${collection}".` as const,
-  expandNoBackField: ({
-    path,
-    field,
-    collection,
-    owner,
-  }: Args<'path' | 'field' | 'collection' | 'owner'>) =>
-    `${expandPath} "${path}": collection "${collection}" has no relation field "${field}" pointing to "${owner}".` as const,
   expandLimit: ({ paths, max }: Args<'paths' | 'max'>) =>
     `Expand limit exceeded: expanding ${paths} would put more than ${max} expanded records in the response. Expand fewer or shallower relations, or ask for fewer records per page.` as const,
   // collections

@@ -11,7 +11,6 @@ import type { UploadedFile } from './api.js'
 import { checkAuthCreate, checkCreatorManages } from './auth-rules.js'
 import { ErrorSet } from './error-set.js'
 import { planEmbeddings } from './embeddings.js'
-import { checkExpand } from './expand.js'
 import { assignUploads, prepareUploads } from './files.js'
 import { applyBody } from './input.js'
 import { recordSatisfies, ruleCondition } from './query.js'
@@ -31,7 +30,6 @@ export async function createRecord(
   files: readonly UploadedFile[],
 ): Promise<Record<string, unknown>> {
   assertWritable(collection)
-  checkExpand(app, collection, info.query.expand) // before anything is saved
   const su = isSuperuser(info)
   if (collection.createRule === null && !su) ruleCondition(app, collection, 'createRule', info)
   const record: RecordData = {}

@@ -1,6 +1,6 @@
 import { column, join, param, sql, type Sql } from '../../store/sql.js'
 import type { App } from '../app.js'
-import { ApiError, type ApiMessage, badRequest, messages } from '../errors.js'
+import { ApiError, badRequest, messages } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import type { Collection, Field } from '../collections/model.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
@@ -26,24 +26,16 @@ export type ExpandTree = Map<string, ExpandTree>
 
 /**
  * Parses `rel1,rel2.sub,posts_via_author` into a tree. Spaces are ignored and empty entries
- * skipped; a path deeper than 6 levels or with an empty segment (`a..b`) answers 400, or is
- * dropped when `lenient`.
+ * skipped; a path deeper than 6 levels or with an empty segment (`a..b`) is dropped, as
+ * PocketBase ignores it.
  */
-export function parseExpand(text: string, lenient = false): ExpandTree {
+export function parseExpand(text: string): ExpandTree {
   const root: ExpandTree = new Map()
   for (const raw of text.split(',')) {
     const path = raw.replace(/\s+/g, '')
     if (path === '') continue
     const parts = path.split('.')
-    let problem: ApiMessage | null = null
-    if (parts.some((p) => p === '')) problem = messages.expandEmptyName({ path })
-    else if (parts.length > MAX_EXPAND_DEPTH) {
-      problem = messages.expandTooDeep({ path, depth: parts.length, max: MAX_EXPAND_DEPTH })
-    }
-    if (problem !== null) {
-      if (lenient) continue
-      throw badRequest(problem)
-    }
+    if (parts.some((p) => p === '') || parts.length > MAX_EXPAND_DEPTH) continue
     let node = root
     for (const p of parts) {
       let next = node.get(p)
@@ -78,68 +70,38 @@ interface ExpandNode {
 
 const isMulti = (field: Field): boolean => getFieldType('relation')!.isMulti(field)
 
-/** Resolves `key` (at `path`) on `c`, or says why it does not name a relation. */
-function resolveLink(app: App, c: Collection, key: string, path: string): Link | ApiMessage {
-  const collection = c.name
+/** Resolves `key` on `c`, or null when it names no relation (own or back-relation). */
+function resolveLink(app: App, c: Collection, key: string): Link | null {
   const own = c.fields.find((f) => f.name === key)
   if (own) {
-    if (own.type !== 'relation') return messages.expandNotRelation({ path, key, collection })
+    if (own.type !== 'relation') return null
     const target = app.registry.find(String(own.options.collectionId))
-    if (!target) return messages.expandMissingTarget({ path, key, collection })
-    return { target, field: own, back: false, single: !isMulti(own) }
+    return target ? { target, field: own, back: false, single: !isMulti(own) } : null
   }
   // NB: `collection(field)` is PocketBase's deprecated spelling of `collection_via_field`.
   const m = /^(\w+)_via_(\w+)$/.exec(key) ?? /^(\w+)\((\w+)\)$/.exec(key)
-  if (!m) return messages.expandNoField({ path, key, collection })
-  const target = app.registry.find(m[1]!)
-  if (!target) return messages.expandNoBackCollection({ path, key, collection: m[1]! })
+  const target = m ? app.registry.find(m[1]!) : undefined
+  if (!m || !target) return null
   const field = target.fields.find(
     (f) => f.name === m[2] && f.type === 'relation' && f.options.collectionId === c.id,
   )
-  if (!field) {
-    return messages.expandNoBackField({
-      path,
-      field: m[2]!,
-      collection: target.name,
-      owner: collection,
-    })
-  }
-  return { target, field, back: true, single: !isMulti(field) && field.unique }
+  return field ? { target, field, back: true, single: !isMulti(field) && field.unique } : null
 }
 
 /**
- * Resolves a parsed tree against the schema, before any record is read. An unknown relation
- * answers 400 naming the path, unless `lenient` (realtime, where no response carries the error)
- * drops it as PocketBase does everywhere.
+ * Resolves a parsed tree against the schema, before any record is read. A key that names no
+ * relation is dropped, as PocketBase does: the answer holds what exists.
  */
-function resolveTree(
-  app: App,
-  c: Collection,
-  tree: ExpandTree,
-  prefix: string,
-  lenient: boolean,
-): ExpandNode[] {
+function resolveTree(app: App, c: Collection, tree: ExpandTree, prefix: string): ExpandNode[] {
   const nodes: ExpandNode[] = []
   for (const [key, sub] of tree) {
     const path = prefix === '' ? key : `${prefix}.${key}`
-    const link = resolveLink(app, c, key, path)
-    if (typeof link === 'string') {
-      if (lenient) continue
-      throw badRequest(link)
-    }
+    const link = resolveLink(app, c, key)
+    if (!link) continue
     // NB: recursion over the parsed tree, at most MAX_EXPAND_DEPTH deep.
-    nodes.push({ key, path, link, children: resolveTree(app, link.target, sub, path, lenient) })
+    nodes.push({ key, path, link, children: resolveTree(app, link.target, sub, path) })
   }
   return nodes
-}
-
-/**
- * Checks an `expand` parameter against the schema of `c` (400 for a malformed or unknown path)
- * without reading records: writes call it first, so a bad path fails before anything is saved.
- */
-export function checkExpand(app: App, c: Collection, expand: unknown): void {
-  if (typeof expand !== 'string' || expand.trim() === '') return
-  resolveTree(app, c, parseExpand(expand), '', false)
 }
 
 /** The running costs of one expansion. */
@@ -292,6 +254,7 @@ async function expandLevel(
       const mine = link.single ? items[i]!.slice(0, 1) : items[i]!
       for (const j of mine) weights[i]! += 1 + below[j]!
       total += weights[i]!
+      // NB: `expand: {}` on a record a known path found nothing for, as PocketBase answers.
       const expand = (r.expand ??= {}) as Record<string, unknown>
       if (mine.length === 0) return
       if (link.single) expand[node.key] = shown[mine[0]!]
@@ -306,8 +269,8 @@ async function expandLevel(
  * Adds `expand` to each record for the requested relation paths, up to 6 levels, including
  * back-relations. Each expanded record is checked with its own collection's viewRule (with
  * `@request.context = "expand"`); records the requester may not view are silently left out.
- * A malformed or unknown path answers 400 (realtime drops it instead), and so does an expansion
- * that would hold more than {@link MAX_EXPANDED_RECORDS} records; a large expansion yields to
+ * A malformed or unknown path is dropped (PocketBase ignores it too); an expansion that would
+ * hold more than {@link MAX_EXPANDED_RECORDS} records answers 400; a large expansion yields to
  * the event loop between its reads.
  */
 export async function expandRecords(
@@ -317,8 +280,7 @@ export async function expandRecords(
   expand: string,
   info: RequestInfo,
 ): Promise<void> {
-  const lenient = info.context === 'realtime'
-  const nodes = resolveTree(app, c, parseExpand(expand, lenient), '', lenient)
+  const nodes = resolveTree(app, c, parseExpand(expand), '')
   const budget: Budget = { left: MAX_EXPANDED_RECORDS, sinceYield: 0 }
   await expandLevel(app, records, nodes, info, budget)
 }

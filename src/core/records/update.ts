@@ -18,7 +18,6 @@ import {
   StaleEmbedding,
   type EmbeddingPlan,
 } from './embeddings.js'
-import { checkExpand } from './expand.js'
 import { assignUploads, prepareUploads } from './files.js'
 import { applyBody } from './input.js'
 import { recordSatisfies, ruleCondition } from './query.js'
@@ -37,7 +36,6 @@ export async function updateRecord(
   files: readonly UploadedFile[],
 ): Promise<Record<string, unknown>> {
   assertWritable(collection)
-  checkExpand(app, collection, info.query.expand) // before anything is saved
   const su = isSuperuser(info)
   const errors = new ErrorSet()
   // Passwords are hashed before the transaction: bcrypt must not hold the writer lock.
