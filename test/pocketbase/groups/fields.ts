@@ -855,7 +855,7 @@ const cascade: Step[] = [
     path: `${K('kinds')}/exp000000000001?expand=ref,refs`,
   },
   {
-    name: 'expand empty relations',
+    name: 'expand updated record',
     method: 'GET',
     path: `${K('kinds')}/upd000000000001?expand=ref,refs`,
   },
