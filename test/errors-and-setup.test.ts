@@ -27,22 +27,23 @@ describe('health, routing and errors', () => {
     expect(guest.headers.get('x-content-type-options')).toBe('nosniff')
   })
 
-  it('answers unknown routes, trailing slashes and wrong methods with 404 in the error envelope', async () => {
-    for (const [method, path] of [
-      ['GET', '/api/nope'],
-      ['GET', '/api/health/'],
-      ['DELETE', '/api/health'],
-      ['PUT', '/api/collections/users/records'],
+  it('answers unknown routes, trailing slashes and wrong methods with 404 in the error envelope, worded as PocketBase', async () => {
+    // PocketBase answers an unknown GET from its file server ("File not found."), others from
+    // its router.
+    for (const [method, path, message] of [
+      ['GET', '/api/nope', 'File not found.'],
+      ['GET', '/api/health/', 'File not found.'],
+      ['GET', '/api/collections/users/records/x/y', 'File not found.'],
+      ['DELETE', '/api/health', "The requested resource wasn't found."],
+      ['POST', '/api/nope', "The requested resource wasn't found."],
+      ['PUT', '/api/collections/users/records', "The requested resource wasn't found."],
     ] as const) {
       const res = await t.api(method, path)
       expect(res.status, `${method} ${path}`).toBe(404)
-      expect(res.body).toEqual({
-        code: 404,
-        status: 404,
-        message: "The requested resource wasn't found.",
-        data: {},
-      })
+      expect(res.body, `${method} ${path}`).toEqual({ code: 404, status: 404, message, data: {} })
     }
+    const head = await fetch(`${t.url}/api/nope`, { method: 'HEAD' })
+    expect(head.status).toBe(404)
   })
 
   it('rejects malformed JSON with 400', async () => {

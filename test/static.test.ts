@@ -302,10 +302,11 @@ describe('static hosting', () => {
     ] as const) {
       const res = await raw(srv.url, path, { headers: { accept } })
       expect(res.status, `${path} ${accept}`).toBe(404)
+      // PocketBase's file server words it so.
       expect(JSON.parse(res.body)).toEqual({
         code: 404,
         status: 404,
-        message: "The requested resource wasn't found.",
+        message: 'File not found.',
         data: {},
       })
     }

@@ -79,5 +79,7 @@ export async function notFoundHandler(
 ): Promise<FastifyReply> {
   const fallback = req.server.svcNotFoundFallback
   if (fallback && (await fallback(req, reply))) return reply
-  return reply.code(404).send(notFound().toJSON())
+  // NB: PocketBase answers an unknown GET from its file server, with that server's wording.
+  const read = req.method === 'GET' || req.method === 'HEAD'
+  return reply.code(404).send(notFound(read ? messages.fileNotFound : undefined).toJSON())
 }

@@ -14,6 +14,8 @@ export const httpMessages = {
   missingAuth: 'Missing or invalid authentication.',
   notAllowed: 'You are not allowed to perform this request.',
   notFound: "The requested resource wasn't found.",
+  /** An unknown GET or HEAD: PocketBase answers it from its file server. */
+  fileNotFound: 'File not found.',
   tooLarge: 'Request entity too large.',
   tooManyRequests: 'Too Many Requests.',
   requestFailed: 'Request failed.',
