@@ -44,6 +44,10 @@ describe('health, routing and errors', () => {
     }
     const head = await fetch(`${t.url}/api/nope`, { method: 'HEAD' })
     expect(head.status).toBe(404)
+    // A path parameter past Fastify's default 100 characters still reaches its route.
+    const long = await t.api('GET', `/api/collections/users/records/${'a'.repeat(300)}`)
+    expect(long.status).toBe(404)
+    expect(long.body.message).toBe("The requested resource wasn't found.")
   })
 
   it('rejects malformed JSON with 400', async () => {

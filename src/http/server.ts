@@ -107,6 +107,9 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
   const http = Fastify({
     logger: options.logger ?? false,
     bodyLimit,
+    // NB: a path parameter over Fastify's default 100 characters would match no route; PocketBase
+    // routes it (a 300-character id is a record not found, not an unknown route).
+    maxParamLength: 8192,
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: false },
     // Long query strings (a hostile 1 MB filter) reach the filter parser, which refuses them
