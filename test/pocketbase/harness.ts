@@ -6,6 +6,7 @@
  * can be compared key by key. No oracle is needed to replay.
  */
 import { createHash } from 'node:crypto'
+import { Stream } from './streams.js'
 
 /** One request of the corpus. Strings may name saved values as `{{name}}`. */
 export interface Step {
@@ -24,6 +25,11 @@ export interface Step {
   headers?: Record<string, string>
   /** Values to keep for later steps: name → dotted path in the answer's body (`token`, `id`). */
   save?: Record<string, string>
+  /**
+   * Realtime (test/pocketbase/streams.ts): `open` an SSE connection on `path` (its client id
+   * saved under the name), `read` its events since the last read, or `close` it.
+   */
+  stream?: { open: string } | { read: string } | { close: string }
 }
 
 export interface FormFile {
@@ -146,7 +152,22 @@ export async function runGroup(
   if (login.status !== 200) throw new Error(`superuser sign-in: ${login.status}`)
   saved.set('su', ((await login.json()) as { token: string }).token)
   const out: Array<{ name: string; status: number; body: unknown }> = []
-  for (const step of group.steps) {
+  const streams = new Map<string, Stream>()
+  try {
+    for (const step of group.steps) out.push(await runStep(baseUrl, step, saved, streams))
+  } finally {
+    for (const s of streams.values()) s.close()
+  }
+  return out
+}
+
+async function runStep(
+  baseUrl: string,
+  step: Step,
+  saved: Map<string, string>,
+  streams: Map<string, Stream>,
+): Promise<{ name: string; status: number; body: unknown }> {
+  {
     const headers: Record<string, string> = {}
     for (const [k, v] of Object.entries(step.headers ?? {})) headers[k] = substitute(v, saved)
     if (step.as) {
@@ -154,6 +175,7 @@ export async function runGroup(
       if (token === undefined) throw new Error(`${step.name}: no saved token "${step.as}"`)
       headers.authorization = token
     }
+    if (step.stream) return streamStep(baseUrl, step, headers, saved, streams)
     let body: string | FormData | undefined
     if (step.raw !== undefined) body = substitute(step.raw, saved)
     else if (step.body !== undefined) {
@@ -206,9 +228,38 @@ export async function runGroup(
       const v = pick(parsed, path)
       if (v !== undefined) saved.set(name, v)
     }
-    out.push({ name: step.name, status: res.status, body: parsed })
+    return { name: step.name, status: res.status, body: parsed }
   }
-  return out
+}
+
+async function streamStep(
+  baseUrl: string,
+  step: Step,
+  headers: Record<string, string>,
+  saved: Map<string, string>,
+  streams: Map<string, Stream>,
+): Promise<{ name: string; status: number; body: unknown }> {
+  const s = step.stream!
+  if ('open' in s) {
+    const stream = await Stream.open(`${baseUrl}${substitute(step.path, saved)}`, headers)
+    streams.set(s.open, stream)
+    const { event, clientId } = stream.takeConnect()
+    if (clientId !== undefined) saved.set(s.open, clientId)
+    return {
+      name: step.name,
+      status: stream.status,
+      body: { event, clientId: clientId ? '<client>' : null },
+    }
+  }
+  const key = 'read' in s ? s.read : s.close
+  const stream = streams.get(key)
+  if (!stream) throw new Error(`${step.name}: no open stream "${key}"`)
+  if ('close' in s) {
+    stream.close()
+    streams.delete(key)
+    return { name: step.name, status: 0, body: null }
+  }
+  return { name: step.name, status: 0, body: await stream.read() }
 }
 
 /** The differences between PocketBase's answer and svcbase's, as `path: pb → svc` lines. */

@@ -5,6 +5,7 @@ import { auth } from './auth.js'
 import { fields } from './fields.js'
 import { files } from './files.js'
 import { lists } from './lists.js'
+import { realtime } from './realtime.js'
 import { records } from './records.js'
 
-export const GROUPS: Group[] = [records, fields, lists, auth, files, admin]
+export const GROUPS: Group[] = [records, fields, lists, auth, files, admin, realtime]
