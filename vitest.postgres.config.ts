@@ -137,6 +137,7 @@ export const postgresSuites = [
   'test/security-outbound-mcp.test.ts',
   'test/security-accounts-tokens.test.ts',
   'test/security-accounts-oauth2.test.ts',
+  'test/pocketbase-differential.test.ts',
 ]
 
 /**

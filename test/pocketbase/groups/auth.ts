@@ -887,6 +887,13 @@ const mfa: Step[] = [
   }),
   patch('members mfa bad rule', `${M}?fields=mfa`, { mfa: { rule: 'nope = 1' } }, su),
   patch('members mfa duration 0', `${M}?fields=mfa`, { mfa: { duration: 0 } }, su),
+  // Puts back what a server wrongly accepting the two probes above changed (a no-op on PocketBase).
+  patch(
+    'members mfa restore',
+    `${M}?fields=mfa`,
+    { mfa: { enabled: true, duration: 600, rule: '' } },
+    su,
+  ),
   get('auth methods mfa', `${M}/auth-methods`),
   post('mfa login', `${M}/auth-with-password`, login('m1@example.com', pw), {
     save: { mfaId: 'mfaId' },
