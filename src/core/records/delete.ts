@@ -56,19 +56,28 @@ export async function deleteLoaded(
   })
 }
 
-/** Deletes every record of a collection, through the delete path when others reference it. */
+/**
+ * Deletes every record of a collection. As in PocketBase, through the delete path (hooks, one
+ * record at a time) when anything watches single deletes: relations to it, an auth collection
+ * (its built-in hooks: the last-superuser guard refuses, so truncating `_superusers` fails as in
+ * PocketBase; the `_otps`, `_mfas`, … cascades), or a user `onRecordDelete` hook; a plain DELETE
+ * otherwise.
+ */
 export async function truncateRecords(app: App, collection: Collection): Promise<void> {
-  const referenced = app.registry
-    .all()
-    .some((c) =>
-      c.fields.some((f) => f.type === 'relation' && f.options.collectionId === collection.id),
-    )
+  const oneByOne =
+    collection.type === 'auth' ||
+    app.hooks.onRecordDelete.ids().some((id) => !id.startsWith('__svc')) ||
+    app.registry
+      .all()
+      .some((c) =>
+        c.fields.some((f) => f.type === 'relation' && f.options.collectionId === collection.id),
+      )
   await app
     .runInTransaction(async (tx) => {
       if (collection.fields.some((f) => f.type === 'file')) {
         tx.onAfterCommit(() => deletePrefixLater(app, `${collection.id}/`))
       }
-      if (!referenced) {
+      if (!oneByOne) {
         await tx.dbFor(collection).run(sql`DELETE FROM ${ident(collection.name)}`)
         return
       }
