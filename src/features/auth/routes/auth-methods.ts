@@ -21,7 +21,8 @@ export function register(http: FastifyInstance, ctx: AuthRouteContext): void {
         oauth2: { providers, enabled: Boolean(oauth2) && o.oauth2.enabled },
         mfa: { enabled: o.mfa.enabled, duration: o.mfa.enabled ? o.mfa.duration : 0 },
         otp: { enabled: o.otp.enabled, duration: o.otp.enabled ? o.otp.duration : 0 },
-        authProviders: oauth2 && o.oauth2.enabled ? providers : null,
+        // NB: [] when OAuth2 is off, as PocketBase 0.40.4 answers (not null).
+        authProviders: providers,
         usernamePassword: password && o.passwordAuth.identityFields.some((f) => f !== 'email'),
         emailPassword: password && o.passwordAuth.identityFields.includes('email'),
       }
