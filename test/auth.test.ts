@@ -104,6 +104,29 @@ describe('auth flows end to end through a real SMTP listener', () => {
     })
   })
 
+  it('auth-refresh checks the collection, the token, then the token’s collection, as PocketBase', async () => {
+    await createUser('refresh-order@example.com')
+    const user = (await signIn('refresh-order@example.com', 'password123')).body.token as string
+    await t.api('POST', '/api/collections', {
+      token: su,
+      body: { name: 'refresh_base', type: 'base', fields: [{ name: 'n', type: 'number' }] },
+    })
+    const refresh = (collection: string, token?: string) =>
+      t.api('POST', `/api/collections/${collection}/auth-refresh`, { token: token ?? null })
+    const cases: Array<[string, string | undefined, number, string]> = [
+      ['nope', user, 404, 'Missing or invalid collection context.'],
+      ['refresh_base', undefined, 401, 'The request requires valid record authorization token.'],
+      ['refresh_base', user, 403, 'The request requires auth record from users collection.'],
+      ['users', su, 403, 'The request requires auth record from _superusers collection.'],
+      ['_superusers', user, 403, 'The request requires auth record from users collection.'],
+    ]
+    for (const [collection, token, status, message] of cases) {
+      const res = await refresh(collection, token)
+      expect([res.status, res.body.message], collection).toEqual([status, message])
+    }
+    expect((await refresh('users', user)).status).toBe(200)
+  })
+
   it('signs in by another identity field', async () => {
     const col = await t.api('GET', '/api/collections/users', { token: su })
     const res = await t.api('PATCH', '/api/collections/users', {
