@@ -70,7 +70,7 @@ const GENERATED_ID = /^[a-z0-9]{15}$/
 /** PocketBase's field ids: the type and a checksum of the name (deterministic, never masked). */
 const FIELD_ID =
   /^(text|number|bool|email|url|editor|date|autodate|select|file|relation|json|geoPoint|password)\d+$/
-const FILE_SUFFIX = /_[a-z0-9]{10}(\.[A-Za-z0-9]+)?$/
+const FILE_SUFFIX = /_[a-z0-9]{10}(\.[A-Za-z0-9]+)$/
 
 /**
  * Masks what differs by nature between two runs: datetimes within a week of now (fixed dates in
@@ -89,7 +89,7 @@ export function normalise(
     if (JWT.test(value)) return '<token>'
     if (GENERATED_ID.test(value) && !chosenIds.has(value) && !FIELD_ID.test(value)) return '<id>'
     if (FILE_SUFFIX.test(value) && !chosenIds.has(value) && !/^pbc_\d+$/.test(value))
-      return value.replace(FILE_SUFFIX, (_m, ext: string | undefined) => `_<rand>${ext ?? ''}`)
+      return value.replace(FILE_SUFFIX, (_m, ext: string) => `_<rand>${ext}`)
     return value
   }
   if (Array.isArray(value)) return value.map((v) => normalise(v, chosenIds, now))
