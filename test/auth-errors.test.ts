@@ -104,6 +104,8 @@ describe('auth flows: emails and error shapes', () => {
         },
       })
       expect(api.status, JSON.stringify(api.body)).toBe(200)
+      // Created verified, as PocketBase 0.40.4 does.
+      expect(api.body.verified).toBe(true)
       await manageSuperuser(t.server.app, 'create', 'root@admin_team.test', 'password123')
       const login = await t.api('POST', '/api/collections/_superusers/auth-with-password', {
         body: { identity: 'root@admin_team.test', password: 'password123' },

@@ -10,7 +10,7 @@ import type { App } from '../app.js'
 import { checkOldPassword } from '../auth/password-change.js'
 import type { Collection } from '../collections/model.js'
 import { messages, validationError } from '../errors.js'
-import type { RecordData, RequestInfo } from '../request-info.js'
+import { SUPERUSERS, type RecordData, type RequestInfo } from '../request-info.js'
 import { ErrorSet } from './error-set.js'
 import { checkPasswordConfirm } from './input.js'
 
@@ -29,6 +29,8 @@ export function checkAuthCreate(
 ): ErrorSet {
   const unmanaged = new ErrorSet()
   if (collection.type !== 'auth') return unmanaged
+  // A superuser is created verified, as PocketBase 0.40.4 does (only superusers create them).
+  if (collection.name === SUPERUSERS) record.verified = true
   if (!superuser) rejectUnmanaged(record, undefined, unmanaged)
   errors.merge(checkPasswordConfirm(body, passwords.get('password')))
   return unmanaged
