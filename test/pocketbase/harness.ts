@@ -277,8 +277,36 @@ export function diff(pb: unknown, svc: unknown, path = ''): string[] {
       return diff(a[k], b[k], p)
     })
   }
-  if (Array.isArray(pb) && Array.isArray(svc) && pb.length === svc.length)
-    return pb.flatMap((v, i) => diff(v, svc[i], `${path}[${i}]`))
+  if (Array.isArray(pb) && Array.isArray(svc)) {
+    // Lists of named or identified objects (fields, records) are compared by that key, so that
+    // one extra element does not shift every other; the order is compared apart.
+    const key = ['name', 'id'].find((k) =>
+      [...pb, ...svc].every(
+        (v) => isObj(v) && typeof (v as Record<string, unknown>)[k] === 'string',
+      ),
+    )
+    if (key && pb.length > 0 && svc.length > 0) {
+      const byKey = (list: unknown[]) =>
+        new Map(list.map((v) => [String((v as Record<string, unknown>)[key]), v]))
+      const a = byKey(pb)
+      const b = byKey(svc)
+      if (a.size === pb.length && b.size === svc.length) {
+        const out: string[] = []
+        for (const [k, v] of a) {
+          const p = `${path}[${key}=${k}]`
+          out.push(...(b.has(k) ? diff(v, b.get(k), p) : [`${p}: ${short(v)} → (absent)`]))
+        }
+        for (const [k, v] of b)
+          if (!a.has(k)) out.push(`${path}[${key}=${k}]: (absent) → ${short(v)}`)
+        const order = (m: Map<string, unknown>, other: Map<string, unknown>) =>
+          [...m.keys()].filter((k) => other.has(k))
+        if (order(a, b).join() !== order(b, a).join())
+          out.push(`${path}(order of ${key}): ${short(order(a, b))} → ${short(order(b, a))}`)
+        return out
+      }
+    }
+    if (pb.length === svc.length) return pb.flatMap((v, i) => diff(v, svc[i], `${path}[${i}]`))
+  }
   return [`${path || '(root)'}: ${short(pb)} → ${short(svc)}`]
 }
 
