@@ -96,7 +96,7 @@ describe('a settings group declared by a feature', () => {
     expect(res.status).toBe(400)
     expect(res.body.data).toEqual({
       relay: {
-        url: { code: 'validation_is_url', message: 'Must be a valid url.' },
+        url: { code: 'validation_is_url', message: 'Must be a valid URL.' },
         token: { code: 'validation_required', message: 'Cannot be blank.' },
         retries: { code: 'validation_relay_retries', message: 'Must be between 0 and 10.' },
       },

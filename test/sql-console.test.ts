@@ -70,7 +70,6 @@ describe('SQL console', () => {
 
   it('checks its input: sql required and a string, write a boolean', async () => {
     const cases: [unknown, Record<string, string>][] = [
-      [{}, { sql: 'validation_required' }],
       [{ sql: '' }, { sql: 'validation_required' }],
       [{ sql: '   \n ' }, { sql: 'validation_required' }],
       [{ sql: 42 }, { sql: 'validation_invalid_value' }],

@@ -26,6 +26,18 @@ export interface ConsoleRequest {
   frozenSchema: readonly string[]
   /** Tables whose rows a write must not change (svcbase's own bookkeeping). */
   readOnlyTables: readonly string[]
+  /**
+   * Also answer a read as PocketBase's `POST /api/sql` does ({@link ConsoleRead.text}). An engine
+   * may leave it out; the caller then derives it from `columns` and `rows`.
+   */
+  text?: boolean
+}
+
+/** A read as PocketBase answers it: every value as text (Go's formatting), NULL as null. */
+export interface ConsoleText {
+  /** The columns in order, names as the engine gives them (not made unique), declared types. */
+  columns: Array<{ name: string; type: string }>
+  rows: Array<Array<string | null>>
 }
 
 /** The answer of a read: the columns in order, the rows as objects, and whether rows were cut. */
@@ -34,6 +46,10 @@ export interface ConsoleRead {
   columns: string[]
   rows: Record<string, unknown>[]
   truncated: boolean
+  /** The read as text, when `text` was asked and the engine gives it (`rows` is then empty). */
+  text?: ConsoleText
+  /** How long the statement ran, in milliseconds, when the engine measures it (with `text`). */
+  elapsedMs?: number
 }
 
 /** The answer of a write: the rows it changed, and whether the schema changed. */
@@ -41,6 +57,8 @@ export interface ConsoleWrite {
   kind: 'write'
   rowsAffected: number
   schemaChanged: boolean
+  /** How long the statement ran, in milliseconds, when the engine measures it (with `text`). */
+  elapsedMs?: number
 }
 
 export type ConsoleResult = ConsoleRead | ConsoleWrite

@@ -7,13 +7,8 @@ export const backupsMessages = {
   backupsFilesystemFailed: 'Failed to load backups filesystem.',
   backupCreateFailed: 'Failed to create backup.',
   backupUploadFailed: 'Failed to upload backup.',
-  backupNameInvalid:
-    'The backup name must be a file name of lowercase letters, digits, "_" and "-" ending in ".zip", at most 150 characters, with no folder in it.',
-  backupNameExists: ({ name }: Args<'name'>) => `A backup named "${name}" already exists.` as const,
-  backupUploadMissing: 'Send the backup archive as the multipart field "file".',
-  backupUploadNotZip: ({ reason }: Args<'reason'>) =>
-    `The uploaded file is not a valid ZIP archive: ${reason}` as const,
   backupMissing: 'Missing or invalid backup file.',
+  backupDeleteMissing: 'Invalid or already deleted backup file.',
   backupDownloadForbidden: 'Insufficient permissions to access the resource.',
   backupInUse: 'The backup is currently being used and cannot be deleted.',
   backupArchiveInvalid: ({ reason }: Args<'reason'>) =>

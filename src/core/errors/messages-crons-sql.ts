@@ -15,6 +15,8 @@ export const cronsSqlMessages = {
   sqlReadOnlyPrefix:
     'With write false, the statement must start with SELECT or WITH (set write true to change data).',
   sqlDriverError: ({ reason }: Args<'reason'>) => `SQL error: ${reason}` as const,
+  sqlQueryFailed: ({ reason }: Args<'reason'>) =>
+    `Failed to execute query. Raw error:\n${reason}.` as const,
   sqlTimeout: ({ seconds }: Args<'seconds'>) =>
     `The SQL statement was cancelled: it ran longer than ${seconds} seconds.` as const,
   sqlBusy: `${sqlConsole} is running as many statements as it may; try again once one has finished.`,

@@ -18,6 +18,7 @@ export const commonCodes = {
   validation_not_unique: 'Value must be unique.',
   validation_is_email: 'Must be a valid email address.',
   validation_is_url: 'Must be a valid url.',
+  'validation_is_url:settings': 'Must be a valid URL.',
   validation_is_host: 'Must be a valid IP address or DNS name.',
   validation_length_out_of_range: 'The length must be between {min} and {max}.',
   validation_length_too_long: 'The length must be no more than {max}.',

@@ -2,7 +2,7 @@
  * Field error entries of record values and field options: one group per field type
  * (src/core/fields), then the record write (files, primary key, uniqueness).
  */
-import type { Entry } from './catalogue.js'
+import type { Args, Entry } from './catalogue.js'
 
 /** Field error entries of record fields and their options. */
 export const fieldCodes = {
@@ -68,5 +68,10 @@ export const fieldCodes = {
     'Failed to upload {file} - the maximum allowed file size is {maxSize} bytes.',
   validation_invalid_mime_type: 'Invalid mime type {value}.',
   'validation_invalid_mime_type:file': '"{file}" mime type must be one of: {types}.',
+  'validation_invalid_mime_type:backup': ({ file }: Args<'file'>) =>
+    `"${file}" mime type must be one of: application/zip.` as const,
+  // backups
+  validation_backup_name_exists: 'The backup file name is invalid or already exists.',
+  'validation_backup_name_exists:upload': 'Backup file with the specified name already exists.',
   validation_invalid_thumb_format: 'Incorrect thumb format {value}.',
 } as const satisfies Record<string, Entry>

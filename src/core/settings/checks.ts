@@ -15,7 +15,7 @@ export function isUrl(s: string): boolean {
 }
 
 /** `validation_is_url`. */
-export const notUrl = (): FieldError => validationError('validation_is_url')
+export const notUrl = (): FieldError => validationError('validation_is_url:settings')
 
 /** `validation_in_invalid`: a value outside the allowed set. */
 export const notIn = (): FieldError => validationError('validation_in_invalid')

@@ -55,6 +55,7 @@ export class SettingsService {
   private readonly key: Buffer | null
   private readonly lock = new Mutex()
   private readonly saveHandlers = new Set<SettingsSaveHandler>()
+  private readonly applyHandlers = new Set<(settings: Settings) => void>()
 
   /**
    * @param db the database of `_params`
@@ -79,6 +80,18 @@ export class SettingsService {
   onSave(fn: SettingsSaveHandler): () => void {
     this.saveHandlers.add(fn)
     return () => this.saveHandlers.delete(fn)
+  }
+
+  /**
+   * Adds a handler run synchronously once a change is stored, before `update` resolves (so
+   * before the PATCH that made it is answered: SPEC §4.7 rule 2), e.g. the automatic backup job
+   * following `backups.cron`. The `settings` event on the bus follows a tick later (and is the
+   * only signal of a change made by another instance). A handler reports its own failures: one
+   * that throws does not undo the change. Returns its removal.
+   */
+  onApply(fn: (settings: Settings) => void): () => void {
+    this.applyHandlers.add(fn)
+    return () => this.applyHandlers.delete(fn)
   }
 
   /** True when the stored settings are (or will be, on the next save) encrypted. */
@@ -182,6 +195,13 @@ export class SettingsService {
       })
       this.stored = row
       this.current = next
+      for (const fn of this.applyHandlers) {
+        try {
+          fn(next)
+        } catch {
+          // NB: a handler reports its own failures; the change is stored either way.
+        }
+      }
       this.events.publish({ kind: 'settings' })
       return next
     })

@@ -33,15 +33,29 @@ export function backupsFeature(options: BackupsOptions = {}): Feature {
       const backups = new BackupsService(app, options)
       app.services.set('backups', backups)
       let unsubscribe = (): void => undefined
+      let unapply = (): void => undefined
+      const sync = (): void => {
+        try {
+          backups.syncAutoJob()
+        } catch (err) {
+          app.logger.error('the automatic backup job could not follow the settings', {
+            error: String(err),
+          })
+        }
+      }
       app.hooks.onServe.bind(async (e) => {
         await backups.removeStaleTemp()
         backups.syncAutoJob()
+        // A PATCH here: the job follows before the PATCH is answered (SPEC §4.7 rule 2).
+        unapply = app.settings.onApply(sync)
+        // Another instance's change (and a reload): the bus brings it.
         unsubscribe = app.events.subscribe((event) => {
-          if (event.kind === 'settings' && app.isBootstrapped) backups.syncAutoJob()
+          if (event.kind === 'settings' && app.isBootstrapped) sync()
         })
         await e.next()
       })
       app.hooks.onTerminate.bind(async (e) => {
+        unapply()
         unsubscribe()
         backups.stopAutoJob()
         await backups.close()

@@ -1,4 +1,5 @@
 /** Backup names: the ones a client may give, the default and the automatic ones, and keys. */
+import { badRequest, messages, validationError } from '../../core/errors.js'
 
 /** The longest backup name. */
 export const MAX_NAME_LENGTH = 150
@@ -11,6 +12,27 @@ export function isValidName(name: unknown): name is string {
   return (
     typeof name === 'string' && name.length <= MAX_NAME_LENGTH && /^[a-z0-9_-]+\.zip$/.test(name)
   )
+}
+
+/**
+ * The name `POST /api/backups` was given, checked as PocketBase checks it: a non-string fails the
+ * body's loading; then the length (1 to 150, `validation_length_out_of_range`), then the format
+ * (`validation_match_invalid`), each at `data.name`. Absent, null or `""`: the default name.
+ */
+export function checkedName(name: unknown, now = new Date()): string {
+  if (name === undefined || name === null || name === '') return defaultName(now)
+  if (typeof name !== 'string') throw badRequest(messages.loadFailed)
+  if (name.length > MAX_NAME_LENGTH) {
+    throw badRequest(messages.validationFailed, {
+      name: validationError('validation_length_out_of_range', { min: 1, max: MAX_NAME_LENGTH }),
+    })
+  }
+  if (!isValidName(name)) {
+    throw badRequest(messages.validationFailed, {
+      name: validationError('validation_match_invalid'),
+    })
+  }
+  return name
 }
 
 /**

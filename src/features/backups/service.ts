@@ -20,7 +20,8 @@ import {
 import { swapData } from './swap.js'
 import { freshTempDir, removeStaleTemp, TMP_DIR } from './temp.js'
 export { TMP_DIR } from './temp.js'
-import { AUTO_PREFIX, autoName, defaultName, isValidKey, isValidName } from './names.js'
+import { AUTO_PREFIX, autoName, checkedName, isValidKey } from './names.js'
+import { checkUpload, notAnArchive, type UploadedFile } from './upload.js'
 import { withDiskRoom } from './disk-room.js'
 
 /** The id of the automatic backup job on `app.cron` (present while `backups.cron` is set). */
@@ -169,20 +170,13 @@ export class BackupsService {
    * checked; the default is `svc_backup_<timestamp>.zip`). Resolves to the key.
    */
   async create(name?: unknown, auto = false): Promise<string> {
-    let key: string
-    if (auto) key = autoName()
-    else if (name === undefined || name === null || name === '') key = defaultName()
-    else if (isValidName(name)) key = name
-    else
-      throw badRequest(messages.backupNameInvalid, {
-        name: validationError('validation_match_invalid'),
-      })
+    const key = auto ? autoName() : checkedName(name)
     this.acquire('backup')
     let work: string | null = null
     try {
       if (await this.exists(key))
-        throw badRequest(messages.backupNameExists({ name: key }), {
-          name: validationError('validation_not_unique'),
+        throw badRequest(messages.validationFailed, {
+          name: validationError('validation_backup_name_exists'),
         })
       work = await this.tempDir('backup')
       const snapshots = join(work, 'db')
@@ -224,26 +218,15 @@ export class BackupsService {
 
   /**
    * Keeps an uploaded archive (`file` spooled to `path`) under its own name, once its name is
-   * valid and free and its central directory passes the archive checks.
+   * valid and free and its central directory passes the archive checks; every refusal is a field
+   * error at `data.file`, as PocketBase's (`upload.ts`).
    */
-  async upload(file: { path: string; filename: string; size: number } | undefined): Promise<void> {
-    if (!file)
-      throw badRequest(messages.backupUploadMissing, {
-        file: validationError('validation_required'),
-      })
-    if (!isValidName(file.filename))
-      throw badRequest(messages.backupNameInvalid, {
-        file: validationError('validation_match_invalid'),
-      })
-    if (await this.exists(file.filename))
-      throw badRequest(messages.backupNameExists({ name: file.filename }), {
-        file: validationError('validation_not_unique'),
-      })
+  async upload(upload: UploadedFile | undefined): Promise<void> {
+    const file = await checkUpload(upload, (name) => this.exists(name))
     try {
       await inspectArchive(file.path, await this.limits())
     } catch (err) {
-      if (err instanceof ArchiveError)
-        throw badRequest(messages.backupUploadNotZip({ reason: err.message }), {}, err)
+      if (err instanceof ArchiveError) throw notAnArchive(err)
       throw err
     }
     try {
@@ -283,7 +266,8 @@ export class BackupsService {
 
   /** Deletes an archive: 400 when it is missing or being read or restored. */
   async delete(key: string): Promise<void> {
-    if (!isValidKey(key) || !(await this.exists(key))) throw badRequest(messages.backupMissing)
+    if (!isValidKey(key) || !(await this.exists(key)))
+      throw badRequest(messages.backupDeleteMissing)
     if (this.readers.has(key)) throw badRequest(messages.backupInUse)
     await this.fs.delete(key)
   }

@@ -1,5 +1,6 @@
 import type { App } from '../../core/app.js'
 import type { CronMirror } from '../../core/cron/mirror.js'
+import type { CronJobInfo } from '../../core/cron/types.js'
 import { SYSTEM_JOB_PREFIX } from '../../core/cron/system-jobs.js'
 import { ApiError, forbidden, messages, notFound } from '../../core/errors.js'
 
@@ -24,8 +25,28 @@ export function listJobs(app: App): CronListItem[] {
   return [...jobs.filter((j) => !isSystemJob(j.id)), ...jobs.filter((j) => isSystemJob(j.id))]
 }
 
+/** The id PocketBase gives svcbase's job `__svcX__`: `__pbX__` (e.g. `__pbLogsCleanup__`). */
+const PB_ALIAS = /^__pb(.+)__$/
+
 /**
- * Runs a job now: 404 for an unknown id, 409 while a run of it is going (runs never overlap).
+ * The job `id` names: a job of that id, else for PocketBase's ids of the built-in jobs
+ * (`__pbDBOptimize__`, `__pbLogsCleanup__`, `__pbAutoBackup__`, …) svcbase's own job of the same
+ * name (`__svcDBOptimize__`, …), so scripts written for PocketBase run them; `GET /api/crons` lists
+ * svcbase's ids only.
+ */
+export function findJob(app: App, id: string): CronJobInfo | undefined {
+  const jobs = app.cron.list()
+  const exact = jobs.find((j) => j.id === id)
+  if (exact) return exact
+  const alias = PB_ALIAS.exec(id)
+  if (!alias) return undefined
+  const own = `${SYSTEM_JOB_PREFIX}${alias[1]}__`
+  return jobs.find((j) => j.id === own)
+}
+
+/**
+ * Runs a job now (`id` or its PocketBase alias, see {@link findJob}): 404 for an unknown id, 409
+ * while a run of it is going (runs never overlap).
  * Resolves once the run ended and `_cron_jobs` shows it, or after `waitMs` with the run going.
  */
 export async function runJob(
@@ -34,17 +55,17 @@ export async function runJob(
   id: string,
   waitMs = RUN_NOW_WAIT_MS,
 ): Promise<void> {
-  const job = app.cron.list().find((j) => j.id === id)
+  const job = findJob(app, id)
   if (!job) throw notFound(messages.cronJobMissing)
-  if (job.running) throw new ApiError(409, messages.cronJobRunning({ id }))
+  if (job.running) throw new ApiError(409, messages.cronJobRunning({ id: job.id }))
   let timer: NodeJS.Timeout | undefined
   const waited = new Promise<'waited'>((resolve) => {
     timer = setTimeout(() => resolve('waited'), waitMs)
   })
-  const outcome = await Promise.race([app.cron.runNow(id), waited]).finally(() =>
+  const outcome = await Promise.race([app.cron.runNow(job.id), waited]).finally(() =>
     clearTimeout(timer),
   )
-  if (outcome === false) throw new ApiError(409, messages.cronJobRunning({ id }))
+  if (outcome === false) throw new ApiError(409, messages.cronJobRunning({ id: job.id }))
   if (outcome === true) await mirror.flush()
 }
 

@@ -18,6 +18,7 @@ import {
 } from '../../store/console.js'
 import { DbError, UniqueViolation } from '../../store/db.js'
 import { head, refusedConstruct } from './guard.js'
+import { isPbReadText, pbAnswer, pbDriverText, type PbSqlAnswer } from './pocketbase.js'
 
 /** SPEC §8: a read answers at most 500 rows (`truncated: true` when more existed). */
 export const SQL_MAX_ROWS = 500
@@ -103,6 +104,27 @@ export class SqlConsole {
 
   async run(input: SqlInput): Promise<SqlAnswer> {
     if (!input.write && !isReadText(input.sql)) throw badRequest(messages.sqlReadOnlyPrefix)
+    const result = await this.execute(input.sql, input.write, false)
+    if (result.kind === 'read') {
+      return { columns: result.columns, rows: result.rows, truncated: result.truncated }
+    }
+    return { rowsAffected: result.rowsAffected }
+  }
+
+  /**
+   * PocketBase's `POST /api/sql` (`pocketbase.ts`): a statement that answers rows runs as a read,
+   * any other as a write, both under the console's guards and limits (a read is cut at the row
+   * cap); driver errors worded as PocketBase words them.
+   */
+  async runPocketBase(query: string): Promise<PbSqlAnswer> {
+    const started = performance.now()
+    const result = await this.execute(query, !isPbReadText(query), true)
+    return pbAnswer(result, result.elapsedMs ?? performance.now() - started)
+  }
+
+  /** Checks, limits and runs one statement; `pocketbase` words driver errors as PocketBase. */
+  private async execute(sql: string, write: boolean, pocketbase: boolean): Promise<ConsoleResult> {
+    const input = { sql, write }
     if (input.write && writesFiles(input.sql)) throw badRequest(messages.sqlFileRefused)
     const refused = refusedConstruct(input.sql)
     if (refused !== null) throw badRequest(messages.sqlConstructRefused({ what: refused }))
@@ -122,23 +144,24 @@ export class SqlConsole {
         timeoutMs: this.timeoutMs,
         frozenSchema: [...OWN_TABLES, ...collections, ...junctions],
         readOnlyTables: OWN_TABLES,
+        text: pocketbase,
       })
     } catch (err) {
-      throw this.failure(err)
+      throw this.failure(err, pocketbase)
     } finally {
       this.running--
     }
     // Any committed console write may have changed an auth record (a deleted superuser, a new
     // tokenKey): no token verified before it is trusted from the cache any more.
     if (input.write) this.app.services.find('authCache')?.clear()
-    if (result.kind === 'read') {
-      return { columns: result.columns, rows: result.rows, truncated: result.truncated }
-    }
-    return { rowsAffected: result.rowsAffected }
+    return result
   }
 
-  /** The 400 of a failed statement: the driver's message verbatim (SPEC §4.14 rule 3). */
-  private failure(err: unknown): ApiError {
+  /**
+   * The 400 of a failed statement: the driver's message verbatim (SPEC §4.14 rule 3), or for
+   * PocketBase's endpoint as PocketBase words it.
+   */
+  private failure(err: unknown, pocketbase: boolean): ApiError {
     if (err instanceof ConsoleTimeout) {
       return badRequest(messages.sqlTimeout({ seconds: Math.round(err.timeoutMs / 100) / 10 }))
     }
@@ -154,6 +177,12 @@ export class SqlConsole {
     }
     if (err instanceof DbError || err instanceof UniqueViolation) {
       const cause = err.cause instanceof Error ? err.cause.message : err.message
+      if (pocketbase) {
+        const code = (err.cause as { code?: unknown } | undefined)?.code
+        return badRequest(
+          messages.sqlQueryFailed({ reason: pbDriverText(cause || err.message, code) }),
+        )
+      }
       return badRequest(messages.sqlDriverError({ reason: cause || err.message }))
     }
     if (err instanceof ConsoleCrashed) {

@@ -60,17 +60,25 @@ function main(req) {
     db.defaultSafeIntegers(true)
     if (!req.write) {
       db.pragma('query_only = ON')
-      return read(db, req)
+      return req.text ? timed(() => read(db, req)) : read(db, req)
     }
     db.pragma('foreign_keys = ON')
     db.pragma('synchronous = NORMAL')
     // NB: the app's own writer checkpoints; a killed console must never be mid-checkpoint.
     db.pragma('wal_autocheckpoint = 0')
-    return write(db, req)
+    return req.text ? timed(() => write(db, req)) : write(db, req)
   } finally {
     if (db.inTransaction) db.exec('ROLLBACK')
     db.close()
   }
+}
+
+/** The result of fn with the time it took, in milliseconds (\`elapsedMs\`). */
+function timed(fn) {
+  const started = performance.now()
+  const result = fn()
+  result.elapsedMs = performance.now() - started
+  return result
 }
 
 /** A value as JSON can carry it: integers past 2^53 and non-finite reals as text, BLOBs in base64. */
@@ -83,6 +91,27 @@ function jsonValue(v) {
   if (typeof v === 'number' && !Number.isFinite(v)) return String(v)
   if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')
   return v
+}
+
+/**
+ * A value as Go's database/sql hands PocketBase a cell to print: integers and text as they are,
+ * BLOBs as their bytes read as UTF-8, reals as Go's %v (%g, shortest: from 1e6 up and below 1e-4
+ * with an exponent, e+NN / e-NN), NULL as null.
+ */
+function goText(v) {
+  if (v === null || v === undefined) return null
+  if (typeof v === 'bigint') return v.toString()
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8')
+  if (typeof v !== 'number') return String(v)
+  if (Number.isNaN(v)) return 'NaN'
+  if (!Number.isFinite(v)) return v > 0 ? '+Inf' : '-Inf'
+  if (v === 0) return Object.is(v, -0) ? '-0' : '0'
+  const [mantissa, e] = v.toExponential().split('e')
+  const exp = Number(e)
+  if (exp < -4 || exp >= 6) {
+    return mantissa + 'e' + (exp < 0 ? '-' : '+') + String(Math.abs(exp)).padStart(2, '0')
+  }
+  return String(v)
 }
 
 /** A value's size as JSON at least (bytes), without converting it. */
@@ -110,14 +139,19 @@ function read(db, req) {
     return { kind: 'read', columns: [], rows: [], truncated: false }
   }
   stmt.raw(true)
-  const columns = uniqueNames(stmt.columns().map((c) => c.name))
+  const described = stmt.columns()
+  const columns = uniqueNames(described.map((c) => c.name))
+  const text = req.text
+    ? { columns: described.map((c) => ({ name: c.name, type: c.type || '' })), rows: [] }
+    : null
   const rows = []
+  let count = 0
   let bytes = 0
   let truncated = false
   const it = stmt.iterate()
   try {
     for (const raw of it) {
-      if (rows.length >= req.maxRows) {
+      if (count >= req.maxRows) {
         truncated = true
         break
       }
@@ -135,12 +169,17 @@ function read(db, req) {
         truncated = true
         break
       }
-      rows.push(row)
+      // NB: as text only, when asked so (the answer is not carried twice).
+      if (text) text.rows.push(raw.map(goText))
+      else rows.push(row)
+      count++
     }
   } finally {
     if (it.return) it.return()
   }
-  return { kind: 'read', columns, rows, truncated }
+  return text
+    ? { kind: 'read', columns, rows, truncated, text }
+    : { kind: 'read', columns, rows, truncated }
 }
 
 function schemaOf(db) {
@@ -300,6 +339,7 @@ export function runSqliteConsole(
         maxBytes: request.maxBytes,
         frozenSchema: request.frozenSchema,
         readOnlyTables: request.readOnlyTables,
+        text: request.text === true,
       }),
     )
   })

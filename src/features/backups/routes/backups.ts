@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { App } from '../../../core/app.js'
 import { verifyToken } from '../../../core/auth/tokens.js'
-import { badRequest, forbidden, messages, notFound, unauthorized } from '../../../core/errors.js'
+import { badRequest, forbidden, messages, notFound } from '../../../core/errors.js'
 import { SUPERUSERS } from '../../../core/request-info.js'
 import { readBody } from '../../../http/body.js'
 import { requireSuperuser } from '../../../http/guards.js'
@@ -52,8 +52,10 @@ export function registerRoutes(
   http.get<KeyParams & { Querystring: { token?: string } }>(
     '/api/backups/:key',
     async (req, reply) => {
+      // No token, a bearer header only, a junk or another record's token: 403, as PocketBase.
       const token = req.query.token
-      if (typeof token !== 'string' || token === '') throw unauthorized(messages.authTokenRequired)
+      if (typeof token !== 'string' || token === '')
+        throw forbidden(messages.backupDownloadForbidden)
       const owner = await verifyToken(app, token, ['file'])
       if (!owner || owner.collection.name !== SUPERUSERS)
         throw forbidden(messages.backupDownloadForbidden)
@@ -61,12 +63,12 @@ export function registerRoutes(
       ipGuard.checkAuth(true, req.svcIp)
       const key = req.params.key
       const info = await backups.stat(key)
-      if (!info) throw notFound(messages.backupMissing)
+      if (!info) throw notFound()
       const range = parseRange(req.headers.range, info.size)
       if (range === 'unsatisfiable')
         return reply.code(416).header('content-range', `bytes */${info.size}`).send()
       const result = await backups.read(key, range ?? undefined)
-      if (!result) throw notFound(messages.backupMissing)
+      if (!result) throw notFound()
       if (range)
         void reply
           .code(206)
