@@ -215,14 +215,7 @@ async function runStep(
       }
     }
     if (parsed === undefined) {
-      parsed =
-        bytes.length === 0
-          ? null
-          : {
-              contentType: type.split(';')[0],
-              bytes: bytes.length,
-              sha256: createHash('sha256').update(bytes).digest('hex').slice(0, 16),
-            }
+      parsed = bytes.length === 0 ? null : describeBytes(type.split(';')[0] ?? '', bytes)
     }
     for (const [name, path] of Object.entries(step.save ?? {})) {
       const v = pick(parsed, path)
@@ -260,6 +253,37 @@ async function streamStep(
     return { name: step.name, status: 0, body: null }
   }
   return { name: step.name, status: 0, body: await stream.read() }
+}
+
+/**
+ * A body that is not JSON: its type, length and digest; an image (thumbs differ byte for byte
+ * between image libraries) by its type and size in pixels instead.
+ */
+function describeBytes(contentType: string, bytes: Buffer): Record<string, unknown> {
+  const size = imageSize(bytes)
+  if (size) return { contentType, ...size }
+  const sha256 = createHash('sha256').update(bytes).digest('hex').slice(0, 16)
+  return { contentType, bytes: bytes.length, sha256 }
+}
+
+/** The width and height of a PNG, GIF or JPEG, read from its header. */
+export function imageSize(b: Buffer): { image: string; width: number; height: number } | null {
+  if (b.length > 24 && b.readUInt32BE(0) === 0x89504e47)
+    return { image: 'png', width: b.readUInt32BE(16), height: b.readUInt32BE(20) }
+  if (b.length > 10 && b.toString('latin1', 0, 3) === 'GIF')
+    return { image: 'gif', width: b.readUInt16LE(6), height: b.readUInt16LE(8) }
+  if (b.length > 4 && b[0] === 0xff && b[1] === 0xd8) {
+    let i = 2
+    while (i + 9 < b.length && b[i] === 0xff) {
+      const marker = b[i + 1]!
+      const length = b.readUInt16BE(i + 2)
+      // SOF0–SOF15 carry the size, except DHT (C4), JPG (C8) and DAC (CC).
+      if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker))
+        return { image: 'jpeg', width: b.readUInt16BE(i + 7), height: b.readUInt16BE(i + 5) }
+      i += 2 + length
+    }
+  }
+  return null
 }
 
 /** The differences between PocketBase's answer and svcbase's, as `path: pb → svc` lines. */
