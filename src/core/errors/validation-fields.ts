@@ -51,7 +51,8 @@ export const fieldCodes = {
   validation_vector_dimensions: 'Must have exactly {dimensions} numbers.',
   // select, relation
   validation_too_many_values: 'Select no more than {maxSelect}.',
-  'validation_invalid_value:allowed': 'Invalid value {value}; allowed values: {values}.',
+  // PocketBase's words: the value as sent, the period added by sentenize (after trailing spaces).
+  'validation_invalid_value:item': 'Invalid value {value}',
   validation_not_enough_values: 'Select at least {minSelect}.',
   validation_missing_rel_collection: 'Relation connection is missing or cannot be accessed.',
   validation_missing_rel_records:

@@ -2,7 +2,7 @@
 
 import type { FieldType } from './field-type.js'
 import { required, wrongType } from './generic-errors.js'
-import { isBoolLike, toBool } from './cast.js'
+import { toBool } from './cast.js'
 
 /** The `bool` field type. */
 export const boolField: FieldType = {
@@ -12,9 +12,8 @@ export const boolField: FieldType = {
   validateOptions: () => ({}),
   isMulti: () => false,
   zero: () => false,
-  // NB: PocketBase reads anything unknown as false; we keep such a value as sent, so that
-  // validation says it is not a boolean instead of storing false or "Cannot be blank."
-  normalize: (raw) => (isBoolLike(raw) ? toBool(raw) : raw),
+  // As PocketBase: anything but a boolean, a non-zero number or a ParseBool word is false.
+  normalize: (raw) => toBool(raw),
   validate(value, field) {
     if (typeof value !== 'boolean') return Promise.resolve(wrongType('a boolean', value))
     return Promise.resolve(field.required && !value ? required() : null)

@@ -1,111 +1,128 @@
 /**
- * Tolerant casts of submitted values, accepting JSON bodies and multipart-inferred values alike
- * (PocketBase's `cast.To*`). A list where a scalar is expected (repeated multipart keys) yields its
- * last item, as HTML forms expect from a hidden input followed by a checkbox.
+ * Casts of submitted values as PocketBase makes them (spf13/cast's `ToString`, `ToFloat64`,
+ * `ToBool` under Go's `strconv`), for JSON bodies and multipart-inferred values alike: a value
+ * that does not read as the field's type becomes the zero value (`""`, `0`, `false`), never an
+ * error, so that an app moving over stores exactly what PocketBase stored. A list where a scalar
+ * is expected (repeated multipart keys) is no scalar either.
  */
 
-/** The last item of a list, or the value itself. */
-export function lastScalar(raw: unknown): unknown {
-  return Array.isArray(raw) ? raw[raw.length - 1] : raw
+/** The digits of a finite number without an exponent, as Go's `FormatFloat(f, 'f', -1, 64)`. */
+export function formatGoFloat(n: number): string {
+  if (Object.is(n, -0)) return '0'
+  const s = String(n)
+  const e = s.indexOf('e')
+  if (e < 0) return s
+  const negative = s.startsWith('-')
+  const mantissa = s.slice(negative ? 1 : 0, e)
+  const exp = Number(s.slice(e + 1))
+  const point = mantissa.indexOf('.')
+  const digits = mantissa.replace('.', '')
+  // The position of the decimal point in `digits` once the exponent is applied.
+  const at = (point < 0 ? mantissa.length : point) + exp
+  const out =
+    at <= 0
+      ? `0.${'0'.repeat(-at)}${digits}`
+      : at >= digits.length
+        ? digits + '0'.repeat(at - digits.length)
+        : `${digits.slice(0, at)}.${digits.slice(at)}`
+  return negative ? `-${out}` : out
 }
 
 /**
- * True for a submitted value no scalar cast applies to: an object, an empty list, or a list whose
- * last item is an object or a list. Field types keep such a value as sent, so that validation
- * reports its type instead of reading it as blank.
+ * Casts to a string (cast.ToString): text as is, numbers in Go's plain notation (`1e21` →
+ * `"1000000000000000000000"`), booleans as words; `null`, lists and objects become `''`.
  */
-export function isUncastable(raw: unknown): boolean {
-  if (Array.isArray(raw) && raw.length === 0) return true
-  const v = lastScalar(raw)
-  return typeof v === 'object' && v !== null && !(v instanceof Date)
-}
-
-/** Casts to a string: numbers and booleans print, objects and `null` become `''`. */
 export function toText(raw: unknown): string {
-  const v = lastScalar(raw)
-  switch (typeof v) {
+  switch (typeof raw) {
     case 'string':
-      return v
+      return raw
     case 'number':
+      return Number.isFinite(raw) ? formatGoFloat(raw) : raw > 0 ? '+Inf' : raw < 0 ? '-Inf' : 'NaN'
     case 'bigint':
     case 'boolean':
-      return String(v)
+      return String(raw)
     default:
       return ''
   }
 }
 
-/** `toText`, except that an uncastable value is kept as sent, for validation to report. */
-export function castText(raw: unknown): unknown {
-  return isUncastable(raw) ? raw : toText(raw)
-}
-
-const truthy = new Set(['1', 't', 'true', 'y', 'yes', 'on'])
-const falsy = new Set(['', '0', 'f', 'false', 'n', 'no', 'off'])
+/** Go's `strconv.ParseBool` words; anything else (`"yes"`, `"on"`, `"tRue"`) is no boolean. */
+const TRUE_WORDS = new Set(['1', 't', 'T', 'TRUE', 'true', 'True'])
 
 /**
- * True when a submitted value reads as a boolean: a boolean, a number, `null`, or one of the
- * words `toBool` knows (`"true"`, `"on"`, `"0"`, `"no"`, `""`…), possibly as the last of a list.
+ * Casts to a boolean (cast.ToBool): `true`, a non-zero number or one of `"1"`, `"t"`, `"T"`,
+ * `"true"`, `"True"`, `"TRUE"`; everything else is false.
  */
-export function isBoolLike(raw: unknown): boolean {
-  if (isUncastable(raw)) return false
-  const v = lastScalar(raw)
-  if (typeof v !== 'string') return true
-  const s = v.trim().toLowerCase()
-  return truthy.has(s) || falsy.has(s)
-}
-
-/** Casts to a boolean: `true`, non-zero numbers and `"1"`/`"t"`/`"true"`/`"yes"`/`"on"` are true. */
 export function toBool(raw: unknown): boolean {
-  const v = lastScalar(raw)
-  switch (typeof v) {
+  switch (typeof raw) {
     case 'boolean':
-      return v
+      return raw
     case 'number':
-      return v !== 0 && !Number.isNaN(v)
+      return raw !== 0
     case 'bigint':
-      return v !== 0n
+      return raw !== 0n
     case 'string':
-      return truthy.has(v.trim().toLowerCase())
+      return TRUE_WORDS.has(raw)
     default:
       return false
   }
 }
 
-/**
- * Casts to a number: numeric strings parse, booleans are 1/0, anything else is 0. Infinite and NaN
- * results are kept so that validation can report them.
- */
-export function toNumber(raw: unknown): number {
-  const v = lastScalar(raw)
-  switch (typeof v) {
-    case 'number':
-      return v
-    case 'bigint':
-      return Number(v)
-    case 'boolean':
-      return v ? 1 : 0
-    case 'string': {
-      const s = v.trim()
-      if (s === '') return 0
-      const n = Number(s)
-      return Number.isNaN(n) && !/^[+-]?nan$/i.test(s) ? 0 : n
-    }
-    default:
-      return 0
-  }
+const DECIMAL =
+  /^[+-]?(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?$/
+const HEX =
+  /^([+-]?)0[xX]_?((?:[0-9a-fA-F](?:_?[0-9a-fA-F])*)?)(?:\.((?:[0-9a-fA-F](?:_?[0-9a-fA-F])*)?))?[pP]([+-]?\d(?:_?\d)*)$/
+const SPECIAL = /^(?:[+-]?(?:inf|infinity)|nan)$/i
+
+/** A hexadecimal float (`0x1.8p3`) as Go reads it, or NaN when it is none. */
+function parseHexFloat(s: string): number {
+  const m = HEX.exec(s)
+  if (!m) return Number.NaN
+  const whole = (m[2] ?? '').replaceAll('_', '')
+  const frac = (m[3] ?? '').replaceAll('_', '')
+  if (whole === '' && frac === '') return Number.NaN
+  const mantissa = Number(BigInt(`0x${whole}${frac}`))
+  const value = mantissa * 2 ** (Number(m[4]!.replaceAll('_', '')) - 4 * frac.length)
+  return m[1] === '-' ? -value : value
 }
 
 /**
- * True when a submitted value reads as a number: a number, a boolean, `null`, `''`, or numeric
- * text (`" 12.5 "`, `"1e3"`, `"Infinity"`, `"NaN"`), possibly as the last of a list.
+ * Go's `strconv.ParseFloat`: decimal or hexadecimal (with a `p` exponent) notation, `_` between
+ * digits, `inf`/`infinity`/`nan` in any case; no surrounding spaces. A value out of range, like
+ * anything else that does not parse, is null.
  */
-export function isNumberLike(raw: unknown): boolean {
-  if (isUncastable(raw)) return false
-  const v = lastScalar(raw)
-  if (typeof v !== 'string') return true
-  const s = v.trim()
-  return s === '' || !Number.isNaN(Number(s)) || /^[+-]?nan$/i.test(s)
+export function parseGoFloat(s: string): number | null {
+  if (SPECIAL.test(s)) {
+    const lower = s.toLowerCase()
+    return lower === 'nan' ? Number.NaN : lower.startsWith('-') ? -Infinity : Infinity
+  }
+  let n: number
+  if (DECIMAL.test(s)) n = Number(s.replaceAll('_', ''))
+  else {
+    n = parseHexFloat(s)
+    if (Number.isNaN(n)) return null
+  }
+  return Number.isFinite(n) ? n : null
+}
+
+/**
+ * Casts to a number (cast.ToFloat64): numbers as they are, booleans 1/0, text through
+ * {@link parseGoFloat} (`" 12 "`, `"12abc"`, `"0x10"` are 0); anything else is 0. `"Infinity"` and
+ * `"NaN"` are kept so that validation reports them.
+ */
+export function toNumber(raw: unknown): number {
+  switch (typeof raw) {
+    case 'number':
+      return raw
+    case 'bigint':
+      return Number(raw)
+    case 'boolean':
+      return raw ? 1 : 0
+    case 'string':
+      return parseGoFloat(raw) ?? 0
+    default:
+      return 0
+  }
 }
 
 /** The length in Unicode code points (Go runes), not UTF-16 units. */

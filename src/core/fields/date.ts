@@ -5,29 +5,31 @@ import { type FieldError, validationError } from '../errors.js'
 import { normalizeDate, parseDate } from '../../tools/dates.js'
 import type { FieldType } from './field-type.js'
 import { describeValue, maxThreshold, minThreshold, required, wrongType } from './generic-errors.js'
-import { isUncastable, lastScalar } from './cast.js'
+import { parseGoDate } from './go-time.js'
 import { collectErrors, stringOption } from './options.js'
 
 /** Casts any accepted date input (canonical, RFC 3339, `YYYY-MM-DD`, unix seconds) or `''`. */
 export function toDateValue(raw: unknown): string {
-  const v = lastScalar(raw)
   // The common case (values we produced ourselves) needs no parsing.
-  if (typeof v === 'string' && CANONICAL.test(v) && roundTrips(v)) return v
-  return normalizeDate(v)
+  if (typeof raw === 'string' && CANONICAL.test(raw) && roundTrips(raw)) return raw
+  return normalizeDate(raw)
 }
 
 /**
- * `toDateValue` for a submitted value; a value that was sent but is no date (`"yesterday"`,
- * `{}`) is kept as sent, so that validation reports it instead of reading it as blank.
+ * A submitted value as PocketBase reads it (go-time.ts): text in one of Go's layouts becomes the
+ * canonical date; anything else (`"yesterday"`, `"2024-02-30"`, `1700000000`, `{}`) is no date,
+ * `''`, as in PocketBase.
  */
-function castDate(raw: unknown): unknown {
-  if (isUncastable(raw)) return raw
-  const date = toDateValue(raw)
-  if (date !== '') return date
-  const v = lastScalar(raw)
-  const blank = v === null || v === undefined || (typeof v === 'string' && v.trim() === '')
-  return blank ? '' : raw
+function castDate(raw: unknown): string {
+  if (raw instanceof Date) return normalizeDate(raw)
+  if (typeof raw !== 'string') return ''
+  // The common case (values we produced ourselves) needs no parsing.
+  if (CANONICAL.test(raw) && roundTrips(raw)) return raw === GO_ZERO ? '' : raw
+  return parseGoDate(raw)
 }
+
+/** Go's zero time, which PocketBase shows as no date. */
+const GO_ZERO = '0001-01-01 00:00:00.000Z'
 
 /** `validation_date_invalid` for a submitted value that is not a date. */
 function invalidDate(value: unknown): FieldError {
@@ -75,10 +77,21 @@ function validateDate(value: string, field: Field): FieldError | null {
   const d = parseDate(value)
   if (d === null) return invalidDate(value)
   const min = parseDate(stringOption(field, 'min'))
-  if (min && d < min) return minThreshold(normalizeDate(min))
+  if (min && d < min) return goThreshold(minThreshold(goTimeString(min)), min)
   const max = parseDate(stringOption(field, 'max'))
-  if (max && d > max) return maxThreshold(normalizeDate(max))
+  if (max && d > max) return goThreshold(maxThreshold(goTimeString(max)), max)
   return null
+}
+
+/** A time as Go prints it (`2020-01-01 00:00:00.5 +0000 UTC`), as PocketBase's message shows it. */
+function goTimeString(d: Date): string {
+  const [day, time] = normalizeDate(d).slice(0, -1).split(' ') as [string, string]
+  return `${day} ${time.replace(/\.?0+$/, '')} +0000 UTC`
+}
+
+/** A threshold error with PocketBase's param: the time in RFC 3339 (`2020-01-01T00:00:00Z`). */
+function goThreshold(error: FieldError, d: Date): FieldError {
+  return { ...error, params: { threshold: d.toISOString().replace(/\.?0+Z$/, 'Z') } }
 }
 
 /** The `date` field type. */

@@ -2,7 +2,7 @@
 
 import type { Field } from '../collections/model.js'
 import { type FieldError, validationError } from '../errors.js'
-import { castText, toText } from './cast.js'
+import { toText } from './cast.js'
 import type { FieldType } from './field-type.js'
 import { mustBeBlank, required, wrongType } from './generic-errors.js'
 import { checkStringList, collectErrors, stringListOption } from './options.js'
@@ -42,13 +42,16 @@ export function validateDomainOptions(field: Field, withPort: boolean): Record<s
   })
 }
 
-/** True when `domain` passes the field's `onlyDomains`/`exceptDomains` (case-insensitive). */
+/**
+ * True when `domain` passes the field's `onlyDomains` (compared as written, as PocketBase does:
+ * `a@EXAMPLE.com` is not in `example.com`) and `exceptDomains`. NB: PocketBase compares the
+ * latter as written too, so `a@SPAM.com` passes `exceptDomains: ["spam.com"]`; we refuse it.
+ */
 export function domainAllowed(field: Field, domain: string): boolean {
-  const d = domain.toLowerCase()
-  const only = stringListOption(field, 'onlyDomains').map((s) => s.toLowerCase())
-  if (only.length > 0 && !only.includes(d)) return false
+  const only = stringListOption(field, 'onlyDomains')
+  if (only.length > 0 && !only.includes(domain)) return false
   const except = stringListOption(field, 'exceptDomains').map((s) => s.toLowerCase())
-  return !except.includes(d)
+  return !except.includes(domain.toLowerCase())
 }
 
 /** What distinguishes the two domain-restricted text types. */
@@ -74,7 +77,7 @@ export function domainTextField(spec: DomainTextSpec): FieldType {
     validateOptions: (field) => validateDomainOptions(field, spec.withPort),
     isMulti: () => false,
     zero: () => '',
-    normalize: (raw) => castText(raw),
+    normalize: (raw) => toText(raw),
     validate(value, field) {
       if (typeof value !== 'string') return Promise.resolve(wrongType('a string', value))
       if (value === '') return Promise.resolve(field.required ? required() : null)

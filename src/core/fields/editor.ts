@@ -4,7 +4,7 @@ import type { Field } from '../collections/model.js'
 import { validationError } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { required, wrongType } from './generic-errors.js'
-import { byteLength, castText, toText } from './cast.js'
+import { byteLength, toText } from './cast.js'
 import { checkBool, checkInt, collectErrors, numberOption } from './options.js'
 
 /** The effective `maxSize` when the option is 0: 5 MiB. */
@@ -27,7 +27,7 @@ export const editorField: FieldType = {
     }),
   isMulti: () => false,
   zero: () => '',
-  normalize: (raw) => castText(raw),
+  normalize: (raw) => toText(raw),
   validate(value, field) {
     if (typeof value !== 'string') return Promise.resolve(wrongType('a string', value))
     if (value === '') return Promise.resolve(field.required ? required() : null)

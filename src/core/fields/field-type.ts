@@ -46,6 +46,8 @@ export interface FieldType {
    * have none. Numbers add/subtract, lists append/prepend/remove.
    */
   applyModifier?(current: unknown, modifier: Modifier, raw: unknown, field: Field): unknown
+  /** The modifiers `applyModifier` takes, when not all three; a body key with another is ignored. */
+  readonly modifiers?: readonly Modifier[]
   /** Validates a canonical value; `null` when valid. */
   validate(value: unknown, field: Field, ctx: ValidateContext): Promise<FieldError | null>
   /** Last step before a value is stored when it was submitted (password hashing). */

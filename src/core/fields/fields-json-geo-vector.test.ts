@@ -30,8 +30,15 @@ const valueCases: ValueCase[] = [
   { name: 'geo required one non-zero', type: 'geoPoint', required: true, raw: { lon: 0, lat: 1 }, code: null },
   { name: 'geo bad lat', type: 'geoPoint', raw: { lon: 0, lat: 91 }, code: 'validation_invalid_latitude' },
   { name: 'geo bad lon', type: 'geoPoint', raw: { lon: -180.5, lat: 0 }, code: 'validation_invalid_longitude' },
-  { name: 'geo junk', type: 'geoPoint', raw: 'here', code: 'validation_unsupported_value_type', message: 'Must be a point {"lon": number, "lat": number}, not the text "here".' },
-  { name: 'geo junk coord', type: 'geoPoint', raw: { lon: 'x', lat: 1 }, code: 'validation_unsupported_value_type' },
+  // As PocketBase: what does not decode as a point is the zero point.
+  { name: 'geo junk is zero', type: 'geoPoint', raw: 'here', value: { lon: 0, lat: 0 }, code: null },
+  { name: 'geo junk coord zeroes both', type: 'geoPoint', raw: { lon: 'x', lat: 1 }, value: { lon: 0, lat: 0 }, code: null },
+  { name: 'geo text coords zero both', type: 'geoPoint', raw: { lon: '1', lat: '2' }, value: { lon: 0, lat: 0 }, code: null },
+  { name: 'geo keys are exact', type: 'geoPoint', raw: { LON: 1, Lat: 2 }, value: { lon: 0, lat: 0 }, code: null },
+  { name: 'geo null coord is 0', type: 'geoPoint', raw: { lon: 1, lat: null }, value: { lon: 1, lat: 0 }, code: null },
+  { name: 'geo list is zero', type: 'geoPoint', raw: [1, 2], value: { lon: 0, lat: 0 }, code: null },
+  { name: 'geo json text then junk', type: 'geoPoint', raw: ' {"lon":1,"lat":2}x', value: { lon: 1, lat: 2 }, code: null },
+  { name: 'geo required junk is blank', type: 'geoPoint', required: true, raw: 12, code: 'validation_required' },
   // vector
   { name: 'vector ok', type: 'vector', options: { dimensions: 3 }, raw: [0.1, -2, 3], value: [Math.fround(0.1), -2, 3], code: null },
   { name: 'vector json string', type: 'vector', options: { dimensions: 2 }, raw: '[1, 2]', value: [1, 2], code: null },

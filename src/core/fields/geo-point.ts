@@ -1,12 +1,12 @@
 /**
  * The `geoPoint` field: `{lon, lat}` in degrees, submitted as an object or its JSON text; the zero
- * point `{lon: 0, lat: 0}` is "empty", so `required` means not both zero.
+ * point `{lon: 0, lat: 0}` is "empty", so `required` means not both zero. A value that does not
+ * decode as a point (`"junk"`, `[1, 2]`, `{"lon": "1"}`) is the zero point, as in PocketBase.
  */
 
 import { type FieldError, validationError } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { required, wrongType } from './generic-errors.js'
-import { lastScalar, parseJson, toNumber } from './cast.js'
 
 /** A geographic point. */
 export interface GeoPoint {
@@ -17,22 +17,47 @@ export interface GeoPoint {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
-const isCoordinate = (v: unknown): boolean =>
-  v === undefined ||
-  v === null ||
-  typeof v === 'number' ||
-  (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)))
+/** The first JSON object of a text (what Go's JSON decoder reads; text after it is ignored). */
+function firstJsonObject(text: string): unknown {
+  const start = text.search(/\S/)
+  if (start < 0 || text[start] !== '{') return undefined
+  let depth = 0
+  let inString = false
+  for (let i = start; i < text.length; i++) {
+    const c = text[i]
+    if (inString) {
+      if (c === '\\') i++
+      else if (c === '"') inString = false
+    } else if (c === '"') inString = true
+    else if (c === '{' || c === '[') depth++
+    else if ((c === '}' || c === ']') && --depth === 0) {
+      try {
+        return JSON.parse(text.slice(start, i + 1)) as unknown
+      } catch {
+        return undefined
+      }
+    }
+  }
+  return undefined
+}
+
+/** One coordinate of a decoded object: a number, or 0 when absent or null; undefined if invalid. */
+function coordinate(v: unknown): number | undefined {
+  if (v === undefined || v === null) return 0
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined
+}
 
 /**
- * Casts an object or JSON text to a point (missing coordinates are 0; `null`/`''` is the zero
- * point). Anything else is returned unchanged, so that validation reports it.
+ * Casts an object or its JSON text to a point as PocketBase decodes it: the keys `lon` and `lat`
+ * (exactly so), missing or null ones 0, other keys ignored; anything that does not decode (text
+ * that is no JSON object, a list, a coordinate that is no number) is the zero point.
  */
-export function toGeoPoint(raw: unknown): unknown {
-  let v = lastScalar(raw)
-  if (v === null || v === undefined || v === '') return { lon: 0, lat: 0 }
-  if (typeof v === 'string') v = parseJson(v, v)
-  if (!isRecord(v) || !isCoordinate(v.lon) || !isCoordinate(v.lat)) return raw
-  return { lon: toNumber(v.lon), lat: toNumber(v.lat) }
+export function toGeoPoint(raw: unknown): GeoPoint {
+  const v = typeof raw === 'string' ? firstJsonObject(raw) : raw
+  if (!isRecord(v)) return { lon: 0, lat: 0 }
+  const lon = coordinate(v.lon)
+  const lat = coordinate(v.lat)
+  return lon === undefined || lat === undefined ? { lon: 0, lat: 0 } : { lon, lat }
 }
 
 function isGeoPoint(v: unknown): v is GeoPoint {
@@ -67,10 +92,7 @@ export const geoPointField: FieldType = {
   validate: (value, field) => Promise.resolve(validatePoint(value, field.required)),
   toDb(value) {
     const p = toGeoPoint(value)
-    return JSON.stringify(isGeoPoint(p) ? { lon: p.lon, lat: p.lat } : { lon: 0, lat: 0 })
+    return JSON.stringify({ lon: p.lon, lat: p.lat })
   },
-  fromDb(raw) {
-    const p = toGeoPoint(raw)
-    return isGeoPoint(p) ? p : { lon: 0, lat: 0 }
-  },
+  fromDb: (raw) => toGeoPoint(raw),
 }

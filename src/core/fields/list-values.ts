@@ -8,57 +8,47 @@ import type { Field } from '../collections/model.js'
 import { type FieldError, validationError } from '../errors.js'
 import type { Modifier } from './field-type.js'
 import { describeValue, wrongType } from './generic-errors.js'
+import { toText } from './cast.js'
 import { maxSelectOption } from './options.js'
 
-function itemText(item: unknown): string {
-  switch (typeof item) {
-    case 'string':
-      return item
-    case 'number':
-    case 'bigint':
-    case 'boolean':
-      return String(item)
-    default:
-      return ''
-  }
-}
-
-/** The items of a submitted value: a string containing `[` is parsed as a JSON array. */
-function rawItems(raw: unknown): unknown[] {
-  if (raw === null || raw === undefined || raw === '') return []
-  if (Array.isArray(raw)) return raw
-  if (typeof raw === 'string') return raw.includes('[') ? parseArray(raw) : [raw]
-  return [raw]
-}
-
 /** An object or a list: an item no string cast applies to. */
-function isStructured(item: unknown): boolean {
-  return typeof item === 'object' && item !== null
+const isStructured = (item: unknown): boolean => typeof item === 'object' && item !== null
+
+/**
+ * A text holding `[`, read as Go's `json.Unmarshal` into a `[]string` would: a JSON list of
+ * strings gives its items; on any failure the text itself is added after what was read (a list
+ * item that is no string reads as `""`).
+ */
+function parseStringList(raw: string): string[] {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw) as unknown
+  } catch {
+    return [raw]
+  }
+  if (!Array.isArray(parsed)) return [raw]
+  const items = parsed.map((v: unknown) => (typeof v === 'string' ? v : ''))
+  const clean = parsed.every((v: unknown) => typeof v === 'string' || v === null)
+  return clean ? items : [...items, raw]
+}
+
+/** The items of a submitted value, before blanks and repeats are dropped. */
+function rawItems(raw: unknown): string[] {
+  if (raw === null || raw === undefined || raw === '') return []
+  if (typeof raw === 'string') return raw.includes('[') ? parseStringList(raw) : [raw]
+  // A list holding an object or a list casts to nothing at all.
+  if (Array.isArray(raw)) return raw.some(isStructured) ? [] : raw.map(toText)
+  return isStructured(raw) ? [] : [toText(raw)]
 }
 
 /**
  * Casts a submitted value to unique non-empty strings, first occurrence first (PocketBase's
- * `list.ToUniqueStringSlice`): a string containing `[` is parsed as a JSON array when it is one,
- * other strings are one item, numbers print (multipart inference turns `"1"` into 1).
+ * `list.ToUniqueStringSlice`): a string containing `[` is parsed as a JSON list of strings when
+ * it is one, other strings are one item, numbers and booleans print; an object, or a list holding
+ * one, is no item.
  */
 export function toUniqueStrings(raw: unknown): string[] {
-  return [
-    ...new Set(
-      rawItems(raw)
-        .map(itemText)
-        .filter((s) => s !== ''),
-    ),
-  ]
-}
-
-function parseArray(raw: string): unknown[] {
-  try {
-    const parsed = JSON.parse(raw) as unknown
-    if (Array.isArray(parsed)) return parsed
-  } catch {
-    // not JSON: the string is a single item
-  }
-  return [raw]
+  return [...new Set(rawItems(raw).filter((s) => s !== ''))]
 }
 
 /** True when the field holds a list (`maxSelect > 1`). */
@@ -85,16 +75,9 @@ function canonicalList(raw: unknown, field: Field): string[] | string {
   return isMultiList(field) ? items : (items[items.length - 1] ?? '')
 }
 
-/**
- * Casts a submitted value to the field's canonical shape (see `canonicalList`). NB: PocketBase
- * drops items that are objects or lists (so `{}` reads as blank); we keep them, a multiple field
- * the whole list and a single field the offending item, so that `listTypeError` reports them.
- */
+/** Casts a submitted value to the field's canonical shape (see `canonicalList`), as PocketBase. */
 export function normalizeList(raw: unknown, field: Field): unknown {
-  const items = rawItems(raw)
-  const bad = items.find(isStructured)
-  if (bad !== undefined) return isMultiList(field) ? items : bad
-  return canonicalList(items, field)
+  return canonicalList(raw, field)
 }
 
 /**
@@ -124,7 +107,6 @@ export function applyListModifier(
   field: Field,
 ): unknown {
   if (listTypeError(current, field)) return current
-  if (rawItems(raw).some(isStructured)) return normalizeList(raw, field)
   const have = toUniqueStrings(current)
   const given = toUniqueStrings(raw)
   switch (modifier) {
@@ -155,7 +137,7 @@ export function listFromDb(raw: unknown, field: Field): string[] | string {
     const multi = isMultiList(field)
     if (!multi && !raw.includes('[')) return raw
     if (multi && raw.startsWith('[')) {
-      const items = parseArray(raw)
+      const items = parseStringList(raw)
       if (isCanonicalList(items)) return items
     }
   }

@@ -6,7 +6,7 @@
 import { validationError } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { minThreshold, required, wrongType } from './generic-errors.js'
-import { isNumberLike, toNumber } from './cast.js'
+import { toNumber } from './cast.js'
 import {
   boolOption,
   checkBool,
@@ -46,13 +46,12 @@ export const numberField: FieldType = {
     }),
   isMulti: () => false,
   zero: () => 0,
-  // NB: PocketBase casts anything to a number (`"abc"` and `{}` become 0); we keep a value that
-  // is not a number as sent, so that validation says so instead of storing 0 or "Cannot be blank."
-  normalize: (raw) => (isNumberLike(raw) ? toNumber(raw) : raw),
+  // As PocketBase: what does not read as a number (`"abc"`, `" 12 "`, `[5]`, `{}`) is 0.
+  normalize: (raw) => toNumber(raw),
+  // `name+` adds, `name-` subtracts (a value that is no number adds 0); PocketBase has no
+  // `+name` setter for numbers, so that key is ignored, as an unknown one.
+  modifiers: ['append', 'remove'],
   applyModifier(current, modifier, raw) {
-    // NB: PocketBase has no `+name` setter for numbers; we read it as `name+` (add).
-    if (!isNumberLike(raw)) return raw
-    if (!isNumberLike(current)) return current
     const delta = toNumber(raw)
     return modifier === 'remove' ? toNumber(current) - delta : toNumber(current) + delta
   },

@@ -8,7 +8,7 @@ import type { Field } from '../collections/model.js'
 import { type FieldError, validationError } from '../errors.js'
 import type { FieldType, ValidateContext } from './field-type.js'
 import { invalidRegex, required, wrongType } from './generic-errors.js'
-import { castText, runeLength, toText } from './cast.js'
+import { runeLength, toText } from './cast.js'
 import { checkInt, checkString, collectErrors, numberOption, stringOption } from './options.js'
 import { matchesPatternAsync, patternError } from './text-pattern.js'
 
@@ -47,6 +47,11 @@ function checkPattern(field: Field): FieldError | null {
   return reason === null ? null : invalidRegex(reason)
 }
 
+/** A length error as PocketBase sends it for passwords: the bound in the message only. */
+function withoutParams({ code, message }: FieldError): FieldError {
+  return { code, message }
+}
+
 async function validatePassword(
   value: string,
   field: Field,
@@ -57,16 +62,10 @@ async function validatePassword(
   if (!ctx.isNew && value === ctx.original) return null
   const length = runeLength(value)
   const min = numberOption(field, 'min', 0)
-  if (length < min) {
-    return validationError('validation_min_text_constraint', {
-      min,
-    })
-  }
+  if (length < min) return withoutParams(validationError('validation_min_text_constraint', { min }))
   const max = Math.min(numberOption(field, 'max', 0) || PASSWORD_MAX, PASSWORD_MAX)
   if (length > max) {
-    return validationError('validation_max_text_constraint:password', {
-      max,
-    })
+    return withoutParams(validationError('validation_max_text_constraint:password', { max }))
   }
   const pattern = stringOption(field, 'pattern')
   if (pattern !== '' && !(await matchesPatternAsync(pattern, value))) {
@@ -92,7 +91,7 @@ export const passwordField: FieldType = {
   },
   isMulti: () => false,
   zero: () => '',
-  normalize: (raw) => castText(raw),
+  normalize: (raw) => toText(raw),
   validate(value, field, ctx) {
     if (typeof value !== 'string') return Promise.resolve(wrongType('a string', value))
     return validatePassword(value, field, ctx)

@@ -52,18 +52,12 @@ function validateSelect(value: unknown, field: Field): FieldError | null {
   const values = stringListOption(field, 'values')
   const allowed = new Set(values)
   const bad = items.find((v) => !allowed.has(v))
-  return bad === undefined ? null : invalidValue(bad, values)
+  return bad === undefined ? null : invalidValue(bad)
 }
 
-/**
- * PocketBase's `validation_invalid_value` ("Invalid value {value}."), naming the allowed values
- * too: the client sent a value, the message says which ones would do.
- */
-export function invalidValue(value: string, values: readonly string[]): FieldError {
-  return validationError('validation_invalid_value:allowed', {
-    value: JSON.stringify(value),
-    values: values.map((v) => JSON.stringify(v)),
-  })
+/** PocketBase's `validation_invalid_value` ("Invalid value {value}."), the value as sent. */
+export function invalidValue(value: string): FieldError {
+  return validationError('validation_invalid_value:item', { value })
 }
 
 /** The `select` field type. */

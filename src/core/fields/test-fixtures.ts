@@ -86,6 +86,8 @@ export interface ValueCase {
   /** The expected error code, `null` for valid. */
   code: string | null
   message?: string
+  /** The expected params of the error, when the case checks them (`undefined`: none sent). */
+  params?: Record<string, unknown>
   ctx?: Partial<ValidateContext>
 }
 
@@ -109,6 +111,7 @@ export function itValueCases(cases: readonly ValueCase[]): void {
     const err = await ft.validate(value, field, { ...createCtx, ...c.ctx })
     expect(err?.code ?? null).toBe(c.code)
     if (c.message !== undefined) expect(err?.message).toBe(c.message)
+    if ('params' in c) expect(err?.params).toEqual(c.params)
   })
 }
 

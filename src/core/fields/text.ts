@@ -8,7 +8,7 @@ import type { Field } from '../collections/model.js'
 import { type FieldError, validationError } from '../errors.js'
 import type { FieldType, ValidateContext } from './field-type.js'
 import { invalidRegex, required, wrongType } from './generic-errors.js'
-import { castText, runeLength, toText } from './cast.js'
+import { runeLength, toText } from './cast.js'
 import {
   checkBool,
   checkInt,
@@ -175,7 +175,7 @@ export const textField: FieldType = {
   },
   isMulti: () => false,
   zero: () => '',
-  normalize: (raw) => castText(raw),
+  normalize: (raw) => toText(raw),
   validate(value, field, ctx) {
     if (typeof value !== 'string') return Promise.resolve(wrongType('a string', value))
     if (field.options.primaryKey === true) return validatePrimaryKey(value, field, ctx)

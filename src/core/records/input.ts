@@ -75,7 +75,7 @@ export function applyBody(
     if (modifier === 'set') record[name] = ft.normalize(raw, field)
     else if (modifier === 'autogenerate') {
       record[name] = generate(field, typeof raw === 'string' ? raw : '')
-    } else if (ft.applyModifier) {
+    } else if (ft.applyModifier && (ft.modifiers?.includes(modifier) ?? true)) {
       record[name] = ft.applyModifier(record[name], modifier, raw, field)
     } else {
       resolvedBody[key] = raw

@@ -29,9 +29,9 @@ function emailVisible(
 }
 
 /**
- * A record as the API returns it to one requester: fields never serialised (passwords, an auth
- * record's `tokenKey`) are left out for everyone, hidden fields for non-superusers, and an auth
- * record's `email` unless visible.
+ * A record as the API returns it to one requester: an auth record's `password` and `tokenKey` are
+ * left out for everyone, hidden fields for non-superusers, and an auth record's `email` unless
+ * visible; other password fields show as `""` (never their hash), as in PocketBase.
  * Keys come out alphabetically, as PocketBase's do.
  */
 export function serializeRecord(
@@ -50,7 +50,7 @@ export function serializeRecord(
     } else {
       if (key.hidden && !su) continue
       if (key.email && !extra.showEmail && !emailVisible(collection, record, info)) continue
-      out[key.name] = record[key.name]
+      out[key.name] = key.blank ? '' : record[key.name]
     }
   }
   return out
@@ -71,6 +71,8 @@ interface OutputField {
   hidden: boolean
   /** An auth collection's `email`, shown only when visible to the requester. */
   email: boolean
+  /** A field whose value is never shown (a password): `""` in its place. */
+  blank: boolean
 }
 
 type OutputKey = OutputField | typeof COLLECTION_ID | typeof COLLECTION_NAME | typeof EXPAND
@@ -87,15 +89,20 @@ function outputKeys(c: Collection): OutputKey[] {
     ['expand', EXPAND],
   ]
   for (const f of c.fields) {
-    if (getFieldType(f.type)?.serialised === false) continue
-    // NB: an auth record's tokenKey signs its tokens: never serialised, not even for superusers.
-    if (c.type === 'auth' && f.name === 'tokenKey') continue
+    // NB: an auth record's tokenKey signs its tokens: never serialised, not even for superusers;
+    // nor is its password field, which PocketBase leaves out too (other passwords show as "").
+    if (c.type === 'auth' && (f.name === 'tokenKey' || f.name === 'password')) continue
     // NB: write-only secrets of system collections: never serialised either (lists, views,
     // expands and realtime all pass here).
     if (WRITE_ONLY_FIELDS[c.name]?.includes(f.name)) continue
     named.push([
       f.name,
-      { name: f.name, hidden: f.hidden, email: c.type === 'auth' && f.name === 'email' },
+      {
+        name: f.name,
+        hidden: f.hidden,
+        email: c.type === 'auth' && f.name === 'email',
+        blank: getFieldType(f.type)?.serialised === false,
+      },
     ])
   }
   keys = named.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, k]) => k)
