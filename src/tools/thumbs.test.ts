@@ -200,6 +200,8 @@ describe('generateThumb sizes (400x200 PNG source)', () => {
     ['100x200f', 100, 50],
     ['300x100f', 200, 100],
     ['1000x1000f', 400, 200], // fit never enlarges
+    ['99x99f', 99, 49], // the other side truncated, as PocketBase's imaging.Fit (not 50)
+    ['33x100f', 33, 16],
     ['400x200f', 400, 200],
     ['0x100', 200, 100],
     ['100x0', 100, 50],

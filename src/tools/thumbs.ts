@@ -113,7 +113,7 @@ export async function generateThumb(
   }
   checkScaledSide(meta.autoOrient.width, meta.autoOrient.height, size)
 
-  resize(image.rotate(), size)
+  resize(image.rotate(), size, meta.autoOrient.width, meta.autoOrient.height)
   const format = KEPT_FORMATS.has(meta.format) ? meta.format : 'png'
   encode(image, format)
   const data = await image.toBuffer()
@@ -130,14 +130,20 @@ function checkScaledSide(srcWidth: number, srcHeight: number, size: ThumbSize): 
   }
 }
 
-function resize(image: Sharp, size: ThumbSize): void {
+function resize(image: Sharp, size: ThumbSize, srcWidth: number, srcHeight: number): void {
   if (size.width === 0) {
     image.resize({ height: size.height })
   } else if (size.height === 0) {
     image.resize({ width: size.width })
   } else if (size.mode === 'fit') {
-    // PocketBase's imaging.Fit returns smaller sources unchanged.
-    image.resize(size.width, size.height, { fit: 'inside', withoutEnlargement: true })
+    // PocketBase's imaging.Fit: a source inside the box is kept; else the side that binds is the
+    // box's and the other is truncated (Go's int()), not rounded as sharp's `inside` would.
+    if (srcWidth <= size.width && srcHeight <= size.height) return
+    const aspect = srcWidth / srcHeight
+    const wide = aspect > size.width / size.height
+    const width = wide ? size.width : Math.max(1, Math.trunc(size.height * aspect))
+    const height = wide ? Math.max(1, Math.trunc(size.width / aspect)) : size.height
+    image.resize(width, height, { fit: 'fill' })
   } else {
     image.resize(size.width, size.height, { fit: 'cover', position: size.mode })
   }
