@@ -31,6 +31,7 @@ async function setUp(t: TestServer): Promise<void> {
       { name: 'flag', type: 'bool' },
       { name: 'mail', type: 'email', onlyDomains: ['example.com'] },
       { name: 'html', type: 'editor' },
+      { name: 'link', type: 'url' },
       { name: 'day', type: 'date' },
       { name: 'pick', type: 'select', values: ['a', 'b'], maxSelect: 1 },
       { name: 'picks', type: 'select', values: ['a', 'b', 'c'], maxSelect: 3 },
@@ -179,7 +180,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       })
     })
 
-    it('words select, date, password and email errors as PocketBase', async () => {
+    it('words select, date, password, email and url errors as PocketBase', async () => {
       const pick = await create({ pick: ' 12 ', picks: ['a', 'nope'] })
       expect(pick.body.data).toEqual({
         pick: {
@@ -206,6 +207,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       })
       const mail = await create({ mail: 'a@EXAMPLE.com' })
       expect(mail.body.data.mail.code).toBe('validation_email_domain_not_allowed')
+      // URLs as govalidator checks them: no scheme or mailto: pass, an upper-case scheme does not.
+      expect(await stored('link', 'example.com')).toBe('example.com')
+      expect(await stored('link', 'mailto:a@example.com')).toBe('mailto:a@example.com')
+      const upper = await create({ link: 'HTTP://EXAMPLE.COM' })
+      expect(upper.body.data.link.code).toBe('validation_invalid_url')
     })
   })
 }

@@ -60,7 +60,7 @@ export interface DomainTextSpec {
   /** Whether domain options may carry a port (`host:port`). */
   withPort: boolean
   /** The domain of a valid value, or null when the value is malformed. */
-  domainOf(value: string): string | null
+  domainOf(value: string): string | null | Promise<string | null>
   invalid: FieldError
   notAllowed: FieldError
 }
@@ -78,12 +78,12 @@ export function domainTextField(spec: DomainTextSpec): FieldType {
     isMulti: () => false,
     zero: () => '',
     normalize: (raw) => toText(raw),
-    validate(value, field) {
-      if (typeof value !== 'string') return Promise.resolve(wrongType('a string', value))
-      if (value === '') return Promise.resolve(field.required ? required() : null)
-      const domain = spec.domainOf(value)
-      if (domain === null) return Promise.resolve(spec.invalid)
-      return Promise.resolve(domainAllowed(field, domain) ? null : spec.notAllowed)
+    async validate(value, field) {
+      if (typeof value !== 'string') return wrongType('a string', value)
+      if (value === '') return field.required ? required() : null
+      const domain = await spec.domainOf(value)
+      if (domain === null) return spec.invalid
+      return domainAllowed(field, domain) ? null : spec.notAllowed
     },
     toDb: (value) => toText(value),
     fromDb: (raw) => toText(raw),

@@ -1,9 +1,11 @@
 /**
  * The casts of submitted values against PocketBase 0.40.4's answers: each pair is a value sent
- * in a JSON body and what PocketBase stored (`null`: it answered `validation_not_a_number`).
+ * in a JSON body and what PocketBase stored (`null`: it answered `validation_not_a_number`); for
+ * urls, whether PocketBase accepted the value.
  */
 import { describe, expect, it } from 'vitest'
 import { toBool, toNumber, toText } from './cast.js'
+import { urlHost } from './url.js'
 import { makeField, typeOf } from './test-fixtures.js'
 
 // prettier-ignore
@@ -159,6 +161,80 @@ const txtCases: Array<[unknown, unknown]> = [
   [9007199254740994, '9007199254740994'],
 ]
 
+// prettier-ignore
+const urlCases: Array<[string, boolean]> = [
+  ["example.com", true],
+  ["mailto:a@example.com", true],
+  ["http://x", true],
+  ["x:y", false],
+  ["http:/x", false],
+  ["//example.com", false],
+  ["javascript:alert(1)", false],
+  ["ftp://x.y", true],
+  ["a b", false],
+  ["http://a b.com", false],
+  ["HTTP://EXAMPLE.COM", false],
+  ["http://", false],
+  ["http://localhost", true],
+  ["example", false],
+  ["http//x.com", true],
+  ["www.example.com/path", true],
+  ["/path", false],
+  ["http://exa_mple.com", true],
+  ["http://[::1]/", true],
+  ["http://1.2.3.4:80/x", true],
+  ["http://ex%41mple.com", false],
+  ["http://ü.com", true],
+  ["tel:+123", false],
+  ["urn:isbn:123", false],
+  ["http://x.com:99999", true],
+  ["http://a.b/%zz", false],
+  ["http://a.b/#%zz", false],
+  ["http://user:pa ss@a.com", false],
+  ["http://us{er@a.com", false],
+  ["https://a.com?x=%zz", true],
+  ["ws://a.com", true],
+  ["tcp://a.b", true],
+  ["gopher://a.b", false],
+  ["http://a..b", false],
+  ["http://-a.com", false],
+  ["http://a-.com", false],
+  ["http://a--b.com", true],
+  ["http://a---b.com", true],
+  ["http://.a.com", false],
+  ["a.b", false],
+  ["a.bc", true],
+  ["http://a", true],
+  ["http://a.b.", true],
+  ["http://a.b.:80", true],
+  ["http://1.2.3.256/", false],
+  ["http://0.1.2.3/", false],
+  ["http://[fe80::1%25en0]/", true],
+  ["http://[::1", false],
+  ["http://a.com:/x", false],
+  ["http://a.com:x/", false],
+  ["ab:12", true],
+  ["ab:12/x", true],
+  ["localhost:8080", true],
+  ["user@host.com", true],
+  ["http://a.com/ space", false],
+  ["http://ü.ü", true],
+  ["http://a.ü", true],
+  ["http://a.1", false],
+  ["http://a_b.com", true],
+  ["http://_a.com", false],
+  ["HTTPS://a.com", false],
+  ["https://a.com/path?q#f", true],
+  ["...", false],
+  ["abc", false],
+  ["a.b/c:d", true],
+  ["http:a.com", false],
+  ["::1", false],
+  ["http://[::1]:80", true],
+  ["1.2.3.4", true],
+  ["x.y:80/p", true],
+]
+
 describe('casts as PocketBase makes them', () => {
   it.each(numCases)('number %j → %j', (raw, stored) => {
     const n = toNumber(raw)
@@ -174,5 +250,8 @@ describe('casts as PocketBase makes them', () => {
   it.each(dayCases)('date %j → %j', (raw, stored) => {
     const field = makeField('date')
     expect(typeOf('date').normalize(raw, field)).toBe(stored)
+  })
+  it.each(urlCases)('url %j valid: %j', async (value, valid) => {
+    expect((await urlHost(value)) !== null).toBe(valid)
   })
 })

@@ -60,7 +60,9 @@ const valueCases: ValueCase[] = [
   { name: 'email exceptDomains', type: 'email', options: { exceptDomains: ['spam.io'] }, raw: 'a@spam.io', code: 'validation_email_domain_not_allowed' },
   // url
   { name: 'url ok', type: 'url', raw: 'https://example.com/a?b=1', code: null },
-  { name: 'url no scheme', type: 'url', raw: 'example.com', code: 'validation_invalid_url', message: 'Must be a valid url.' },
+  { name: 'url no scheme is a url (govalidator)', type: 'url', raw: 'example.com', code: null },
+  { name: 'url upper-case scheme', type: 'url', raw: 'HTTP://EXAMPLE.COM', code: 'validation_invalid_url', message: 'Must be a valid url.' },
+  { name: 'url no scheme has no host for onlyDomains', type: 'url', options: { onlyDomains: ['example.com'] }, raw: 'example.com', code: 'validation_url_domain_not_allowed' },
   { name: 'url garbage', type: 'url', raw: 'http://', code: 'validation_invalid_url' },
   { name: 'url required', type: 'url', required: true, raw: '', code: 'validation_required' },
   { name: 'url list of objects is blank', type: 'url', raw: [{ href: 'x' }], value: '', code: null },
