@@ -154,7 +154,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       expect(res.body).toMatchObject({ txt: '', flag: false, num: 7 })
     })
 
-    it('lists every failing field of a create, not only the password', async () => {
+    it('lists every failing field of a create or update, not only the password', async () => {
       const res = await create({}, 'needs')
       expect(res.status).toBe(400)
       const codes = Object.fromEntries(
@@ -178,6 +178,15 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       expect(yes.body.data).toEqual({
         flag: { code: 'validation_required', message: 'Cannot be blank.' },
       })
+      // An update too: the password's error comes with the others.
+      const full = { txt: 'x', num: 1, flag: true, day: '2024-01-02', secret: 'pw' }
+      const rec = await create(full, 'needs')
+      expect(rec.status, JSON.stringify(rec.body)).toBe(200)
+      const upd = await t.api('PATCH', `/api/collections/needs/records/${rec.body.id}`, {
+        body: { secret: '', txt: '' },
+      })
+      expect(upd.status).toBe(400)
+      expect(Object.keys(upd.body.data).sort()).toEqual(['secret', 'txt'])
     })
 
     it('words select, date, password, email and url errors as PocketBase', async () => {

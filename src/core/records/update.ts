@@ -48,7 +48,11 @@ export async function updateRecord(
   const { passwords } = applyBody(collection, {}, passwordBody, su, generate)
   await hashPasswords(app, collection, hashed, passwords, false, errors)
   const prepared = await prepareUploads(collection, files)
-  errors.merge(prepared.errors).throwIf(messages.recordUpdateFailed)
+  // Upload errors answer at once; a password's is answered with the other fields' (inside the
+  // pipeline, after the updateRule), as PocketBase lists every failing field.
+  if (Object.keys(prepared.errors).length > 0) {
+    errors.merge(prepared.errors).throwIf(messages.recordUpdateFailed)
+  }
   // Files are stored before the transaction (never under the writer lock); a record the
   // caller may not update is refused first, so nothing is written for it.
   const embedding = autoVectorFields(collection).length > 0 && !!app.services.find('vectors')
@@ -82,6 +86,7 @@ export async function updateRecord(
           body,
           info,
         )
+        found.merge(errors)
         found.merge(assignUploads(collection, record, prepared.uploads, body, original))
         for (const [name, value] of hashed) record[name] = value
         applyEmbeddings(collection, record, original, body, plan, embedding)
