@@ -14,6 +14,7 @@ import { clientIp } from './client-ip.js'
 import { ConnectionGuard, connectionPolicy } from './connections.js'
 import { errorHandler, notFoundHandler } from './errors.js'
 import { SuperuserIpGuard } from './superuser-ips.js'
+import { parseQueryString } from './query-string.js'
 
 export { BODY_LIMIT }
 
@@ -111,7 +112,8 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
     // routes it (a 300-character id is a record not found, not an unknown route).
     maxParamLength: 8192,
     trustProxy: false,
-    routerOptions: { ignoreTrailingSlash: false },
+    // NB: queries read as Go reads them (`query-string.ts`): a pair that does not decode is left out.
+    routerOptions: { ignoreTrailingSlash: false, querystringParser: parseQueryString },
     // Long query strings (a hostile 1 MB filter) reach the filter parser, which refuses them
     // with a precise 400 at once, instead of Node's bare 431.
     serverFactory: (handler) => {

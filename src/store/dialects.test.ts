@@ -186,17 +186,17 @@ const cases: Case[] = [
       join(
         d
           .sortKeys({
-            sql: d.jsonAsText(col),
+            sql: d.jsonExtract(col, []),
             kind: 'json',
-            affinity: 'numeric',
+            affinity: null,
             json: { doc: col, path: [] },
           })
           .map((k) => sql`${k} ASC`),
       ),
-    sqlite: ['"t"."data" ASC', []],
+    sqlite: ['json_extract("t"."data", ?) ASC', ['$']],
     postgres: [
-      '(SELECT (CASE WHEN "y" IS NULL THEN NULL WHEN "y" = \'number\' THEN 1 ELSE 2 END) FROM (SELECT json_typeof("t"."data") AS "y", CAST("t"."data" AS TEXT) AS "x" OFFSET 0) AS "_k") ASC, (SELECT (CASE WHEN "y" = \'number\' THEN CAST("x" AS DOUBLE PRECISION) END) FROM (SELECT json_typeof("t"."data") AS "y", CAST("t"."data" AS TEXT) AS "x" OFFSET 0) AS "_k") ASC, (SELECT (CASE WHEN "y" <> \'number\' THEN "x" END) FROM (SELECT json_typeof("t"."data") AS "y", CAST("t"."data" AS TEXT) AS "x" OFFSET 0) AS "_k") ASC',
-      [],
+      '(SELECT (CASE "y" WHEN \'number\' THEN 1 WHEN \'boolean\' THEN 1 WHEN \'string\' THEN 2 WHEN \'object\' THEN 2 WHEN \'array\' THEN 2 END) FROM (SELECT json_typeof("t"."data" #> $1::text[]) AS "y", ("t"."data" #>> $2::text[]) AS "x" OFFSET 0) AS "_k") ASC, (SELECT (CASE "y" WHEN \'number\' THEN CAST("x" AS DOUBLE PRECISION) WHEN \'boolean\' THEN (CASE WHEN "x" = \'true\' THEN 1.0 ELSE 0.0 END) END) FROM (SELECT json_typeof("t"."data" #> $3::text[]) AS "y", ("t"."data" #>> $4::text[]) AS "x" OFFSET 0) AS "_k") ASC, (SELECT (CASE WHEN "y" IN (\'string\', \'object\', \'array\') THEN "x" END) FROM (SELECT json_typeof("t"."data" #> $5::text[]) AS "y", ("t"."data" #>> $6::text[]) AS "x" OFFSET 0) AS "_k") ASC',
+      [[], [], [], [], [], []],
     ],
   },
   {

@@ -36,7 +36,7 @@ export async function listCollections(app: App, query: Record<string, unknown>) 
   const order = compileSort(params.sort, ctx)
   const base = selectFrom(cat, [where], sql`${sql`id`}`)
   const rows = await app.db.all<{ id: string }>(
-    sql`${base} ORDER BY ${join(order)} LIMIT ${params.perPage} OFFSET ${(params.page - 1) * params.perPage}`,
+    sql`${base} ORDER BY ${join(order)} LIMIT ${params.perPage} OFFSET ${params.offset}`,
   )
   const total = params.skipTotal
     ? -1

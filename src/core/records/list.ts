@@ -60,10 +60,9 @@ export async function listRecords(
   const db = app.dbFor(collection)
   const base = selectFrom(collection, [rule, where])
   const ordered = order.length > 0 ? sql`${base} ORDER BY ${join(order)}` : base
-  const offset = (params.page - 1) * params.perPage
   const clientShaped = where !== null || order.length > 0
   const rows = await typed(
-    db.all(sql`${ordered} LIMIT ${params.perPage} OFFSET ${offset}`),
+    db.all(sql`${ordered} LIMIT ${params.perPage} OFFSET ${params.offset}`),
     clientShaped,
   )
   let totalItems = -1

@@ -2,7 +2,7 @@ import { column, ident, join, sql, type Sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import { badRequest, forbidden, messages } from '../errors.js'
 import type { Collection, RuleKey } from '../collections/model.js'
-import { compileFilter, compileSort, type RuleContext } from '../rules/index.js'
+import { compileFilter, compileSortScoped, type RuleContext } from '../rules/index.js'
 import { isSuperuser, type RequestInfo } from '../request-info.js'
 
 /** The alias of the main table in record queries. */
@@ -75,6 +75,8 @@ export function byId(id: string): Sql {
 export interface ListParams {
   page: number
   perPage: number
+  /** The rows skipped before the page: `(page - 1) * perPage`, as PocketBase computes it. */
+  offset: number
   skipTotal: boolean
   filter: string
   sort: string
@@ -83,11 +85,17 @@ export interface ListParams {
 const text = (v: unknown): string =>
   typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '\u0000'
 
+/** The first value of a repeated query parameter (`?sort=a&sort=b` is `a`), as Go reads it. */
+export const firstValue = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v)
+
 /**
- * The largest `page` of a list: the row offset `(page - 1) * perPage` must stay an exact integer
- * for the database (at most 2^53 in JavaScript, 2^63 in SQL), whatever the perPage.
+ * The largest `page` of a vector search: its row offset must stay an exact integer for the
+ * database (at most 2^53 in JavaScript).
  */
 export const MAX_PAGE = 1_000_000_000
+
+/** The largest `page` of a list: PocketBase reads it as a Go int (int64). */
+const MAX_LIST_PAGE = 2n ** 63n - 1n
 
 /**
  * Parses an integer query parameter (`undefined` when absent): anything but an optionally signed
@@ -102,6 +110,26 @@ export function intQueryParam(v: unknown, name: string, max: number): number | u
   return n
 }
 
+/**
+ * `page` as PocketBase reads it: any int64 (above: 400), 0 and below are 1. The offset is
+ * computed in int64 as Go does: a page so large that it wraps around reads from the start
+ * (`page=9223372036854775807` answers the first rows), as PocketBase answers it.
+ */
+function pageParam(v: unknown, perPage: number): { page: number; offset: number } {
+  if (v === undefined || v === '') return { page: 1, offset: 0 }
+  const s = text(v)
+  if (!/^-?\d+$/.test(s)) throw badRequest(messages.queryNotInteger({ name: 'page' }))
+  const n = BigInt(s)
+  if (n > MAX_LIST_PAGE) {
+    throw badRequest(messages.queryTooLarge({ name: 'page', max: MAX_LIST_PAGE.toString() }))
+  }
+  if (n <= 0n) return { page: 1, offset: 0 }
+  const offset = BigInt.asIntN(64, (n - 1n) * BigInt(perPage))
+  // NB: an offset past 2^53 rows is past the end of any table: the last exact one says so.
+  const exact = offset < 0n ? 0 : Math.min(Number(offset), Number.MAX_SAFE_INTEGER)
+  return { page: Number(n), offset: exact }
+}
+
 const boolParam = (v: unknown): boolean => {
   if (v === undefined || v === '') return false
   const s = text(v).toLowerCase()
@@ -110,21 +138,26 @@ const boolParam = (v: unknown): boolean => {
   throw badRequest(messages.skipTotalNotBoolean)
 }
 
-/** Parses `page`, `perPage`, `skipTotal`, `filter`, `sort` of a list query. */
+/**
+ * Parses `page`, `perPage`, `skipTotal`, `filter`, `sort` of a list query; of a repeated
+ * parameter the first value counts, as in PocketBase.
+ */
 export function parseListParams(
   query: Record<string, unknown>,
   maxPerPage: number,
   defaultSort: string,
 ): ListParams {
-  const page = intQueryParam(query.page, 'page', MAX_PAGE) ?? 1
   // NB: a perPage above the cap is lowered to it, never refused (reference §0.8).
-  const perPage = intQueryParam(query.perPage, 'perPage', Infinity) ?? 30
+  const asked = intQueryParam(firstValue(query.perPage), 'perPage', Infinity) ?? 30
+  const perPage = asked <= 0 ? 30 : Math.min(asked, maxPerPage)
+  const filter = firstValue(query.filter)
+  const sort = firstValue(query.sort)
   return {
-    page: page <= 0 ? 1 : page,
-    perPage: perPage <= 0 ? 30 : Math.min(perPage, maxPerPage),
-    skipTotal: boolParam(query.skipTotal),
-    filter: typeof query.filter === 'string' ? query.filter : '',
-    sort: typeof query.sort === 'string' && query.sort !== '' ? query.sort : defaultSort,
+    ...pageParam(firstValue(query.page), perPage),
+    perPage,
+    skipTotal: boolParam(firstValue(query.skipTotal)),
+    filter: typeof filter === 'string' ? filter : '',
+    sort: typeof sort === 'string' && sort !== '' ? sort : defaultSort,
   }
 }
 
@@ -141,13 +174,16 @@ function lastKeyDescending(sort: string): boolean {
 export function clientFilterAndSort(
   app: App,
   collection: Collection,
-  params: ListParams,
+  params: Pick<ListParams, 'filter' | 'sort'> & Partial<ListParams>,
   info: RequestInfo,
 ): { where: Sql | null; order: Sql[] } {
   const ctx = ruleContext(app, collection, info, !isSuperuser(info), true)
-  const where = params.filter.trim() === '' ? null : compileFilter(params.filter, ctx)
+  const filter = params.filter === '' ? null : compileFilter(params.filter, ctx)
+  const sort = params.sort.trim() === '' ? null : compileSortScoped(params.sort, ctx)
   // NB: a copy: compiled sorts are cached and shared.
-  const order = params.sort.trim() === '' ? [] : [...compileSort(params.sort, ctx)]
+  const order = sort ? [...sort.order] : []
+  const where =
+    filter && sort?.where ? sql`(${filter}) AND (${sort.where})` : (filter ?? sort?.where ?? null)
   // NB: a table's row id ends the ORDER BY unless the sort names it, so rows equal under the
   // sort come in the same order on every engine: in the direction of the sort's last key
   // (`-created` is newest first down to the row, as the default sort). That is also the order

@@ -12,9 +12,17 @@ import type { Operand } from './context.js'
 /** Text SQLite's NUMERIC affinity turns into a number. */
 const numeric = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/
 
-/** A stored value of a number or bool column (bools are 0/1 on SQLite). */
+/**
+ * A stored value of a number or bool column (bools are 0/1 on SQLite). NB: only a column has
+ * NUMERIC affinity; a computed number (`tags:length`, `geoDistance(…)`) reads no text as a number,
+ * so `tags:length = "2"` holds nowhere, as on SQLite.
+ */
 function numberColumn(op: Operand): boolean {
-  return op.constant === undefined && (op.type === 'number' || op.type === 'bool')
+  return (
+    op.constant === undefined &&
+    (op.type === 'number' || op.type === 'bool') &&
+    op.affinity === 'numeric'
+  )
 }
 
 /** A text constant that does not read as a number. */

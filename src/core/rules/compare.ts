@@ -183,12 +183,35 @@ function likePattern(right: Operand, dialect: Dialect): Sql {
     const pattern = hasUnescapedPercent(value) ? value : `%${escapeLike(value)}%`
     return right.constant.lower ? dialect.lower(param(pattern)) : param(pattern)
   }
+  // NB: a number literal is a `%…%` pattern of its text, as PocketBase wraps every bound
+  // value of `~` (`views ~ 1` matches 1, 10 and 21).
+  if (right.constant && typeof value === 'number') return param(`%${goNumberText(value)}%`)
   // NB: a number pattern as text, as SQLite's LIKE reads it (a typed engine has no LIKE on numbers).
   if (right.constant) {
     if (right.constant.value === null) return right.sql
     return dialect.castText(dialect.sqliteText(sqliteValue(right)))
   }
   return sql`('%' || ${asText(right, dialect)} || '%')`
+}
+
+/**
+ * A number written as Go writes a float64 with `strconv.FormatFloat(v, 'f', -1, 64)`, which is
+ * how PocketBase turns a bound number into a `~` pattern: the shortest exact digits, never an
+ * exponent (`1.50` is `1.5`, `1e21` is `1000000000000000000000`, `-0` is `-0`).
+ */
+export function goNumberText(v: number): string {
+  if (Object.is(v, -0)) return '-0'
+  const s = String(v)
+  const e = s.indexOf('e')
+  if (e === -1) return s
+  const sign = v < 0 ? '-' : ''
+  const mantissa = s.slice(sign.length, e)
+  const digits = mantissa.replace('.', '')
+  const dot = mantissa.includes('.') ? mantissa.indexOf('.') : mantissa.length
+  const point = dot + Number(s.slice(e + 1))
+  // NB: JavaScript writes an exponent from 1e21 up and below 1e-6, where the point is outside.
+  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`
+  return `${sign}0.${'0'.repeat(-point)}${digits}`
 }
 
 /** A non-constant operand as the text SQLite reads it (text ones as they are). */

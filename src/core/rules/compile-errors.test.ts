@@ -28,28 +28,10 @@ describe('errors', () => {
     ['@nope = 1', {}, 400, 'Invalid filter: unknown macro "@nope".'],
     ['title:upper = 1', {}, 400, 'Invalid filter: unknown modifier ":upper" in "title:upper".'],
     [
-      'title:isset = 1',
+      'comments_via_post:length = 0',
       {},
       400,
-      'Invalid filter: the :isset modifier applies only to @request.* fields ("title:isset").',
-    ],
-    [
-      'status:each = 1',
-      {},
-      400,
-      'Invalid filter: the :each modifier needs a multi-valued field ("status:each").',
-    ],
-    [
-      'title:length = 1',
-      {},
-      400,
-      'Invalid filter: the :length modifier needs a select, relation or file field ("title:length").',
-    ],
-    [
-      'data:each = 1',
-      {},
-      400,
-      'Invalid filter: the :each modifier is not supported on JSON field "data".',
+      'Invalid filter: the back-relation "comments_via_post" must be followed by a field ("comments_via_post.id").',
     ],
     ['secret = 1', { restricted: true }, 400, 'Invalid filter: the field "secret" is hidden.'],
     [
@@ -191,11 +173,11 @@ describe('errors', () => {
       'Invalid sort: the field "comments_via_post.author.password" is hidden.',
     ],
     [
-      'comments_via_post.message:length',
+      'author.posts_via_author',
       {},
       sqliteDialect,
       400,
-      'Invalid sort: the :length modifier needs a select, relation or file field ("comments_via_post.message:length").',
+      'Invalid sort: the back-relation "author.posts_via_author" must be followed by a field ("author.posts_via_author.id").',
     ],
     [
       '@rowid',

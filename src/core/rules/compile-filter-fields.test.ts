@@ -75,9 +75,10 @@ describe('compileFilter: own fields, literals and null semantics', () => {
       ],
     },
     {
+      // NB: the whole document is read as PocketBase reads it, `json_extract(data, '$')`.
       filter: 'data = null',
-      sqlite: ['"p"."data" IS NULL', []],
-      postgres: ['CAST("p"."data" AS TEXT) IS NOT DISTINCT FROM NULL', []],
+      sqlite: ['json_extract("p"."data", ?) IS NULL', ['$']],
+      postgres: ['("p"."data" #>> $1::text[]) IS NOT DISTINCT FROM NULL', [[]]],
     },
     {
       filter: 'geo.lat > 10',
@@ -99,14 +100,15 @@ describe('compileFilter: own fields, literals and null semantics', () => {
       ],
     },
     {
+      // NB: as in PocketBase, the filter's two backslashes read as one: `1\%` escapes its `%`.
       filter: 'title ~ "abc%" && title ~ "100\\%" && title ~ "1\\\\%"',
       sqlite: [
         `("p"."title" LIKE ? ESCAPE '\\' AND "p"."title" LIKE ? ESCAPE '\\' AND "p"."title" LIKE ? ESCAPE '\\')`,
-        ['abc%', '%100\\%%', '1\\\\%'],
+        ['abc%', '%100\\%%', '%1\\%%'],
       ],
       postgres: [
         `(CAST("p"."title" AS TEXT) ILIKE $1 ESCAPE '\\' AND CAST("p"."title" AS TEXT) ILIKE $2 ESCAPE '\\' AND CAST("p"."title" AS TEXT) ILIKE $3 ESCAPE '\\')`,
-        ['abc%', '%100\\%%', '1\\\\%'],
+        ['abc%', '%100\\%%', '%1\\%%'],
       ],
     },
     {

@@ -36,15 +36,6 @@ describe('compileSort', () => {
         [['a']],
       ],
     ],
-    [
-      '-comments_via_post:length',
-      {},
-      ['(SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") DESC', []],
-      [
-        'CAST((SELECT COUNT(*) FROM "comments" AS "_b1" WHERE "_b1"."post" = "p"."id") AS DOUBLE PRECISION) DESC NULLS LAST',
-        [],
-      ],
-    ],
     // A superuser sorts by the real e-mail…
     [
       '-email',

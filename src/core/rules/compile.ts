@@ -51,7 +51,7 @@ class State implements CompileState {
 
   finish(expr: Sql): Sql {
     if (this.sink.clauses.length === 0) return expr
-    return sql`EXISTS (SELECT 1 FROM ${this.sink.from()} WHERE ${expr})`
+    return sql`EXISTS (SELECT 1 FROM ${this.sink.from()} WHERE ${this.sink.where(expr)})`
   }
 
   nested(collection: Collection, alias: string): CompileState {
@@ -143,7 +143,7 @@ const compiledForAuth = new WeakMap<object, Map<string, Sql>>()
 const COMPILED_CAPACITY = 1000
 /** Compiled filters and sorts that depend only on their collection's own schema (`cacheKey`). */
 const compiledFilters = new Map<string, Sql>()
-const compiledSorts = new Map<string, Sql[]>()
+const compiledSorts = new Map<string, { order: Sql[]; where: Sql | null }>()
 
 function cached<T>(cache: Map<string, T>, key: string | null, compile: () => T): T {
   const hit = key === null ? undefined : cache.get(key)
@@ -175,17 +175,31 @@ function cacheKey(text: string, probe: string, ctx: RuleContext): string | null 
  * `@random` and `@rowid` are the special keys. Throws ApiError 400 (`Invalid sort: …`) / 403.
  */
 export function compileSort(text: string, ctx: RuleContext): Sql[] {
+  return compileSortScoped(text, ctx).order
+}
+
+/**
+ * {@link compileSort}, with the condition the sort puts on the rows (`where`, null for none):
+ * as in PocketBase, sorting a non-superuser's list by a relation path (`author.name`) drops the
+ * records whose related record the requester cannot list (the joined listRules).
+ */
+export function compileSortScoped(
+  text: string,
+  ctx: RuleContext,
+): { order: Sql[]; where: Sql | null } {
   assertClientText(text, ctx)
   const probe = text.replace(/@(?:random|rowid)\b/g, '')
   return cached(compiledSorts, cacheKey(text, probe, ctx), () =>
     reported('sort', () => {
       const state = new State(ctx)
-      return parseSort(text).map((item) => sortExpression(item, state))
+      const scopes: Sql[] = []
+      const order = parseSort(text).map((item) => sortExpression(item, state, scopes))
+      return { order, where: scopes.length === 0 ? null : join(scopes, ' AND ') }
     }),
   )
 }
 
-function sortExpression(item: SortItem, state: State): Sql {
+function sortExpression(item: SortItem, state: State, scopes: Sql[]): Sql {
   const { dialect, collection, alias } = state.ctx
   const direction = dialect.sortDirection(item.direction === 'DESC')
   if (item.field === '@random') return sql`${dialect.random()} ${direction}`
@@ -205,15 +219,19 @@ function sortExpression(item: SortItem, state: State): Sql {
     if (!op.json || op.guard) return sql`${guarded} ${direction}`
     return join(dialect.sortKeys(sqliteValue(op)).map((key) => sql`${key} ${direction}`))
   }
+  const scoped = sink.conditions.length > 0
+  if (scoped)
+    scopes.push(sql`EXISTS (SELECT 1 FROM ${sink.from()} WHERE ${sink.where(raw('1 = 1'))})`)
+  const where = scoped ? sql` WHERE ${sink.where(raw('1 = 1'))}` : raw('')
   if (op.json && !op.multi && !op.guard) {
     // NB: a related record's JSON value, in SQLite's order too (one subquery per key).
     const keys = dialect.sortKeys(sqliteValue(op))
-    return join(keys.map((key) => sql`(SELECT ${key} FROM ${sink.from()}) ${direction}`))
+    return join(keys.map((key) => sql`(SELECT ${key} FROM ${sink.from()}${where}) ${direction}`))
   }
   const value = op.multi
     ? sql`${raw(item.direction === 'ASC' ? 'MIN' : 'MAX')}(${guarded})`
     : guarded
-  return sql`(SELECT ${value} FROM ${sink.from()}) ${direction}`
+  return sql`(SELECT ${value} FROM ${sink.from()}${where}) ${direction}`
 }
 
 /**

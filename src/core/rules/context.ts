@@ -76,11 +76,23 @@ export class JoinSink {
   /** When set, every key asked for is added to it (which joins a comparison uses). */
   used: Set<string> | null = null
 
-  /** `clauses` may be shared with another sink: same FROM, independent keys. */
+  /**
+   * `clauses` may be shared with another sink: same FROM, independent keys. `conditions` are
+   * what the joined rows must satisfy (the listRules of joined collections in a client filter);
+   * `where` adds them.
+   */
   constructor(
     private readonly state: CompileState,
     readonly clauses: Sql[] = [],
+    readonly conditions: Sql[] = [],
   ) {}
+
+  /** `expr` and the scope's conditions. */
+  where(expr: Sql): Sql {
+    return this.conditions.length === 0
+      ? expr
+      : sql`(${expr}) AND ${join(this.conditions, ' AND ')}`
+  }
 
   /** Adds the join `make(alias)` under `key` unless it is already there; returns its alias. */
   join(key: string, prefix: string, make: (alias: string) => Sql): string {

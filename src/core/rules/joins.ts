@@ -21,8 +21,11 @@ const on = (alias: string, table: string, cond: Sql): Sql =>
   sql`LEFT JOIN ${ident(table)} AS ${ident(alias)} ON ${cond}`
 
 /**
- * In a client filter of a non-superuser, joined collections must be listable: a null listRule
- * refuses the path, a non-empty one is ANDed into the join so hidden rows read as NULL.
+ * In a client filter or sort of a non-superuser, joined collections must be listable: a null
+ * listRule refuses the path; a non-empty one becomes a condition of the join scope, as PocketBase
+ * applies it: a row of the scope whose joined record the requester cannot list is dropped (so a
+ * record whose only related records are hidden matches nothing, whatever the rest of the filter),
+ * while a link to nothing (no related record) stays.
  */
 function listRuleCondition(
   state: CompileState,
@@ -48,16 +51,18 @@ function listRuleCondition(
   return nested.finish(nested.compileNode(node))
 }
 
-/** `ON <cond>` plus the target's listRule when one applies. */
-function withRule(
+/** `LEFT JOIN <target> AS <alias> ON <cond>`, the target's listRule added to the scope's conditions. */
+function joinTarget(
   state: CompileState,
+  sink: JoinSink,
   target: Collection,
   alias: string,
   path: string,
   cond: Sql,
 ): Sql {
   const rule = listRuleCondition(state, target, alias, path)
-  return rule ? sql`${cond} AND (${rule})` : cond
+  if (rule) sink.conditions.push(sql`(${column(alias, 'id')} IS NULL OR (${rule}))`)
+  return on(alias, target.name, cond)
 }
 
 /** Joins the target of relation `field` at `base`; multi relations expand through json_each. */
@@ -73,13 +78,13 @@ export function joinRelation(
   const source = column(base.alias, field.name)
   if (!isMultiField(field)) {
     const alias = sink.join(key, 'r', (a) =>
-      on(a, target.name, withRule(state, target, a, path, sql`${column(a, 'id')} = ${source}`)),
+      joinTarget(state, sink, target, a, path, sql`${column(a, 'id')} = ${source}`),
     )
     return { collection: target, alias, multi: base.multi, key }
   }
   const each = joinEach(state, sink, `${key}:each`, source)
   const alias = sink.join(key, 'r', (a) =>
-    on(a, target.name, withRule(state, target, a, path, sql`${column(a, 'id')} = ${each}`)),
+    joinTarget(state, sink, target, a, path, sql`${column(a, 'id')} = ${each}`),
   )
   return { collection: target, alias, multi: true, key }
 }
@@ -162,26 +167,9 @@ export function joinBackRelation(
   const { source } = back
   const key = `${base.key}.${name}`
   const alias = sink.join(key, 'b', (a) =>
-    on(a, source.name, withRule(state, source, a, path, back.pointsHere(a))),
+    joinTarget(state, sink, source, a, path, back.pointsHere(a)),
   )
   return { collection: source, alias, multi: base.multi || !back.unique, key }
-}
-
-/**
- * `(SELECT COUNT(*) …)`: how many records of the back-relation `name` point to the row at
- * `base` (those a restricted requester can list). Null when `name` is not a back-relation.
- */
-export function countBackRelation(
-  state: CompileState,
-  base: PathBase,
-  name: string,
-  path: string,
-): Sql | null {
-  const back = backRelation(state, base, name)
-  if (!back) return null
-  const a = state.nextAlias('b')
-  const where = withRule(state, back.source, a, path, back.pointsHere(a))
-  return sql`(SELECT COUNT(*) FROM ${ident(back.source.name)} AS ${ident(a)} WHERE ${where})`
 }
 
 /** Joins `@collection.<name>[:alias]` with no condition: every row of it, multi-valued. */

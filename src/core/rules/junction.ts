@@ -5,7 +5,7 @@
  * instead of parsing every row's JSON:
  *
  *     <alias>.id IN (SELECT jt.record FROM <junction> AS jt [LEFT JOIN <target> AS r ON r.id =
- *       jt.value AND <listRule>] WHERE <the comparison over jt.value / r.col>)
+ *       jt.value] WHERE <the comparison over jt.value / r.col>)
  *
  * The junction holds the non-NULL values of `json_each(<field>)` per record, so the answer is
  * the same as through `(SELECT 1) LEFT JOIN json_each(<field>) ON 1 = 1` when a NULL item (a
@@ -150,7 +150,17 @@ function candidate(
   const allowed = new Set([`.${field.name}:each`, `.${field.name}`])
   for (const k of keys) if (!allowed.has(k)) return null
   if (field.type !== 'relation' && keys.has(`.${field.name}`)) return null
+  // NB: a client's join of the related records carries their listRule as a condition of the
+  // whole filter's scope (joins.ts): not a comparison's alone.
+  if (keys.has(`.${field.name}`) && state.ctx.restricted && joinedRule(state, field)) return null
   return { field, keys }
+}
+
+/** Whether the records relation `field` points to have a listRule that is not empty. */
+function joinedRule(state: CompileState, field: Field): boolean {
+  const id = field.options.collectionId
+  const target = typeof id === 'string' ? state.ctx.findCollection(id) : undefined
+  return (target?.listRule ?? '').trim() !== ''
 }
 
 /** The apply plan of a finished record pass, or null when no comparison can be rewritten. */

@@ -13,13 +13,7 @@ import {
   type JoinSink,
   type Operand,
 } from './context.js'
-import {
-  countBackRelation,
-  joinBackRelation,
-  joinEach,
-  joinRelation,
-  type PathBase,
-} from './joins.js'
+import { joinBackRelation, joinEach, joinRelation, type PathBase } from './joins.js'
 
 /** The modifiers a path may end with. */
 export const modifiers = ['lower', 'length', 'each', 'isset', 'changed'] as const
@@ -75,20 +69,13 @@ export function resolveFieldPath(
     const path = prefix + segments.slice(0, i + 1).join('.')
     const last = i === segments.length - 1
     const field = base.collection.fields.find((f) => f.name === seg)
-    if (
-      !field &&
-      modifier === 'length' &&
-      (last || (i === segments.length - 2 && segments[i + 1] === 'id'))
-    ) {
-      // `posts_via_author:length` / `posts_via_author.id:length`: how many records point here.
-      const count = countBackRelation(state, base, seg, path)
-      if (count) {
-        if (++hops > MAX_RELATION_DEPTH) tooDeep(name)
-        const typed = ctx.dialect.typedNumber(count)
-        return { sql: typed, type: 'number', integer: true, fromColumn: true, multi: base.multi }
-      }
-    }
     if (!field) {
+      // NB: as in PocketBase, a path cannot end at a back-relation (`posts_via_author:length`).
+      if (last && /^\w+_via_\w+$/.test(seg)) {
+        throw new RuleError(
+          `the back-relation "${path}" must be followed by a field ("${path}.id")`,
+        )
+      }
       const back = last ? null : joinBackRelation(state, sink, base, seg, path)
       if (!back) throw new RuleError(`unknown field "${path}"`)
       base = hop(back)
@@ -96,18 +83,14 @@ export function resolveFieldPath(
     }
     if (field.hidden && ctx.restricted) throw new RuleError(`the field "${path}" is hidden`)
     if (isJsonField(field)) return jsonPath(state, base, field, segments.slice(i + 1), modifier)
-    if (last) return lastField(state, sink, base, field, modifier, name)
+    if (last) return lastField(state, sink, base, field, modifier)
     if (field.type !== 'relation') {
       throw new RuleError(`unknown field "${prefix}${segments.slice(0, i + 2).join('.')}"`)
     }
-    // NB: `rel.id` of a single relation is the stored id; skip the join (unless a listRule applies).
-    if (
-      !isMultiField(field) &&
-      !ctx.restricted &&
-      i === segments.length - 2 &&
-      segments[i + 1] === 'id'
-    ) {
-      return lastField(state, sink, base, field, modifier, name)
+    // NB: `rel.id` of a single relation is the stored id: no join, so no listRule either, as in
+    // PocketBase (the id is the record's own column).
+    if (!isMultiField(field) && i === segments.length - 2 && segments[i + 1] === 'id') {
+      return lastField(state, sink, base, field, modifier)
     }
     base = hop(joinRelation(state, sink, base, field, path))
   }
@@ -124,7 +107,6 @@ function lastField(
   base: PathBase,
   field: Field,
   modifier: Modifier | null,
-  name: string,
 ): Operand {
   const { dialect, restricted } = state.ctx
   const col = column(base.alias, field.name)
@@ -140,32 +122,23 @@ function lastField(
   const type = isMultiField(field) ? 'text' : fieldValueType(field)
   // NB: SQLite's affinity of the column: NUMERIC for number, bool and JSON (multi-valued) ones.
   const affinity = type === 'text' && !isMultiField(field) ? 'text' : 'numeric'
-  switch (modifier) {
-    case null:
-      return { ...guarded, sql: whole, type, affinity }
-    case 'lower':
-      return { ...guarded, sql: dialect.lower(whole), type: 'text' }
-    case 'length':
-      // NB: counts typed as decimals, so a typed engine compares them with `1.5`.
-      if (isMultiField(field)) {
-        const len = dialect.typedNumber(dialect.jsonArrayLength(col))
-        return { ...common, sql: len, type: 'number', integer: true }
-      }
-      if (field.type === 'select' || field.type === 'relation' || field.type === 'file') {
-        const len = sql`(CASE WHEN COALESCE(${col}, '') = '' THEN 0 ELSE 1 END)`
-        return { ...common, sql: dialect.typedNumber(len), type: 'number', integer: true }
-      }
-      throw new RuleError(`the :length modifier needs a select, relation or file field ("${name}")`)
-    case 'each': {
-      if (!isMultiField(field)) {
-        throw new RuleError(`the :each modifier needs a multi-valued field ("${name}")`)
-      }
-      const value = joinEach(state, sink, `${base.key}.${field.name}:each`, col)
-      return { ...guarded, sql: value, type: 'any', multi: true }
-    }
-    default:
-      throw new RuleError(`the :${modifier} modifier applies only to @request.* fields ("${name}")`)
+  // NB: as PocketBase, a modifier that does not apply to the field (`title:length`,
+  // `views:each`, `title:isset`) is ignored: the field compares as it is.
+  const multi = isMultiField(field)
+  const listLike = field.type === 'select' || field.type === 'relation' || field.type === 'file'
+  if (modifier === 'lower') return { ...guarded, sql: dialect.lower(whole), type: 'text' }
+  if (modifier === 'length' && listLike) {
+    // NB: counts typed as decimals, so a typed engine compares them with `1.5`.
+    const len = multi
+      ? dialect.jsonArrayLength(col)
+      : sql`(CASE WHEN COALESCE(${col}, '') = '' THEN 0 ELSE 1 END)`
+    return { ...common, sql: dialect.typedNumber(len), type: 'number', integer: true }
   }
+  if (modifier === 'each' && multi) {
+    const value = joinEach(state, sink, `${base.key}.${field.name}:each`, col)
+    return { ...guarded, sql: value, type: 'any', multi: true }
+  }
+  return { ...guarded, sql: whole, type, affinity }
 }
 
 /** A JSON field with an optional path (`data.a.0.b`, `geo.lat`); digit segments are indexes. */
@@ -182,19 +155,11 @@ function jsonPath(
   const path = rest.map((s) =>
     /^[0-9]+$/.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) : s,
   )
-  const value = path.length === 0 ? dialect.jsonAsText(col) : dialect.jsonExtract(col, path)
+  // NB: as PocketBase, the whole document is read as `json_extract(doc, '$')` too: a JSON
+  // string compares as its text, `true` as 1.
+  const value = dialect.jsonExtract(col, path)
   const common = { fromColumn: true, multi: base.multi, noCoalesce: true } as const
-  switch (modifier) {
-    case null: {
-      // NB: the whole document is a column (NUMERIC affinity on SQLite); a path's value has none.
-      const affinity = path.length === 0 ? ({ affinity: 'numeric' } as const) : {}
-      return { ...common, ...affinity, sql: value, type: 'json', json: { doc: col, path } }
-    }
-    case 'lower':
-      return { ...common, sql: dialect.lower(value), type: 'json' }
-    default:
-      throw new RuleError(
-        `the :${modifier} modifier is not supported on JSON field "${field.name}"`,
-      )
-  }
+  if (modifier === 'lower') return { ...common, sql: dialect.lower(value), type: 'json' }
+  // NB: other modifiers are ignored, as PocketBase ignores them on JSON fields.
+  return { ...common, sql: value, type: 'json', json: { doc: col, path } }
 }

@@ -45,32 +45,22 @@ function numericText(x: Sql): Sql {
   )
 }
 
-/** The raw inputs of a JSON value: its JSON type and its text (`#>>`), or the whole document's. */
-function jsonInputs(value: SqliteValue, p: string): { inputs: [string, Sql][]; whole: boolean } {
+/**
+ * The raw inputs of a JSON value: its JSON type and its text (`#>>`) at its path, the whole
+ * document for an empty path (read as SQLite's `json_extract(doc, '$')` reads it).
+ */
+function jsonInputs(value: SqliteValue, p: string): [string, Sql][] {
   const { doc, path } = value.json ?? { doc: value.sql, path: [] }
-  if (path.length === 0) {
-    return {
-      inputs: [
-        [`${p}y`, sql`json_typeof(${doc})`],
-        [`${p}x`, sql`CAST(${doc} AS TEXT)`],
-      ],
-      whole: true,
-    }
-  }
   const at = param(path.map(String))
-  return {
-    inputs: [
-      [`${p}y`, sql`json_typeof(${doc} #> ${at}::text[])`],
-      [`${p}x`, sql`(${doc} #>> ${at}::text[])`],
-    ],
-    whole: false,
-  }
+  return [
+    [`${p}y`, sql`json_typeof(${doc} #> ${at}::text[])`],
+    [`${p}x`, sql`(${doc} #>> ${at}::text[])`],
+  ]
 }
 
 /** The text of a JSON value (over its bound inputs) as SQLite reads it. */
-function jsonText(y: Sql, x: Sql, whole: boolean): Sql {
+function jsonText(y: Sql, x: Sql): Sql {
   const number = sql`CAST(${x} AS DOUBLE PRECISION)`
-  if (whole) return sql`CASE ${y} WHEN 'number' THEN ${numericText(number)} ELSE ${x} END`
   // NB: json_extract gives a JSON integer as an integer (when it fits), others as REALs.
   return sql`CASE ${y} WHEN 'number' THEN (CASE WHEN ${x} ~ '^-?[0-9]{1,18}$' THEN ${x} ELSE ${realText(number)} END) WHEN 'boolean' THEN (CASE WHEN ${x} = 'true' THEN '1' ELSE '0' END) WHEN 'string' THEN ${x} WHEN 'object' THEN ${x} WHEN 'array' THEN ${x} END`
 }
@@ -93,10 +83,8 @@ function scalarText(kind: SqliteValue['kind'], v: Sql): Sql {
 
 /** The text SQLite reads a value as. */
 export function sqliteText(value: SqliteValue): Sql {
-  if (value.kind === 'json') {
-    const { inputs, whole } = jsonInputs(value, '')
-    return bind('_j', inputs, jsonText(name('y'), name('x'), whole))
-  }
+  if (value.kind === 'json')
+    return bind('_j', jsonInputs(value, ''), jsonText(name('y'), name('x')))
   if (value.kind === 'text') return sql`CAST(${value.sql} AS TEXT)`
   if (value.kind === 'bool') return scalarText('bool', value.sql)
   return scalarText(value.kind, sql`CAST(${value.sql} AS DOUBLE PRECISION)`)
@@ -112,15 +100,12 @@ export function sqliteNumber(value: SqliteValue): Sql {
   const x = name('x')
   const lead = sql`CAST(substring(${x} from ${param(NUMBER_PREFIX)}) AS DOUBLE PRECISION)`
   if (value.kind === 'json') {
-    const { inputs, whole } = jsonInputs(value, '')
     const y = name('y')
     const number = sql`CAST(${x} AS DOUBLE PRECISION)`
-    const bool = whole
-      ? sql``
-      : sql` WHEN 'boolean' THEN (CASE WHEN ${x} = 'true' THEN 1.0 ELSE 0.0 END) WHEN 'null' THEN NULL`
+    const bool = sql` WHEN 'boolean' THEN (CASE WHEN ${x} = 'true' THEN 1.0 ELSE 0.0 END) WHEN 'null' THEN NULL`
     return bind(
       '_n',
-      inputs,
+      jsonInputs(value, ''),
       sql`CASE WHEN ${y} IS NULL THEN NULL ELSE (CASE ${y} WHEN 'number' THEN ${number}${bool} ELSE COALESCE(${lead}, 0) END) END`,
     )
   }
@@ -149,19 +134,9 @@ function side(value: SqliteValue, p: string): Side {
   const isNull = sql`${v} IS NULL`
   switch (value.kind) {
     case 'json': {
-      const { inputs, whole } = jsonInputs(value, p)
+      const inputs = jsonInputs(value, p)
       const [y, x] = [name(`${p}y`), name(`${p}x`)]
-      const text = jsonText(y, x, whole)
-      if (whole) {
-        return {
-          inputs,
-          isNull: sql`${y} IS NULL`,
-          r: sql`(CASE WHEN ${y} IS NULL THEN NULL WHEN ${y} = 'number' THEN 1 ELSE 2 END)`,
-          n: sql`(CASE WHEN ${y} = 'number' THEN CAST(${x} AS DOUBLE PRECISION) END)`,
-          t: sql`(CASE WHEN ${y} <> 'number' THEN ${x} END)`,
-          text,
-        }
-      }
+      const text = jsonText(y, x)
       return {
         inputs,
         isNull: sql`COALESCE(${y}, 'null') = 'null'`,

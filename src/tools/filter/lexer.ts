@@ -140,15 +140,35 @@ function scanOperator(text: string, start: number): number {
   return end
 }
 
-/** Reads `'…'` or `"…"`; like fexpr, a backslash before the closing quote escapes it. */
+/** What a backslash followed by the key stands for in quoted text; others keep the backslash. */
+const escapes: Readonly<Record<string, string>> = {
+  '\\': '\\',
+  '"': '"',
+  "'": "'",
+  n: '\n',
+  t: '\t',
+  r: '\r',
+}
+
+/**
+ * Reads `'…'` or `"…"`. As PocketBase 0.40 reads them, a backslash escapes a backslash, either
+ * quote, `n`, `t` and `r` (`"back\\slash"` is `back\slash`, `"x\\"` ends after `x\`); before
+ * any other character it stays as written (`"a\b"` is `a\b`).
+ */
 function scanText(text: string, start: number): { end: number; value: string } {
   const q = text[start]!
   let i = start + 1
+  let value = ''
   while (i < text.length) {
-    if (text[i] === q && text[i - 1] !== '\\') {
-      const value = text.slice(start + 1, i).replaceAll(`\\${q}`, q)
-      return { end: i + 1, value }
+    const c = text[i]!
+    if (c === q) return { end: i + 1, value }
+    if (c === '\\' && i + 1 < text.length) {
+      const next = text[i + 1]!
+      value += Object.hasOwn(escapes, next) ? escapes[next] : c + next
+      i += 2
+      continue
     }
+    value += c
     i++
   }
   throw new FilterSyntaxError(

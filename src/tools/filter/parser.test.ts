@@ -49,7 +49,12 @@ describe('parseFilter', () => {
     ['title ~ "abc"', 'title ~ "abc"'],
     ["t = 'it\\'s'", `t = "it's"`],
     ['t = "say \\"hi\\""', 't = "say \\"hi\\""'],
-    ["t = 'a\\\"b'", 't = "a\\\\\\"b"'],
+    // NB: escapes as PocketBase 0.40 reads them: \\ \" \' \n \t \r; other backslashes stay.
+    ["t = 'a\\\"b'", 't = "a\\"b"'],
+    ['t = "back\\\\slash"', 't = "back\\\\slash"'],
+    ['t = "x\\\\" || u = 1', 'or(t = "x\\\\", u = #1)'],
+    ['t = "a\\b\\/\\u0041"', 't = "a\\\\b\\\\/\\\\u0041"'],
+    ['t = "a\\nb\\tc\\rd"', 't = "a\\nb\\tc\\rd"'],
     ["t = ''", 't = ""'],
     ['@request.auth.id != ""', '@request.auth.id != ""'],
     ['#x = _y', '#x = _y'],
