@@ -48,6 +48,7 @@ async function setUp(t: TestServer): Promise<void> {
       { name: 'secret', type: 'password', min: 8, max: 12 },
     ],
   })
+  await make({ name: 'members', type: 'auth', ...open })
   await make({
     name: 'needs',
     ...open,
@@ -178,6 +179,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       expect(yes.body.data).toEqual({
         flag: { code: 'validation_required', message: 'Cannot be blank.' },
       })
+      // An auth record's password checks answer alone, as PocketBase's auth form does.
+      const member = await create({}, 'members')
+      expect(Object.keys(member.body.data).sort()).toEqual(['password', 'passwordConfirm'])
       // An update too: the password's error comes with the others.
       const full = { txt: 'x', num: 1, flag: true, day: '2024-01-02', secret: 'pw' }
       const rec = await create(full, 'needs')

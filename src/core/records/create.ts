@@ -12,7 +12,7 @@ import { checkAuthCreate, checkCreatorManages } from './auth-rules.js'
 import { ErrorSet } from './error-set.js'
 import { planEmbeddings } from './embeddings.js'
 import { assignUploads, prepareUploads } from './files.js'
-import { applyBody, validateRecord } from './input.js'
+import { applyBody, authFormFailed, validateRecord } from './input.js'
 import { recordSatisfies, ruleCondition } from './query.js'
 import { guardedInsert, guardFailed, type RelationGuard } from './relations.js'
 import { assertWritable, generate, hashPasswords, saveRecord } from './save.js'
@@ -47,8 +47,9 @@ export async function createRecord(
   const prepared = await prepareUploads(collection, files)
   errors.merge(prepared.errors)
   errors.merge(assignUploads(collection, record, prepared.uploads, body, undefined))
-  if (!errors.isEmpty) {
-    // The other fields are reported in the same 400, as PocketBase lists every failing field.
+  if (!errors.isEmpty && !authFormFailed(collection, errors)) {
+    // The other fields are reported in the same 400, as PocketBase lists every failing field
+    // (except after an auth record's password or email checks, which it answers alone).
     const skip = new Set(
       collection.fields
         .filter((f) => f.type === 'password' || errors.has(f.name))
@@ -56,8 +57,8 @@ export async function createRecord(
     )
     const lookup = app.collections.lookup()
     errors.merge(await validateRecord(collection, record, { isNew: true, lookup, skip }))
-    errors.throwIf(messages.recordCreateFailed)
   }
+  errors.throwIf(messages.recordCreateFailed)
   // Embeddings before the transaction: the writer is not held while a provider answers.
   const plan = await planEmbeddings(app, collection, record, undefined, body)
   for (const [name, planned] of plan) record[name] = planned.vector

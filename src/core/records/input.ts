@@ -132,3 +132,17 @@ export function checkPasswordConfirm(
   }
   return {}
 }
+
+/** The keys of PocketBase's auth form, checked before the record's fields. */
+const AUTH_FORM_KEYS = ['email', 'verified', 'password', 'passwordConfirm', 'oldPassword']
+
+/**
+ * True when an auth record's form keys (`password`, `passwordConfirm`, `oldPassword`, `email`,
+ * `verified`) failed: PocketBase answers those alone, without validating the other fields.
+ */
+export function authFormFailed(
+  collection: Collection,
+  errors: { has(key: string): boolean },
+): boolean {
+  return collection.type === 'auth' && AUTH_FORM_KEYS.some((k) => errors.has(k))
+}

@@ -19,7 +19,7 @@ import {
   type EmbeddingPlan,
 } from './embeddings.js'
 import { assignUploads, prepareUploads } from './files.js'
-import { applyBody } from './input.js'
+import { applyBody, authFormFailed } from './input.js'
 import { recordSatisfies, ruleCondition } from './query.js'
 import { assertWritable, generate, hashPasswords, saveRecord } from './save.js'
 
@@ -87,6 +87,8 @@ export async function updateRecord(
           info,
         )
         found.merge(errors)
+        // After the updateRule, as PocketBase: an auth record's password errors answer alone.
+        if (authFormFailed(collection, found)) found.throwIf(messages.recordUpdateFailed)
         found.merge(assignUploads(collection, record, prepared.uploads, body, original))
         for (const [name, value] of hashed) record[name] = value
         applyEmbeddings(collection, record, original, body, plan, embedding)
