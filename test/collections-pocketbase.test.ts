@@ -46,6 +46,200 @@ describe.each([
     expect(res.status).toBe(204)
     const list = await t.api('GET', '/api/collections/members/records', { token: su() })
     expect(list.body.totalItems).toBe(0)
-    void patch
+  })
+
+  it('keeps the rules and fields of system collections, and an id, as PocketBase', async () => {
+    const rules = await patch('_superusers', { listRule: '' })
+    expect(rules.status).toBe(400)
+    expect(rules.body.data.listRule).toEqual({
+      code: 'validation_collection_system_rule_change',
+      message: 'System collection API rule cannot be changed.',
+    })
+    const fields = await patch('_mfas', { fields: [] })
+    expect(fields.status).toBe(400)
+    expect(fields.body.data.fields).toEqual({
+      code: 'validation_system_field_change',
+      message: 'System fields cannot be deleted or renamed.',
+    })
+    expect(fields.body.data.listRule.code).toBe('validation_invalid_rule')
+    const sys = await t.api('GET', '/api/collections/_superusers', { token: su() })
+    expect(sys.body.listRule).toBeNull()
+    expect(sys.body.indexes[1]).toBe(
+      "CREATE UNIQUE INDEX `idx_email_pbc_3142635823` ON `_superusers` (`email`) WHERE `email` != ''",
+    )
+    expect((await post({ name: 'plain' })).status).toBe(200)
+    const moved = await patch('plain', { id: 'other0000000001' })
+    expect(moved.status).toBe(404)
+    const again = await post({
+      id: (await t.api('GET', '/api/collections/plain', { token: su() })).body.id,
+      name: 'plain2',
+    })
+    expect(again.body.data.id.code).toBe('validation_invalid_or_existing_id')
+  })
+
+  it('shapes fields as PocketBase: help, no required on autodate, user stamps not system', async () => {
+    const res = await post({
+      name: 'stamped',
+      fields: [
+        { name: 'title', type: 'text', help: 'The title' },
+        { name: 'created', type: 'autodate', onCreate: true },
+        { name: 'updated', type: 'autodate', onCreate: true, onUpdate: true },
+      ],
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const [id, title, created, updated] = res.body.fields
+    expect(id).toMatchObject({ name: 'id', help: '', required: true })
+    expect(title).toMatchObject({ name: 'title', help: 'The title', required: false })
+    for (const f of [created, updated]) {
+      expect(f.system).toBe(false)
+      expect(f).not.toHaveProperty('required')
+      expect(f).not.toHaveProperty('help')
+    }
+    const neither = await post({ name: 'nodates', fields: [{ name: 'd', type: 'autodate' }] })
+    expect(neither.status).toBe(400)
+    expect(neither.body.data.fields['1']).toEqual({
+      onCreate: {
+        code: 'validation_required',
+        message: 'Either onCreate or onUpdate must be enabled.',
+      },
+      onUpdate: {
+        code: 'validation_required',
+        message: 'Either onCreate or onUpdate must be enabled.',
+      },
+    })
+  })
+
+  it('makes auth collections as PocketBase: field order, default indexes, defaults', async () => {
+    const res = await post({
+      name: 'people',
+      type: 'auth',
+      fields: [{ name: 'nick', type: 'text' }],
+      indexes: ['CREATE UNIQUE INDEX idx_people_nick ON people (nick)'],
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const names = res.body.fields.map((f: { name: string }) => f.name)
+    expect(names.slice(0, 7)).toEqual([
+      'id',
+      'nick',
+      'password',
+      'tokenKey',
+      'email',
+      'emailVisibility',
+      'verified',
+    ])
+    const id = res.body.id
+    expect(res.body.indexes).toEqual([
+      'CREATE UNIQUE INDEX idx_people_nick ON people (nick)',
+      `CREATE UNIQUE INDEX \`idx_tokenKey_${id}\` ON \`people\` (\`tokenKey\`)`,
+      `CREATE UNIQUE INDEX \`idx_email_${id}\` ON \`people\` (\`email\`) WHERE \`email\` != ''`,
+    ])
+    const byName = (n: string) => res.body.fields.find((f: { name: string }) => f.name === n)
+    expect(byName('password').max).toBe(0)
+    expect(byName('tokenKey').primaryKey).toBe(false)
+    expect(res.body.verificationTemplate.body).toContain('<a class="btn" href=')
+    // Emails stay unique whatever their case.
+    for (const [email, status] of [
+      ['Ann@example.com', 200],
+      ['ann@example.com', 400],
+    ] as const) {
+      const made = await t.api('POST', '/api/collections/people/records', {
+        token: su(),
+        body: { email, password: 'password123', passwordConfirm: 'password123' },
+      })
+      expect(made.status).toBe(status)
+    }
+    // An identity field needs a unique index of its own.
+    const loose = await patch('people', { passwordAuth: { identityFields: ['email', 'nick'] } })
+    expect(loose.status).toBe(200)
+    const bad = await post({
+      name: 'people2',
+      type: 'auth',
+      fields: [{ name: 'nick', type: 'text' }],
+      passwordAuth: { enabled: true, identityFields: ['nick'] },
+    })
+    expect(bad.body.data.passwordAuth.identityFields).toEqual({
+      code: 'validation_missing_unique_constraint',
+      message: "The field nick doesn't have a UNIQUE constraint.",
+      params: { fieldName: 'nick' },
+    })
+    // A field named like a system one but of another type becomes the system field.
+    const clash = await post({
+      name: 'people3',
+      type: 'auth',
+      fields: [{ name: 'email', type: 'text' }],
+    })
+    expect(clash.status).toBe(200)
+    expect(clash.body.fields[1]).toMatchObject({ name: 'email', type: 'email', system: true })
+  })
+
+  it('keeps index statements as written, rewriting them only for another table', async () => {
+    const res = await post({
+      name: 'indexed',
+      fields: [{ name: 'n', type: 'number' }],
+      indexes: ['CREATE INDEX idx_n ON indexed (n)'],
+    })
+    expect(res.body.indexes).toEqual(['CREATE INDEX idx_n ON indexed (n)'])
+    const renamed = await patch('indexed', { name: 'indexed2' })
+    expect(renamed.body.indexes).toEqual(['CREATE INDEX `idx_n` ON `indexed2` (`n`)'])
+  })
+
+  it('merges duplicate fields and reports field errors as PocketBase', async () => {
+    const dup = await post({
+      name: 'dups',
+      fields: [
+        { name: 'a', type: 'text' },
+        { name: 'a', type: 'number' },
+      ],
+    })
+    expect(dup.status).toBe(200)
+    expect(dup.body.fields[1]).toMatchObject({ name: 'a', type: 'number', id: 'text3904355907' })
+    const retype = await patch('dups', { fields: [{ ...dup.body.fields[1], type: 'bool' }] })
+    expect(retype.body.data.fields['1'].code).toBe('validation_field_type_change')
+    const long = await post({ name: 'x'.repeat(256) })
+    expect(long.body.data.name.code).toBe('validation_length_out_of_range')
+    expect((await post({ name: '_private' })).status).toBe(200)
+    const thumbs = await post({
+      name: 'thumbed',
+      fields: [{ name: 'f', type: 'file', thumbs: ['10x10', 'abc', '0x0'] }],
+    })
+    expect(thumbs.body.data.fields['1'].thumbs).toEqual({
+      '1': { code: 'validation_match_invalid', message: 'Must be in a valid format.' },
+      '2': { code: 'validation_not_in_invalid', message: 'Must not be in list.' },
+    })
+  })
+
+  it('checks view queries as PocketBase', async () => {
+    const view = (name: string, viewQuery: string) => post({ name, type: 'view', viewQuery })
+    const bare = await view('bare', 'SELECT id, n * 2 AS twice FROM indexed2')
+    expect(bare.status).toBe(400)
+    expect(bare.body.data.fields.code).toBe('validation_required')
+    expect(bare.body.data.viewQuery.message).toBe(
+      'Invalid query - invalid identifier parts [n * 2 AS twice].',
+    )
+    const empty = await view('empty', '')
+    expect(empty.body.data).toEqual({
+      fields: { code: 'validation_required', message: 'Cannot be blank.' },
+      viewQuery: { code: 'validation_required', message: 'Cannot be blank.' },
+    })
+    const ok = await view('twice', 'SELECT id, (n * 2) AS twice FROM indexed2')
+    expect(ok.status).toBe(200)
+    expect(ok.body.fields[1]).toMatchObject({ type: 'json', maxSize: 1 })
+    const scaffolds = await t.api('GET', '/api/collections/meta/scaffolds', { token: su() })
+    expect(scaffolds.body.view.fields).toEqual([])
+    expect(scaffolds.body.auth.indexes).toHaveLength(2)
+  })
+
+  it('imports beside a rule made stale by a deleted collection', async () => {
+    expect((await post({ name: 'gone', fields: [{ name: 'title', type: 'text' }] })).status).toBe(
+      200,
+    )
+    const rules = await post({ name: 'ruled', createRule: "@collection.gone.title = 'x'" })
+    expect(rules.status).toBe(200)
+    expect((await t.api('DELETE', '/api/collections/gone', { token: su() })).status).toBe(204)
+    const res = await t.api('PUT', '/api/collections/import', {
+      token: su(),
+      body: { collections: [{ name: 'unrelated', type: 'base', fields: [] }] },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(204)
   })
 })

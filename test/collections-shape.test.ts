@@ -66,7 +66,7 @@ describe('collection shapes: both views of one model', () => {
     expect(nested.body.data.authOptions.otp.code).toBe('validation_invalid_value')
     expect(nested.body.data.otp).toBeUndefined()
     const ids = await patch('members', { passwordAuth: { identityFields: ['nope'] } })
-    expect(ids.body.data.passwordAuth.identityFields.code).toBe('validation_in_invalid')
+    expect(ids.body.data.passwordAuth.identityFields.code).toBe('validation_missing_field')
 
     const c = await get('members')
     const bad = { name: 'kind', type: 'select', values: [], maxSelect: 1 }

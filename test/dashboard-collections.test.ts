@@ -124,7 +124,9 @@ describe('POST /api/collections/meta/dry-run-view', () => {
       body: { viewQuery: 'SELECT name FROM authors' },
     })
     expect(noId.status).toBe(400)
-    expect(noId.body.data.viewQuery.message).toBe('Invalid query - missing required "id" column.')
+    expect(noId.body.data.viewQuery.message).toBe(
+      "Invalid query - missing required id column (you can use `(ROW_NUMBER() OVER()) as id` if you don't have one).",
+    )
     const write = await t.api('POST', '/api/collections/meta/dry-run-view', {
       token: t.suToken,
       body: { viewQuery: 'DELETE FROM authors' },

@@ -125,10 +125,10 @@ describe('PUT /api/collections/import: a PocketBase v0.23 export, unchanged', ()
     ])
     expect(posts.fields.find((f: any) => f.name === 'created').system).toBe(false)
 
-    // Partial and expression indexes, in canonical form.
+    // Partial and expression indexes, kept as written (PocketBase's own text).
     expect(posts.indexes).toEqual([
       "CREATE UNIQUE INDEX `idx_posts_slug` ON `posts` (`slug`) WHERE `slug` != ''",
-      'CREATE INDEX `idx_posts_title_lower` ON `posts` (lower(`title`))',
+      'CREATE INDEX `idx_posts_title_lower` ON `posts` (lower(title))',
       'CREATE INDEX `idx_posts_author_created` ON `posts` (`author`, `created` DESC)',
     ])
     const ddl = await t.server.app.db.all<{ sql: string }>(
@@ -355,7 +355,11 @@ describe('PUT /api/collections/import: all or nothing', () => {
     expect(errors).toEqual({
       fields: {
         '2': {
-          name: { code: 'validation_duplicated_field_name', message: expect.any(String) },
+          name: {
+            code: 'validation_duplicated_field_name',
+            message: expect.any(String),
+            params: { fieldName: expect.any(String) },
+          },
         },
       },
     })

@@ -24,18 +24,22 @@ export function fieldToSchema(f: Field): Record<string, unknown> {
     system: f.system,
     hidden: f.hidden,
     presentable: f.presentable,
+    ...(f.type === 'autodate' ? {} : { help: f.help ?? '' }),
     options: f.options,
   }
 }
 
-/** The field in PocketBase v0.23's flat shape. */
+/**
+ * The field in PocketBase's flat shape: every type has `help` and `required` except autodate,
+ * which has neither (PocketBase 0.40).
+ */
 export function fieldToFlat(f: Field): Record<string, unknown> {
   return {
     ...f.options,
     id: f.id,
     name: f.name,
     type: f.type,
-    required: f.required,
+    ...(f.type === 'autodate' ? {} : { required: f.required, help: f.help ?? '' }),
     system: f.system,
     hidden: f.hidden,
     presentable: f.presentable,

@@ -1,4 +1,5 @@
 import { randomString } from '../../tools/ids.js'
+import { ensureAuthIndexes } from './index-text.js'
 import type { AuthOptions, Collection, CollectionType, Field } from './model.js'
 
 /** A field with every flag defaulted. */
@@ -12,6 +13,7 @@ export function makeField(partial: Partial<Field> & Pick<Field, 'name' | 'type'>
     system: partial.system ?? false,
     hidden: partial.hidden ?? false,
     presentable: partial.presentable ?? false,
+    help: partial.help ?? '',
     options: partial.options ?? {},
   }
 }
@@ -75,7 +77,7 @@ export function authFields(): Field[] {
       required: true,
       system: true,
       hidden: true,
-      options: { min: 8, max: 71, pattern: '', cost: 0 },
+      options: { min: 8, max: 0, pattern: '', cost: 0 },
     }),
     makeField({
       name: 'tokenKey',
@@ -83,7 +85,13 @@ export function authFields(): Field[] {
       required: true,
       system: true,
       hidden: true,
-      options: { min: 30, max: 60, pattern: '', autogeneratePattern: '[a-zA-Z0-9]{50}' },
+      options: {
+        min: 30,
+        max: 60,
+        pattern: '',
+        autogeneratePattern: '[a-zA-Z0-9]{50}',
+        primaryKey: false,
+      },
     }),
     makeField({
       name: 'email',
@@ -117,14 +125,14 @@ export function defaultAuthOptions(superusers = false): AuthOptions {
       length: 8,
       emailTemplate: template(
         'OTP for {APP_NAME}',
-        '<p>Hello,</p><p>Your one-time password is: <strong>{OTP}</strong></p><p>Thanks,<br/>{APP_NAME} team</p>',
+        "<p>Hello,</p>\n<p>Your one-time password is: <strong>{OTP}</strong></p>\n<p><i>If you didn't ask for the one-time password, you can ignore this email.</i></p>\n<p>\n  Thanks,<br/>\n  {APP_NAME} team\n</p>",
       ),
     },
     authAlert: {
       enabled: true,
       emailTemplate: template(
         'Login from a new location',
-        '<p>Hello,</p><p>We noticed a login to your {APP_NAME} account from a new location:</p><p><em>{ALERT_INFO}</em></p><p>Thanks,<br/>{APP_NAME} team</p>',
+        "<p>Hello,</p>\n<p>We noticed a login to your {APP_NAME} account from a new location:</p>\n<p><em>{ALERT_INFO}</em></p>\n<p><strong>If this wasn't you, you should immediately change your {APP_NAME} account password to revoke access from all other locations.</strong></p>\n<p>If this was you, you may disregard this email.</p>\n<p>\n  Thanks,<br/>\n  {APP_NAME} team\n</p>",
       ),
     },
     oauth2: {
@@ -139,15 +147,15 @@ export function defaultAuthOptions(superusers = false): AuthOptions {
     fileToken: { duration: 180, secret: secret() },
     verificationTemplate: template(
       'Verify your {APP_NAME} email',
-      '<p>Hello,</p><p>Thank you for joining us at {APP_NAME}.</p><p>Click on the link below to verify your email address.</p><p><a href="{APP_URL}/_/#/auth/confirm-verification/{TOKEN}">Verify</a></p><p>Thanks,<br/>{APP_NAME} team</p>',
+      '<p>Hello,</p>\n<p>Thank you for joining us at {APP_NAME}.</p>\n<p>Click on the button below to verify your email address.</p>\n<p>\n  <a class="btn" href="{APP_URL}/_/#/auth/confirm-verification/{TOKEN}" target="_blank" rel="noopener">Verify</a>\n</p>\n<p><i>If you didn\'t recently register, please ignore this email.</i></p>\n<p>\n  Thanks,<br/>\n  {APP_NAME} team\n</p>',
     ),
     resetPasswordTemplate: template(
       'Reset your {APP_NAME} password',
-      '<p>Hello,</p><p>Click on the link below to reset your password.</p><p><a href="{APP_URL}/_/#/auth/confirm-password-reset/{TOKEN}">Reset password</a></p><p>Thanks,<br/>{APP_NAME} team</p>',
+      '<p>Hello,</p>\n<p>Click on the button below to reset your password.</p>\n<p>\n  <a class="btn" href="{APP_URL}/_/#/auth/confirm-password-reset/{TOKEN}" target="_blank" rel="noopener">Reset password</a>\n</p>\n<p><i>If you didn\'t ask to reset your password, please ignore this email.</i></p>\n<p>\n  Thanks,<br/>\n  {APP_NAME} team\n</p>',
     ),
     confirmEmailChangeTemplate: template(
       'Confirm your {APP_NAME} new email address',
-      '<p>Hello,</p><p>Click on the link below to confirm your new email address.</p><p><a href="{APP_URL}/_/#/auth/confirm-email-change/{TOKEN}">Confirm new email</a></p><p>Thanks,<br/>{APP_NAME} team</p>',
+      '<p>Hello,</p>\n<p>Click on the button below to confirm your new email address.</p>\n<p>\n  <a class="btn" href="{APP_URL}/_/#/auth/confirm-email-change/{TOKEN}" target="_blank" rel="noopener">Confirm new email</a>\n</p>\n<p><i>If you didn\'t ask to change your email address, please ignore this email.</i></p>\n<p>\n  Thanks,<br/>\n  {APP_NAME} team\n</p>',
     ),
   }
 }
@@ -176,10 +184,17 @@ export function blankCollection(type: CollectionType, name = ''): Collection {
   }
 }
 
-/** The scaffolds of SPEC §2.5: base has only `id`; auth adds its system fields. */
+/**
+ * The scaffolds of SPEC §2.5: base has only `id`; auth adds its system fields and PocketBase's
+ * two default indexes (named with a random suffix, as PocketBase does); a view has no field.
+ */
 export function scaffold(type: CollectionType): Collection {
   const c = blankCollection(type)
   if (type === 'base') c.fields = [idField()]
-  if (type === 'auth') c.fields = [idField(), ...authFields()]
+  if (type === 'view') c.fields = []
+  if (type === 'auth') {
+    c.fields = [idField(), ...authFields()]
+    ensureAuthIndexes(c, randomString(10, 'abcdefghijklmnopqrstuvwxyz0123456789'))
+  }
   return c
 }

@@ -9,7 +9,7 @@ import {
 } from '../errors.js'
 import { applyCollectionInput, reshapeErrors, type FieldMerge, type InputShape } from './input.js'
 import { blankCollection } from './defaults.js'
-import { normalizeIndexes } from './indexes.js'
+import { ensureAuthIndexes, keepIndexes } from './index-text.js'
 import { ruleKeys, type Collection, type CollectionType } from './model.js'
 import { defaultSystemRules } from './system.js'
 import { validateCollection } from './validate.js'
@@ -272,7 +272,9 @@ export async function saveCollectionSet(
   const tables = plan.filter((i) => i.draft.type !== 'view')
   const views = plan.filter((i) => i.draft.type === 'view')
   for (const item of tables) {
-    normalizeIndexes(item.draft)
+    if (item.draft.id === '') item.draft.id = tx.collections.newId(item.draft)
+    ensureAuthIndexes(item.draft)
+    keepIndexes(item.draft)
     try {
       item.draft = await tx.collections.save(item.draft, item.old, { deferViews: true })
     } catch (err) {
@@ -294,12 +296,13 @@ export async function saveCollectionSet(
     first ??= failure
   }
   if (first) throw first
-  // What the import did not list must still hold: its relations and rules may name a
-  // collection that was dropped or changed.
+  // What the import did not list must still hold its fields (a relation may name a collection
+  // that was dropped). Its rules are not checked again: as in PocketBase, a rule made stale
+  // earlier (naming a collection deleted since) does not fail an unrelated import.
   const saved = new Set(plan.map((i) => i.draft.id))
   for (const c of tx.collections.all()) {
     if (saved.has(c.id)) continue
     const errors = validateCollection(c, c, lookup, tx.dbFor(c).dialect)
-    if (hasErrors(errors)) throw fail(c.name, c.id, errors)
+    if (errors.schema) throw fail(c.name, c.id, { schema: errors.schema })
   }
 }

@@ -51,6 +51,8 @@ class IndexSyntaxError extends Error {}
  */
 class IndexParser {
   private i = 0
+  /** The table name the statement was written with. */
+  table = ''
 
   constructor(
     private readonly tokens: SqlToken[],
@@ -111,7 +113,7 @@ class IndexParser {
     if (!word.test(name)) throw new IndexSyntaxError('Invalid index name.')
     this.expectKeyword('ON')
     // NB: the table is always the collection's own; the written name is not checked.
-    this.name()
+    this.table = this.name()
     this.expectOp('(')
     const columns: IndexColumn[] = []
     do columns.push(this.term())
@@ -359,6 +361,17 @@ export function desiredIndexes(collection: Collection): IndexSpec[] {
     })
   }
   return [...out, ...user]
+}
+
+/** The table an index statement names, or undefined when it does not parse. */
+export function indexTable(text: string, collection: Collection): string | undefined {
+  try {
+    const parser = new IndexParser(tokenizeSql(text), collection)
+    parser.statement()
+    return parser.table
+  } catch {
+    return undefined
+  }
 }
 
 /**

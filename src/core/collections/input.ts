@@ -5,7 +5,7 @@
 import { validationError, type ValidationErrors } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import { fieldToFlat, fieldToSchema } from './codec.js'
-import { makeField } from './defaults.js'
+import { defaultFieldId, makeField } from './defaults.js'
 import { applyAuthOptions } from './input-auth.js'
 import { isObject, pickEdited, sameValue, type InputShape } from './input-views.js'
 import { ruleKeys, type Collection, type Field } from './model.js'
@@ -57,12 +57,14 @@ function parseField(
   const bool = (k: string, d: boolean): boolean => (typeof raw[k] === 'boolean' ? raw[k] : d)
   const submittedId = typeof raw.id === 'string' && raw.id !== '' ? raw.id : undefined
   // The flag of `created`/`updated` follows the input (PocketBase v0.23 exports them either
-  // way); `id` and the auth fields stay system, other known fields keep their flag.
+  // way; sent with a new collection they are the user's, not system, as in PocketBase); `id`
+  // and the auth fields stay system, other known fields keep their flag.
   let system: boolean
   if (!existing) system = raw.system === true
   else if (type === 'autodate' && (name === 'created' || name === 'updated'))
-    system = bool('system', existing.system)
+    system = bool('system', fresh ? false : existing.system)
   else system = existing.system
+  const help = typeof raw.help === 'string' ? raw.help : (existing?.help ?? '')
   return makeField({
     id: existing && !fresh ? existing.id : (submittedId ?? existing?.id),
     name,
@@ -72,6 +74,7 @@ function parseField(
     system,
     hidden: bool('hidden', existing?.hidden ?? false),
     presentable: bool('presentable', existing?.presentable ?? false),
+    help: type === 'autodate' ? '' : help,
     options: { ...ft.defaultOptions(), ...base, ...options },
   })
 }
@@ -170,7 +173,7 @@ function applyFields(
       errs[key] = validationError('validation_invalid_value:fields')
       return { key, value: null, errs, failed: true }
     }
-    const value = mergeFields(target.fields, raw, errs, key, merge, fresh)
+    const value = mergeFields(target.fields, raw, errs, key, merge, fresh, target.type)
     return { key, value, errs, failed: Object.keys(errs).length > 0 }
   }
   const parsed = keys.map(parse)
@@ -178,7 +181,7 @@ function applyFields(
   if (parsed.length === 2) {
     // What each view yields when sent back as returned: the baseline an edit differs from.
     const baseline = (toView: (f: Field) => Record<string, unknown>, key: string) =>
-      mergeFields(target.fields, target.fields.map(toView), {}, key, merge, fresh)
+      mergeFields(target.fields, target.fields.map(toView), {}, key, merge, fresh, target.type)
     const schemaBase = baseline(fieldToSchema, 'schema')
     const flatBase = baseline(fieldToFlat, 'fields')
     const pick = pickEdited(
@@ -200,6 +203,28 @@ function applyFields(
   return chosen.key
 }
 
+/** The system fields of auth collections besides `id`. */
+const authFieldNames = new Set(['password', 'tokenKey', 'email', 'emailVisibility', 'verified'])
+
+/**
+ * A new auth collection's field named like one of its system fields but of another type
+ * (`{name: "email", type: "text"}`) becomes that system field, at the place and with the id it
+ * was sent with, as PocketBase does.
+ */
+function authFieldClash(
+  r: Record<string, unknown>,
+  current: Field[],
+  fresh: boolean,
+  type: Collection['type'],
+): Field | undefined {
+  if (!fresh || type !== 'auth' || typeof r.name !== 'string' || !authFieldNames.has(r.name))
+    return undefined
+  const sys = current.find((f) => f.system && f.name === r.name)
+  if (!sys || typeof r.type !== 'string' || r.type === sys.type) return undefined
+  const id = typeof r.id === 'string' && r.id !== '' ? r.id : defaultFieldId(r.type, r.name)
+  return { ...structuredClone(sys), id }
+}
+
 function mergeFields(
   current: Field[],
   rawFields: unknown[],
@@ -207,6 +232,7 @@ function mergeFields(
   key: string,
   merge: FieldMerge,
   fresh: boolean,
+  type: Collection['type'],
 ): Field[] {
   const out: Field[] = []
   const fieldErrors: ValidationErrors = {}
@@ -229,25 +255,39 @@ function mergeFields(
           !rawFields.some((o) => isObject(o) && o !== r && o.id === f.id),
       )
     const errs: ValidationErrors = {}
-    const field = parseField(raw, existing, fresh, errs)
+    const field = existing
+      ? parseField(raw, existing, fresh, errs)
+      : (authFieldClash(r, current, fresh, type) ?? parseField(raw, existing, fresh, errs))
     if (Object.keys(errs).length > 0) fieldErrors[String(i)] = errs
     if (field) {
-      out.push(field)
-      if (existing) used.add(existing.id)
+      // As in PocketBase, a later field with the id or the name of an earlier one replaces it
+      // (keeping the earlier one's id).
+      const earlier = out.findIndex((o) => o.id === field.id || o.name === field.name)
+      if (earlier >= 0) out[earlier] = { ...field, id: out[earlier]!.id }
+      else out.push(field)
+      const taken = existing ?? current.find((f) => f.system && f.name === field.name)
+      if (existing || field.system) used.add(taken?.id ?? field.id)
     }
   })
   if (Object.keys(fieldErrors).length > 0) errors[key] = fieldErrors
   if (merge === 'keep-missing') {
     for (const f of current) if (!used.has(f.id) && !out.some((o) => o.id === f.id)) out.push(f)
   } else {
-    // System fields are never dropped by omission: the leading ones (id, auth fields) go
-    // first and the autodate ones last, as in a fresh collection.
+    // As in PocketBase, the primary key and the auth fields are never dropped by omission: a
+    // missing `id` goes first and missing auth fields after the submitted ones. So are the
+    // `created`/`updated` stamps (DECISIONS), last. Another system field left out is an error.
+    const isId = (f: Field) => f.name === 'id' && f.options.primaryKey === true
+    const restored = (f: Field) =>
+      isId(f) ||
+      (type === 'auth' && authFieldNames.has(f.name)) ||
+      (f.type === 'autodate' && (f.name === 'created' || f.name === 'updated'))
     const missing = current.filter(
-      (f) => f.system && !used.has(f.id) && !out.some((o) => o.id === f.id),
+      (f) => f.system && restored(f) && !used.has(f.id) && !out.some((o) => o.id === f.id),
     )
     return [
-      ...missing.filter((f) => f.type !== 'autodate'),
+      ...missing.filter(isId),
       ...out,
+      ...missing.filter((f) => f.type !== 'autodate' && !isId(f)),
       ...missing.filter((f) => f.type === 'autodate'),
     ]
   }
@@ -275,9 +315,9 @@ function flattenFieldErrors(errors: ValidationErrors): ValidationErrors {
 export function reshapeErrors(errors: ValidationErrors, shape: InputShape): ValidationErrors {
   const out: ValidationErrors = { ...errors }
   const schema = out.schema
-  if (shape.fieldsKey === 'fields' && schema && !('code' in schema)) {
+  if (shape.fieldsKey === 'fields' && schema && !out.fields) {
     delete out.schema
-    out.fields = flattenFieldErrors(schema)
+    out.fields = 'code' in schema ? schema : flattenFieldErrors(schema)
   }
   const auth = out.authOptions
   if (auth && !('code' in auth)) {

@@ -19,6 +19,8 @@ export interface Field {
   /** Hidden fields are not returned to, writable by, or filterable by non-superusers. */
   hidden: boolean
   presentable: boolean
+  /** PocketBase's help text for the field (`""` when absent); autodate fields have none. */
+  help?: string
   /** Type-specific options (see `core/fields`). */
   options: Record<string, unknown>
 }

@@ -16,7 +16,7 @@ import { applyCollectionInput, reshapeErrors, type FieldMerge, type InputShape }
 import { importCollections } from './import.js'
 import { createLookup, type CollectionLookup } from './lookup.js'
 import { aroundCollectionWrite } from './model-hooks.js'
-import { normalizeIndexes } from './indexes.js'
+import { ensureAuthIndexes, keepIndexes } from './index-text.js'
 import { blankCollection, crc32 } from './defaults.js'
 import type { AuthOptions, Collection, CollectionType } from './model.js'
 import { dropSchema, ensureDerivedSchema, syncSchema } from './schema-sync.js'
@@ -25,7 +25,7 @@ import { systemCollections, systemDatabase } from './system.js'
 import { deleteFiles, deletePrefixLater, fileNames } from '../records/files.js'
 import { recordFromRow } from '../records/serialize.js'
 import { validateCollection } from './validate.js'
-import { deriveViewFields } from './view.js'
+import { deriveViewFields, MISSING_VIEW_ID } from './view.js'
 
 interface CollectionRow {
   id: string
@@ -135,6 +135,8 @@ export class CollectionService {
     }
     const draft = blankCollection(type)
     const shape = applyCollectionInput(draft, input, errors, { fresh: true })
+    if (draft.id !== '' && this.all().some((o) => o.id === draft.id))
+      errors.id = validationError('validation_invalid_or_existing_id')
     if (hasErrors(errors))
       throw badRequest(messages.collectionCreateFailed, reshapeErrors(errors, shape))
     return this.app.runInTransaction((tx) =>
@@ -149,6 +151,9 @@ export class CollectionService {
     merge: FieldMerge = 'replace',
   ): Promise<Collection> {
     const old = this.get(idOrName)
+    // PocketBase saves the body's id over the stored one and finds no row to update: a 404,
+    // nothing changed. An id is never changed.
+    if (typeof input.id === 'string' && input.id !== '' && input.id !== old.id) throw notFound()
     const draft = structuredClone(old)
     const errors: ValidationErrors = {}
     if ('type' in input && input.type !== old.type) {
@@ -173,15 +178,26 @@ export class CollectionService {
     shape?: InputShape,
   ): Promise<Collection> {
     if (draft.type === 'view') {
+      // As PocketBase, a view whose query fails has no fields either: both are reported.
+      if ((draft.viewQuery ?? '').trim() === '')
+        throw badRequest(message, {
+          fields: validationError('validation_required'),
+          viewQuery: validationError('validation_required'),
+        })
       const problem = await deriveViewFields(this.app, draft)
       if (problem)
         throw badRequest(message, {
+          fields: validationError(
+            problem === MISSING_VIEW_ID ? 'validation_missing_primary_key' : 'validation_required',
+          ),
           viewQuery: validationError('validation_invalid_view_query', { problem }),
         })
     }
+    if (draft.id === '') draft.id = this.newId(draft)
+    ensureAuthIndexes(draft)
     const errors = validateCollection(draft, old, this.lookup(), this.app.dbFor(draft).dialect)
     if (hasErrors(errors)) throw badRequest(message, shape ? reshapeErrors(errors, shape) : errors)
-    normalizeIndexes(draft)
+    keepIndexes(draft)
     try {
       return await this.save(draft, old)
     } catch (err) {

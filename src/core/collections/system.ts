@@ -1,7 +1,7 @@
 import type { DatabaseName } from '../../store/store.js'
 import { getFieldType } from '../fields/registry.js'
 import { blankCollection, defaultAuthOptions, makeField } from './defaults.js'
-import type { Collection, Field, RuleKey } from './model.js'
+import type { Collection, RuleKey } from './model.js'
 import {
   allRules,
   owner,
@@ -10,27 +10,7 @@ import {
   teamMember,
   type RuleChange,
 } from './system-rules.js'
-
-type Spec = Partial<Field> & Pick<Field, 'name' | 'type'>
-
-const text = (name: string, extra: Partial<Field> = {}): Spec => ({ name, type: 'text', ...extra })
-const bool = (name: string): Spec => ({ name, type: 'bool' })
-const date = (name: string): Spec => ({ name, type: 'date' })
-const json = (name: string): Spec => ({ name, type: 'json' })
-const select = (name: string, values: string[]): Spec => ({
-  name,
-  type: 'select',
-  options: { values, maxSelect: 1 },
-})
-const relation = (name: string, collectionId: string, cascadeDelete = true): Spec => ({
-  name,
-  type: 'relation',
-  required: true,
-  options: { collectionId, cascadeDelete, minSelect: 0, maxSelect: 1 },
-})
-
-/** A required system text field, as PocketBase defines its own collections' fields. */
-const ref = (name: string): Spec => text(name, { required: true, system: true })
+import { bool, date, json, ref, relation, select, text, type Spec } from './system-fields.js'
 
 interface SystemSpec {
   id: string
@@ -64,7 +44,7 @@ const specs: SystemSpec[] = [
     fields: [],
     indexes: [
       'CREATE UNIQUE INDEX `idx_tokenKey_pbc_3142635823` ON `_superusers` (`tokenKey`)',
-      "CREATE UNIQUE INDEX `idx_email_pbc_3142635823` ON `_superusers` (`email` COLLATE NOCASE) WHERE `email` != ''",
+      "CREATE UNIQUE INDEX `idx_email_pbc_3142635823` ON `_superusers` (`email`) WHERE `email` != ''",
     ],
   },
   {
@@ -92,7 +72,7 @@ const specs: SystemSpec[] = [
     },
     indexes: [
       'CREATE UNIQUE INDEX `idx_tokenKey__pb_users_auth_` ON `users` (`tokenKey`)',
-      "CREATE UNIQUE INDEX `idx_email__pb_users_auth_` ON `users` (`email` COLLATE NOCASE) WHERE `email` != ''",
+      "CREATE UNIQUE INDEX `idx_email__pb_users_auth_` ON `users` (`email`) WHERE `email` != ''",
     ],
   },
   // PocketBase's own system collections, with its exact rules and indexes (v0.23+).
@@ -391,8 +371,10 @@ export function systemCollections(): Collection[] {
     const extra = spec.fields.map((f) =>
       makeField({ ...f, options: { ...getFieldType(f.type)?.defaultOptions(), ...f.options } }),
     )
-    // Keep created/updated last, like PocketBase's default layout.
+    // Keep created/updated last, like PocketBase's default layout; on `users` (not a system
+    // collection) they are ordinary fields, as in PocketBase.
     const stamps = c.fields.filter((f) => f.type === 'autodate')
+    if (!c.system) for (const f of stamps) f.system = false
     c.fields = [...c.fields.filter((f) => f.type !== 'autodate'), ...extra, ...stamps]
     Object.assign(
       c,
@@ -401,6 +383,14 @@ export function systemCollections(): Collection[] {
     )
     c.indexes = spec.indexes ?? []
     if (spec.name === '_superusers') c.authOptions = defaultAuthOptions(true)
+    if (spec.id === USERS_ID && c.authOptions) {
+      c.authOptions.oauth2.mappedFields = {
+        id: '',
+        name: 'name',
+        username: '',
+        avatarURL: 'avatar',
+      }
+    }
     if (spec.database) c.database = spec.database
     return c
   })

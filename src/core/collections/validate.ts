@@ -4,6 +4,7 @@ import { getFieldType } from '../fields/registry.js'
 import { validateRelationOptions } from '../fields/relation.js'
 import type { FieldLookup } from '../fields/field-type.js'
 import { validateRule } from '../rules/index.js'
+import { hasUniqueIndexOn } from './index-text.js'
 import { parseIndex } from './indexes.js'
 import { ruleKeys, type Collection } from './model.js'
 
@@ -51,7 +52,7 @@ export function validateCollection(
   }
   if (old?.system) {
     for (const key of ruleKeys) {
-      if (c[key] !== old[key] && c.name !== '_superusers') {
+      if (c[key] !== old[key]) {
         errors[key] = validationError('validation_collection_system_rule_change')
       }
     }
@@ -62,6 +63,8 @@ export function validateCollection(
     missingIds: (col, ids) => lookup.missingIds(col, ids),
   }
   const fieldErrors = validateFields(c, old, before)
+  // A list-wide error (a system field gone) still lets the rules be checked, as in PocketBase.
+  const fieldsBroken = Object.keys(fieldErrors).length > 0 && !('code' in fieldErrors)
   if (Object.keys(fieldErrors).length > 0) errors.schema = fieldErrors
   for (const key of ruleKeys) {
     const rule = c[key]
@@ -69,7 +72,7 @@ export function validateCollection(
       errors[key] = validationError('validation_nil')
       continue
     }
-    if (rule === null || rule.trim() === '' || errors.schema) continue
+    if (rule === null || rule.trim() === '' || fieldsBroken) continue
     const problem = validateRule(rule, c, (n) => lookup.findCollection(n), dialect)
     if (problem) errors[key] = validationError('validation_invalid_rule', { problem })
   }
@@ -93,16 +96,15 @@ function validateName(
     return
   }
   if (c.name === '') errors.name = required()
-  else if (c.name.length > 255 || !word.test(c.name)) {
+  else if (c.name.length > 255) {
+    errors.name = validationError('validation_length_out_of_range', { min: 1, max: 255 })
+  } else if (!word.test(c.name)) {
     errors.name = validationError('validation_match_invalid')
   } else if (c.name.includes('_via_')) {
     errors.name = validationError('validation_found_via')
-  } else if (!c.system && c.name.startsWith('_') && c.name !== old?.name) {
+  } else if (internalTables.has(c.name.toLowerCase())) {
     errors.name = validationError('validation_collection_name_invalid')
-  } else if (
-    internalTables.has(c.name.toLowerCase()) ||
-    c.name.toLowerCase().startsWith('sqlite_')
-  ) {
+  } else if (c.name.toLowerCase().startsWith('sqlite_')) {
     errors.name = validationError('validation_collection_name_invalid:reserved')
   } else {
     for (const other of lookup.all()) {
@@ -123,20 +125,21 @@ function validateFields(
   c: Collection,
   old: Collection | undefined,
   lookup: FieldLookup,
-): ValidationErrors {
+): ValidationErrors | FieldError {
   const errors: ValidationErrors = {}
   const names = new Set<string>()
   const ids = new Set<string>()
   c.fields.forEach((f, i) => {
     const e: ValidationErrors = {}
     if (f.name === '') e.name = required()
-    else if (f.name.length > 100 || !word.test(f.name))
-      e.name = validationError('validation_match_invalid')
+    else if (f.name.length > 100)
+      e.name = validationError('validation_length_out_of_range', { min: 1, max: 100 })
+    else if (!word.test(f.name)) e.name = validationError('validation_match_invalid')
     else if (reservedFieldNames.has(f.name.toLowerCase()))
       e.name = validationError('validation_not_in_invalid')
     else if (f.name.includes('_via_')) e.name = validationError('validation_found_via')
     else if (names.has(f.name.toLowerCase()))
-      e.name = validationError('validation_duplicated_field_name')
+      e.name = validationError('validation_duplicated_field_name', { fieldName: f.name })
     else if (c.type === 'auth' && (f.name === 'passwordConfirm' || f.name === 'oldPassword')) {
       e.name = validationError('validation_not_in_invalid')
     }
@@ -144,9 +147,11 @@ function validateFields(
     if (ids.has(f.id)) e.id = validationError('validation_duplicated_field_id')
     ids.add(f.id)
     const prev = old?.fields.find((o) => o.id === f.id)
-    if (prev && prev.type !== f.type) e.type = validationError('validation_field_type_change')
-    if (prev?.system && prev.name !== f.name)
-      e.name = validationError('validation_system_field_change')
+    if (prev && prev.type !== f.type) {
+      // PocketBase reports it for the whole field (`fields.1`), nothing else about it.
+      errors[String(i)] = validationError('validation_field_type_change')
+      return
+    }
     const ft = getFieldType(f.type)
     if (!ft) e.type = validationError('validation_in_invalid')
     else if (c.type !== 'view') {
@@ -162,14 +167,18 @@ function validateFields(
   if (!idField || idField.type !== 'text' || idField.options.primaryKey !== true) {
     errors.id = validationError('validation_missing_primary_key')
   }
+  // PocketBase reports a renamed or removed system field once, for the whole list.
+  const systemChanged = (old?.fields ?? []).some((prev) => {
+    if (!prev.system) return false
+    const now = c.fields.find((f) => f.id === prev.id)
+    return !now || now.name !== prev.name
+  })
+  if (systemChanged && !Object.keys(errors).some((k) => /^\d+$/.test(k))) {
+    return validationError('validation_system_field_change')
+  }
   if (c.type === 'auth') {
     for (const [name, key] of Object.entries(authSystemFields)) {
       if (!c.fields.some((f) => f.name === name && f.system)) errors[name] = validationError(key)
-    }
-  }
-  for (const prev of old?.fields ?? []) {
-    if (prev.system && !c.fields.some((f) => f.id === prev.id)) {
-      errors[prev.name] = validationError('validation_system_field_change:removed')
     }
   }
   return errors
@@ -215,12 +224,8 @@ function validateAuthOptions(
     }
     if (Object.keys(tokenErrors).length > 0) e[key] = tokenErrors
   }
-  const ids = o.passwordAuth.identityFields
-  if (!Array.isArray(ids) || ids.some((n) => !c.fields.some((f) => f.name === n))) {
-    e.passwordAuth = {
-      identityFields: validationError('validation_in_invalid:identity_fields'),
-    }
-  }
+  const identity = identityFieldsError(c)
+  if (identity) e.passwordAuth = { identityFields: identity }
   if (o.otp.enabled && (o.otp.duration < 10 || o.otp.duration > 86400 || o.otp.length < 4)) {
     e.otp = validationError('validation_invalid_value:otp')
   }
@@ -238,6 +243,24 @@ function validateAuthOptions(
     if (methods < 2) e.mfa = validationError('validation_mfa_not_enough_auths')
   }
   if (Object.keys(e).length > 0) errors.authOptions = e
+}
+
+/**
+ * PocketBase's checks of `passwordAuth.identityFields`: not empty while password auth is on,
+ * each an existing field with a unique index on it alone (or svcbase's `unique` flag).
+ */
+function identityFieldsError(c: Collection): FieldError | undefined {
+  const { enabled, identityFields: ids } = c.authOptions!.passwordAuth
+  if (!Array.isArray(ids) || ids.some((n) => typeof n !== 'string'))
+    return validationError('validation_in_invalid:identity_fields')
+  if (enabled && ids.length === 0) return required()
+  for (const fieldName of ids) {
+    const f = c.fields.find((x) => x.name === fieldName)
+    if (!f) return validationError('validation_missing_field', { fieldName })
+    if (!f.unique && !hasUniqueIndexOn(c, fieldName))
+      return validationError('validation_missing_unique_constraint', { fieldName })
+  }
+  return undefined
 }
 
 function validateIndexes(c: Collection, all: Collection[], errors: ValidationErrors): void {

@@ -164,3 +164,37 @@ export function typeOfExpression(expr: string): 'number' | 'text' | 'bool' | 'js
   if (/^json_/i.test(e)) return 'json'
   return null
 }
+
+/**
+ * True when PocketBase can read a view column's expression: one name or literal, a dotted
+ * `alias.name`, or one parenthesised group or function call (`(views * 2)`, `COUNT(*)`,
+ * `CAST(x AS TEXT)`). A bare expression such as `views * 2` is refused as "invalid identifier
+ * parts", as PocketBase does.
+ */
+export function isReadableColumn(expr: string): boolean {
+  let tokens: SqlToken[]
+  try {
+    tokens = tokenizeSql(expr)
+  } catch {
+    return true
+  }
+  if (tokens.length <= 1 || columnReference(expr)) return true
+  const open = isOp(tokens[0], '(') ? 0 : isName(tokens[0]) && isOp(tokens[1], '(') ? 1 : -1
+  if (open < 0) return false
+  let depth = 0
+  for (let i = open; i < tokens.length; i++) {
+    if (isOp(tokens[i], '(')) depth++
+    else if (isOp(tokens[i], ')') && --depth === 0) return i === tokens.length - 1
+  }
+  return false
+}
+
+/** True when a query holds more than one statement (a `;` before its end). */
+export function hasManyStatements(query: string): boolean {
+  try {
+    const tokens = tokenizeSql(query.trim().replace(/;\s*$/, ''))
+    return tokens.some((t) => isOp(t, ';'))
+  } catch {
+    return false
+  }
+}

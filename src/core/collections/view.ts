@@ -3,7 +3,18 @@ import type { App } from '../app.js'
 import { getFieldType } from '../fields/registry.js'
 import { defaultFieldId, makeField } from './defaults.js'
 import type { Collection, Field } from './model.js'
-import { columnReference, readSelect, typeOfExpression, type SelectShape } from './view-columns.js'
+import {
+  columnReference,
+  hasManyStatements,
+  isReadableColumn,
+  readSelect,
+  typeOfExpression,
+  type SelectShape,
+} from './view-columns.js'
+
+/** The problem of a view query without an `id` column, in PocketBase's words. */
+export const MISSING_VIEW_ID =
+  "missing required id column (you can use `(ROW_NUMBER() OVER()) as id` if you don't have one)."
 
 /** PocketBase's `id` field of a view: required, with the default id pattern, never generated. */
 function viewIdField(): Field {
@@ -37,6 +48,8 @@ function fieldForExpression(col: QueryColumn, expression: string | undefined): F
           : 'json')
   const options = { ...getFieldType(type)?.defaultOptions() }
   if (type === 'number' && /^count\s*\(/i.test(expression ?? '')) options.onlyInt = true
+  // PocketBase gives an expression's json field a maxSize of 1.
+  if (type === 'json') options.maxSize = 1
   return makeField({ name: col.name, type, options })
 }
 
@@ -74,6 +87,7 @@ function findSourceField(
  */
 export async function deriveViewFields(app: App, view: Collection): Promise<string | null> {
   let query = (view.viewQuery ?? '').trim().replace(/;\s*$/, '')
+  if (hasManyStatements(query)) return 'multiple statements are not supported.'
   if (!/^(SELECT|WITH)\b/i.test(query)) return 'the query must be a single SELECT statement.'
   let columns: QueryColumn[]
   try {
@@ -83,11 +97,17 @@ export async function deriveViewFields(app: App, view: Collection): Promise<stri
     return err instanceof Error ? err.message : String(err)
   }
   if (columns.some((c) => c.name === '*')) return 'wildcard columns are not supported.'
-  if (!columns.some((c) => c.name === 'id')) return 'missing required "id" column.'
+  if (!columns.some((c) => c.name === 'id')) return MISSING_VIEW_ID
   const shape = readSelect(
     query,
     columns.map((c) => c.name),
   )
+  for (const [n, col] of columns.entries()) {
+    const expression = shape?.expressions[n]
+    if (expression === undefined || isReadableColumn(expression)) continue
+    const written = expression === col.name ? expression : `${expression} AS ${col.name}`
+    return `invalid identifier parts [${written}].`
+  }
   const names = new Set<string>()
   const ids = new Set<string>()
   const fields: Field[] = []

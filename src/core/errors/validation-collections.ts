@@ -17,21 +17,20 @@ export const collectionCodes = {
   // name and type
   validation_collection_type_change: 'Collection type cannot be changed.',
   validation_collection_system_name_change: 'System collection name cannot be changed.',
-  validation_collection_system_rule_change: 'System collection rules cannot be changed.',
+  validation_collection_system_rule_change: 'System collection API rule cannot be changed.',
   validation_found_via: 'The name must not contain "_via_".',
-  validation_collection_name_invalid:
-    'Collection names starting with "_" are reserved for system collections.',
+  validation_collection_name_invalid: "The name shouldn't match with an existing internal table.",
   'validation_collection_name_invalid:reserved': 'The name is reserved.',
+  validation_invalid_or_existing_id: 'The model id is invalid or already exists.',
   validation_collection_name_exists: 'Collection name must be unique (case insensitive).',
   validation_collection_name_id_duplicate: 'The name must not match an existing collection id.',
   validation_collection_system: 'System collections cannot be deleted.',
   // fields
-  validation_duplicated_field_name: 'Duplicated or invalid field name.',
+  validation_duplicated_field_name: 'Duplicated or invalid field name {fieldName}.',
   validation_duplicated_field_id: 'Duplicated or invalid field id.',
   validation_field_type_change: 'Field type cannot be changed.',
-  validation_system_field_change: 'System fields cannot be renamed.',
-  'validation_system_field_change:removed': 'System fields cannot be removed.',
-  validation_missing_primary_key: 'Missing or invalid "id" primary key field.',
+  validation_system_field_change: 'System fields cannot be deleted or renamed.',
+  validation_missing_primary_key: 'Missing or invalid "id" PK field.',
   validation_missing_password_field: 'Missing system "password" field.',
   validation_missing_tokenkey_field: 'Missing system "tokenKey" field.',
   validation_missing_email_field: 'Missing system "email" field.',
@@ -43,6 +42,8 @@ export const collectionCodes = {
   'validation_min_greater_equal_than_required:token_duration':
     'Must be between 10 and 94670856 seconds.',
   'validation_in_invalid:identity_fields': 'Every identity field must be an existing field.',
+  validation_missing_field: 'Invalid or missing field {fieldName}.',
+  validation_missing_unique_constraint: "The field {fieldName} doesn't have a UNIQUE constraint.",
   'validation_invalid_value:otp': 'OTP duration must be 10-86400 seconds and length at least 4.',
   validation_mfa_not_enough_auths: 'MFA requires at least two enabled auth methods.',
   // indexes and views

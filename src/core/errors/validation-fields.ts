@@ -6,7 +6,7 @@ import type { Args, Entry } from './catalogue.js'
 
 /** Field error entries of record fields and their options. */
 export const fieldCodes = {
-  'validation_required:autodate': 'At least one of onCreate or onUpdate must be enabled.',
+  'validation_required:autodate': 'Either onCreate or onUpdate must be enabled.',
   validation_unsupported_value_type: 'Invalid or unsupported value type.',
   'validation_unsupported_value_type:expected': 'Must be {expected}, not {actual}.',
   'validation_unsupported_value_type:list': 'Each value must be a string, not {actual}.',
@@ -74,5 +74,4 @@ export const fieldCodes = {
   // backups
   validation_backup_name_exists: 'The backup file name is invalid or already exists.',
   'validation_backup_name_exists:upload': 'Backup file with the specified name already exists.',
-  validation_invalid_thumb_format: 'Incorrect thumb format {value}.',
 } as const satisfies Record<string, Entry>

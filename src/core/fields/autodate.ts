@@ -23,7 +23,8 @@ export function autodateValue(field: Field, isNew: boolean, now: string): string
 export const autodateField: FieldType = {
   type: 'autodate',
   column: () => 'text',
-  defaultOptions: () => ({ onCreate: true, onUpdate: false }),
+  // PocketBase's zero values: a new autodate field must enable one of them.
+  defaultOptions: () => ({ onCreate: false, onUpdate: false }),
   validateOptions(field) {
     const errors = collectErrors({
       onCreate: checkBool(field, 'onCreate'),
@@ -31,6 +32,7 @@ export const autodateField: FieldType = {
     })
     if (!errors.onCreate && !boolOption(field, 'onCreate') && !boolOption(field, 'onUpdate')) {
       errors.onCreate = validationError('validation_required:autodate')
+      if (!errors.onUpdate) errors.onUpdate = validationError('validation_required:autodate')
     }
     return errors
   },

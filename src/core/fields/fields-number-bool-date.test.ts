@@ -106,7 +106,7 @@ const optionsCases: OptionsCase[] = [
   { name: 'number wrong type', type: 'number', options: { min: '1' }, errors: { min: 'validation_unsupported_value_type' } },
   { name: 'date invalid min', type: 'date', options: { min: 'soon' }, errors: { min: 'validation_date_invalid' } },
   { name: 'date max before min', type: 'date', options: { min: '2024-02-01', max: '2024-01-01' }, errors: { max: 'validation_date_out_of_range' } },
-  { name: 'autodate neither', type: 'autodate', options: { onCreate: false, onUpdate: false }, errors: { onCreate: 'validation_required' } },
+  { name: 'autodate neither', type: 'autodate', options: { onCreate: false, onUpdate: false }, errors: { onCreate: 'validation_required', onUpdate: 'validation_required' } },
   { name: 'autodate update only', type: 'autodate', options: { onCreate: false, onUpdate: true }, errors: {} },
 ]
 

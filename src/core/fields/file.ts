@@ -5,7 +5,7 @@
  */
 
 import type { Field } from '../collections/model.js'
-import { type FieldError, validationError } from '../errors.js'
+import { type FieldError, validationError, type ValidationErrors } from '../errors.js'
 import type { FieldType } from './field-type.js'
 import { required } from './generic-errors.js'
 import {
@@ -63,15 +63,22 @@ export function isSafeFileName(name: string): boolean {
   )
 }
 
+/**
+ * The thumbs' errors, one per bad item as PocketBase reports them (`thumbs.0`): `0x0` is not in
+ * the allowed list, anything else not in the `WxH[tbf]` format.
+ */
 function checkThumbs(field: Field): FieldError | null {
   const err = checkStringList(field, 'thumbs')
   if (err) return err
-  const bad = stringListOption(field, 'thumbs').find((t) => !isThumbSize(t))
-  return bad === undefined
-    ? null
-    : validationError('validation_invalid_thumb_format', {
-        value: bad,
-      })
+  const items: ValidationErrors = {}
+  stringListOption(field, 'thumbs').forEach((t, i) => {
+    if (isThumbSize(t)) return
+    items[String(i)] = thumbRe.test(t)
+      ? validationError('validation_not_in_invalid')
+      : validationError('validation_match_invalid')
+  })
+  // NB: a nested entry (`thumbs.<i>`) where the option table expects one error per option.
+  return Object.keys(items).length > 0 ? (items as unknown as FieldError) : null
 }
 
 function checkMimeTypes(field: Field): FieldError | null {
