@@ -124,7 +124,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       expect(users.body.items[0]).not.toHaveProperty('tokenKey')
     })
 
-    it('applies modifiers as PocketBase: junk adds nothing, +num is ignored', async () => {
+    it('applies modifiers as PocketBase: junk adds nothing, +num and password+ are ignored', async () => {
       const rec = await create({ num: 10, refs: ['tgt000000000001', 'tgt000000000002'] })
       const url = `/api/collections/kinds/records/${rec.body.id}`
       const patch = async (body: Record<string, unknown>) => {
@@ -142,6 +142,21 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         'tgt000000000002',
       ])
       expect((await t.api('GET', url)).body).toMatchObject({ num: 11 })
+      // A password has no modifiers: `password+` changes nothing.
+      const pair = { password: 'oldpass123', passwordConfirm: 'oldpass123' }
+      const m = await create({ email: 'm@example.com', ...pair }, 'members')
+      expect(m.status, JSON.stringify(m.body)).toBe(200)
+      const plus = await t.api('PATCH', `/api/collections/members/records/${m.body.id}`, {
+        token: t.suToken,
+        body: { 'password+': 'newpass123' },
+      })
+      expect(plus.status, JSON.stringify(plus.body)).toBe(200)
+      const login = (password: string) =>
+        t.api('POST', '/api/collections/members/auth-with-password', {
+          body: { identity: 'm@example.com', password },
+        })
+      expect((await login('oldpass123')).status).toBe(200)
+      expect((await login('newpass123')).status).toBe(400)
     })
 
     it('reads a text part sent twice as no text, as PocketBase', async () => {

@@ -67,6 +67,11 @@ export function applyBody(
     const ft = getFieldType(field.type)
     if (!ft) continue
     const raw = body[key]
+    // A password has no modifiers: `password+` is an unknown key, as in PocketBase.
+    if (field.type === 'password' && modifier !== 'set') {
+      resolvedBody[key] = raw
+      continue
+    }
     if (field.type === 'password') {
       passwords.set(field.name, raw)
       touched.add(field.name)
