@@ -69,12 +69,12 @@ describe('POST /api/settings/test/email: access and validation', () => {
       {
         name: 'unknown collection',
         body: { email: 'a@example.com', template: 'otp', collection: 'nope' },
-        errors: { collection: 'validation_missing_collection' },
+        errors: { collection: 'validation_invalid_auth_collection' },
       },
       {
         name: 'non-auth collection',
         body: { email: 'a@example.com', template: 'verification', collection: 'posts' },
-        errors: { collection: 'validation_missing_collection' },
+        errors: { collection: 'validation_invalid_auth_collection' },
       },
     ]
     for (const c of cases) {
@@ -177,7 +177,7 @@ describe('POST /api/settings/test/email through SMTP', () => {
     expect(Date.now() - started).toBeLessThan(3000)
     expect(failed.status).toBe(400)
     expect(failed.body.message).toMatch(
-      /^Failed to send the test email\. Raw error: .*ECONNREFUSED/,
+      /^Failed to send the test email\. Raw error: \n.*ECONNREFUSED/,
     )
     expect(failed.body.data).toEqual({})
 
@@ -225,7 +225,7 @@ describe('POST /api/settings/test/email through SMTP', () => {
     await patchSettings({ smtp: { password: 'wrong' } })
     const refused = await send({ email: 'refused@example.com', template: 'otp' })
     expect(refused.status).toBe(400)
-    expect(refused.body.message).toMatch(/^Failed to send the test email\. Raw error: .*535/)
+    expect(refused.body.message).toMatch(/^Failed to send the test email\. Raw error: \n.*535/)
   })
 
   it('falls back to the log backend when SMTP is disabled again', async () => {

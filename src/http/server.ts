@@ -11,6 +11,7 @@ import { DEFAULT_HEADERS_TIMEOUT } from '../core/settings/groups/connections.js'
 import { AuthCache } from './auth-cache.js'
 import { BODY_LIMIT, parseJsonBody, parseUrlEncoded, registerUploads } from './body.js'
 import { clientIp } from './client-ip.js'
+import { redirectUncleanPath } from './clean-path.js'
 import { ConnectionGuard, connectionPolicy } from './connections.js'
 import { errorHandler, notFoundHandler } from './errors.js'
 import { SuperuserIpGuard } from './superuser-ips.js'
@@ -155,6 +156,8 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
     // An allowed origin is echoed in Access-Control-Allow-Origin; others get no CORS headers.
     origin: options.origins && !options.origins.includes('*') ? options.origins : '*',
     methods: ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE'],
+    // An OPTIONS request without an Origin is 204, as PocketBase answers it (no CORS headers).
+    strictPreflight: false,
   })
   await http.register(multipart, {
     limits: { fileSize: bodyLimit, fieldSize: bodyLimit, parts: 10_000 },
@@ -191,6 +194,8 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
   http.decorateRequest('svcIp', '')
   http.decorateRequest('svcRoute', null)
   registerUploads(http, { dataDir: app.config.dataDir, bodyTimeout: options.bodyTimeout })
+  // A path that is not clean (`//`, `.`, `..`): 307 to the clean one, as PocketBase's router.
+  http.addHook('onRequest', redirectUncleanPath)
   // NB: a callback hook: a request without a token passes without a promise.
   http.addHook('onRequest', (req, reply, done) => {
     void reply.headers(SECURITY_HEADERS)

@@ -78,7 +78,7 @@ export const httpMessages = {
     `Failed to test the S3 filesystem. Raw error: \n${raw}` as const,
   testEmailFailed: 'Failed to send the test email.',
   testEmailRawError: ({ raw }: Args<'raw'>) =>
-    `Failed to send the test email. Raw error: ${raw}` as const,
+    `Failed to send the test email. Raw error: \n${raw}` as const,
   logsStatsFailed: 'Failed to generate logs stats.',
   appleSecretInvalid: 'Invalid client secret data.',
   appleSecretRawError: ({ raw }: Args<'raw'>) =>

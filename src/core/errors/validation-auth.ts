@@ -19,13 +19,14 @@ export const authCodes = {
   validation_invalid_token_email: 'The new email address is invalid.',
   validation_setup_done: 'A superuser already exists.',
   // settings groups
-  'validation_match_invalid:hex_color': 'Must be a 7-character hex color such as #1055c9.',
-  'validation_match_invalid:rate_limit_label':
-    'Must be a path such as /api/ or a <collection or *>:<tag> pair.',
+  validation_is_hex_color: 'Must be a valid hexadecimal color code.',
   validation_conflicting_rate_limit_rule:
     'Rate limit rule configuration with label {label} already exists or conflicts with another rule.',
   'validation_match_invalid:header_name': 'Must be a valid HTTP header name.',
-  validation_invalid_cron: 'Invalid cron expression.',
+  validation_invalid_cron:
+    'Invalid cron expression - must be a valid macro or to have exactly 5 space separated segments.',
+  'validation_invalid_cron:segment':
+    'Invalid segment value - must be between the min and max of the segment.',
   'validation_invalid_value:ip_list': 'Must be a list of IPs or CIDR subnets.',
   validation_invlaid_ip_or_subnet: 'Invalid IP or CIDR subnet.',
   'validation_match_invalid:phone': 'Must be a phone number in E.164 format such as +14155550100.',
@@ -43,5 +44,5 @@ export const authCodes = {
     'Must be a service account key file with project_id, client_email and private_key.',
   validation_invalid_key: 'Must be a PEM-encoded P-256 private key (the contents of the .p8 file).',
   // feature requests
-  'validation_missing_collection:auth': 'Must be a valid auth collection id or name.',
+  validation_invalid_auth_collection: 'Must be a valid auth collection id or name.',
 } as const satisfies Record<string, Entry>

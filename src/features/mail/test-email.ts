@@ -46,7 +46,7 @@ export async function sendTestEmail(app: App, body: Record<string, unknown>): Pr
       : collectionName
   const collection = typeof name === 'string' ? app.collections.find(name) : undefined
   if (!collection?.authOptions) {
-    errors.collection = validationError('validation_missing_collection:auth')
+    errors.collection = validationError('validation_invalid_auth_collection')
   }
 
   if (

@@ -13,13 +13,22 @@ export type BackupsSettings = {
 
 /** True for a 5-field cron expression or a `@daily`-style macro that croner can schedule. */
 export function isCronExpression(expr: string): boolean {
+  return cronProblem(expr) === null
+}
+
+/**
+ * What is wrong with a cron expression, as PocketBase tells it: `'form'` for anything but a known
+ * macro or 5 space-separated segments, `'segment'` for 5 segments croner cannot schedule; null
+ * when it is valid.
+ */
+function cronProblem(expr: string): 'form' | 'segment' | null {
   const s = expr.trim()
-  if (!s.startsWith('@') && s.split(/\s+/).length !== 5) return false
+  if (!s.startsWith('@') && s.split(/\s+/).length !== 5) return 'form'
   try {
     new CronPattern(s)
-    return true
+    return null
   } catch {
-    return false
+    return s.startsWith('@') ? 'form' : 'segment'
   }
 }
 
@@ -30,8 +39,10 @@ export const backupsSettings = objectGroup<BackupsSettings>({
   defaults: () => ({ cron: '', cronMaxKeep: 3, s3: s3Defaults() }),
   check(g) {
     const cron = g.requiredString('cron', false)
-    if (cron !== undefined && !isCronExpression(cron))
-      g.fail('cron', validationError('validation_invalid_cron'))
+    const problem = cron === undefined ? null : cronProblem(cron)
+    if (problem === 'form') g.fail('cron', validationError('validation_invalid_cron'))
+    else if (problem === 'segment')
+      g.fail('cron', validationError('validation_invalid_cron:segment'))
     g.count('cronMaxKeep', cron !== undefined ? 1 : 0, cron !== undefined)
     g.object('s3', checkS3)
   },

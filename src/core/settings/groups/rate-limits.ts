@@ -21,8 +21,9 @@ export type RateLimitSettings = {
   rules: RateLimitRule[]
 }
 
-// A path (exact, or a prefix when it ends with `/`), or `<collection|*>:<tag>` (SPEC §2.7).
-const labelRe = /^(?:\/[\w/.~%-]*|(?:\*|\w+):\w+)$/
+// A path (exact, or a prefix when it ends with `/`), optionally after a method (`GET /api/x`), a
+// `<collection|*>:<tag>` pair (SPEC §2.7) or a bare tag: PocketBase's forms.
+const labelRe = /^(?:(?:[A-Z]+ )?\/[\w/.~%-]*|(?:\*|\w+):\w+|\w+)$/
 const AUDIENCES = ['', '@guest', '@auth']
 
 /** Checks one rule; `seen` holds the earlier rules' label and audience, for conflicts. */
@@ -33,9 +34,9 @@ function checkRule(
   if (!isObject(rule)) return invalid('an object')
   const r = new SettingsReader(rule)
   const label = r.requiredString('label', true)
-  if (label !== undefined && !labelRe.test(label))
-    r.fail('label', badFormat('validation_match_invalid:rate_limit_label'))
-  const audience = r.string('audience')
+  if (label !== undefined && !labelRe.test(label)) r.fail('label', badFormat())
+  // NB: a rule without `audience` is for everyone (""), as PocketBase reads it.
+  const audience = rule.audience === undefined ? '' : r.string('audience')
   if (audience !== undefined && !AUDIENCES.includes(audience)) r.fail('audience', notIn())
   r.count('duration', 1, true)
   r.count('maxRequests', 1, true)

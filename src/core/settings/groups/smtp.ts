@@ -1,4 +1,4 @@
-import { maxThreshold, minThreshold, required } from '../../fields/generic-errors.js'
+import { minThreshold, required } from '../../fields/generic-errors.js'
 import { isHost, notHost, notIn } from '../checks.js'
 import { objectGroup } from '../group.js'
 
@@ -35,10 +35,10 @@ export const smtpSettings = objectGroup<SmtpSettings>({
     if (host !== undefined && !isHost(host)) g.fail('host', notHost())
     const port = g.integer('port')
     if (port !== undefined) {
-      // 0 (unset) is allowed while SMTP is off.
+      // 0 (unset) is allowed while SMTP is off; as PocketBase, no upper bound (a port past 65535
+      // fails at the first connection, as a closed one does).
       if (port === 0 && on) g.fail('port', required())
-      else if (port < 0) g.fail('port', minThreshold(1))
-      else if (port > 65535) g.fail('port', maxThreshold(65535))
+      else if (port < 0) g.fail('port', minThreshold(0))
     }
     g.string('username')
     g.string('password')

@@ -1,5 +1,4 @@
 import type { ValidationErrors } from '../../errors.js'
-import { required } from '../../fields/generic-errors.js'
 import { badFormat } from '../checks.js'
 import { objectGroup } from '../group.js'
 import { blank, invalid } from '../reader.js'
@@ -23,8 +22,8 @@ export const trustedProxySettings = objectGroup<TrustedProxySettings>({
       const errors: ValidationErrors = {}
       headers.forEach((h, i) => {
         if (typeof h !== 'string') errors[String(i)] = invalid('a string')
-        else if (blank(h)) errors[String(i)] = required()
-        else if (!headerRe.test(h))
+        // NB: a blank name is accepted, as PocketBase does, and skipped (http/client-ip.ts).
+        else if (!blank(h) && !headerRe.test(h))
           errors[String(i)] = badFormat('validation_match_invalid:header_name')
       })
       g.fail('headers', errors)

@@ -6,6 +6,7 @@ import { readBody } from '../../../http/body.js'
 import { requireSuperuser } from '../../../http/guards.js'
 import { requestInfo } from '../../../http/request-info.js'
 import { validateIpList } from '../../../http/superuser-ips.js'
+import { isFormBody, nullGroupErrors, pocketBasePatch } from './pocketbase.js'
 
 /** Reads a PATCH body that must be a JSON object (or empty); anything else is a 400. */
 async function readPatch(req: FastifyRequest): Promise<Record<string, unknown>> {
@@ -40,11 +41,18 @@ export function registerSettings(app: App, http: FastifyInstance): void {
 
   http.patch('/api/settings', async (req) => {
     requireSuperuser(requestInfo(req))
-    const patch = await readPatch(req)
+    const body = await readPatch(req)
+    const groups = Object.keys(app.settings.get())
+    const patch = isFormBody(req) ? {} : pocketBasePatch(body, groups)
     const ctx = validationContext(app)
     const next = await app.settings.update(patch, (merged) => {
       const errors = app.settings.validate(patch, merged, ctx)
-      if (hasErrors(errors)) throw badRequest(messages.settingsSaveFailed, errors)
+      if (hasErrors(errors)) {
+        throw badRequest(
+          messages.settingsSaveFailed,
+          nullGroupErrors(app, patch, merged, errors, ctx),
+        )
+      }
     })
     return app.settings.withoutSecrets(next)
   })

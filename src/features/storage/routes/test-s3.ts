@@ -31,7 +31,11 @@ export function registerTestS3(app: App, http: FastifyInstance): void {
         ? (settings.backups as Record<string, unknown> | undefined)?.s3
         : settings.s3
     const config = s3ConfigOf(block)
-    if (!config.enabled) throw badRequest(messages.s3NotEnabled({ filesystem }))
+    // NB: PocketBase's words, for either filesystem.
+    if (!config.enabled) {
+      const raw = messages.s3NotEnabled({ filesystem: 'storage' })
+      throw badRequest(messages.s3TestRawError({ raw }))
+    }
     try {
       await probeS3Lazily(config, { timeoutMs: PROBE_TIMEOUT_MS })
     } catch (err) {
