@@ -161,6 +161,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       ['meta = 1', posts(2)],
       ['meta ~ "a"', posts(1, 3)],
       ['meta = \'{"a":1}\'', posts(3)],
+      // A modifier after a JSON path is read as part of its last key (`aisset`): NULL.
+      ['meta.a = 1', posts(3)],
+      ['meta.a:isset = 1', []],
+      ['meta.a:length = null', posts(1, 2, 3, 4, 5)],
     ])('a superuser filtering by %s', async (f, expected) => {
       expect(await filter(f, t.suToken)).toEqual(expected)
     })

@@ -21,19 +21,19 @@ describe('compileSort', () => {
       ['RANDOM() ASC NULLS FIRST, "p"."_rowid_" DESC NULLS LAST', []],
     ],
     [
-      'author.name,-editors.name,data.a:lower',
+      'author.name,-editors.name,title:lower',
       {},
       [
         '(SELECT "_r1"."name" FROM (SELECT 1) AS "_s2" LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC, ' +
           '(SELECT MAX("_r4"."name") FROM (SELECT 1) AS "_s5" LEFT JOIN json_each("p"."editors") AS "_j3" ON 1 = 1 ' +
-          'LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC, LOWER(json_extract("p"."data", ?)) ASC',
-        ['$.a'],
+          'LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC, LOWER("p"."title") ASC',
+        [],
       ],
       [
         '(SELECT "_r1"."name" FROM (SELECT 1) AS "_s2" LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC NULLS FIRST, ' +
           `(SELECT MAX("_r4"."name") FROM (SELECT 1) AS "_s5" LEFT JOIN ${pgEach('"p"."editors"')} AS "_j3"("value") ON 1 = 1 ` +
-          'LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC NULLS LAST, LOWER(("p"."data" #>> $1::text[])) ASC NULLS FIRST',
-        [['a']],
+          'LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC NULLS LAST, LOWER("p"."title") ASC NULLS FIRST',
+        [],
       ],
     ],
     // A superuser sorts by the real e-mail…

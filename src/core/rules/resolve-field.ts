@@ -151,6 +151,12 @@ function jsonPath(
 ): Operand {
   const { dialect } = state.ctx
   const col = column(base.alias, field.name)
+  if (modifier && rest.length > 0) {
+    // NB: PocketBase reads a modifier after a JSON path as part of its last key, less the colon
+    // (`meta.a:isset` reads the key `aisset`), so it always finds NULL there.
+    const keys = [...rest.slice(0, -1), `${rest[rest.length - 1]}${modifier}`]
+    return jsonPath(state, base, field, keys, null)
+  }
   // NB: as PocketBase (strconv.Atoi), a digit run too big for an index is an object key.
   const path = rest.map((s) =>
     /^[0-9]+$/.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) : s,
@@ -160,6 +166,6 @@ function jsonPath(
   const value = dialect.jsonExtract(col, path)
   const common = { fromColumn: true, multi: base.multi, noCoalesce: true } as const
   if (modifier === 'lower') return { ...common, sql: dialect.lower(value), type: 'json' }
-  // NB: other modifiers are ignored, as PocketBase ignores them on JSON fields.
+  // NB: other modifiers of the whole document are ignored, as PocketBase ignores them.
   return { ...common, sql: value, type: 'json', json: { doc: col, path } }
 }
