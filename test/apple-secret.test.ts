@@ -127,6 +127,21 @@ describe('POST /api/settings/apple/generate-client-secret', () => {
 
   it.each([
     ['not a PEM', 'definitely not a key'],
+    ['a public key', pair.publicKey],
+  ])(
+    'refuses %s at data.privateKey, as PocketBase checks the PEM frame',
+    async (_l, privateKey) => {
+      const res = await t.api('POST', URL, { token: t.suToken, body: { ...valid, privateKey } })
+      expect(res.status).toBe(400)
+      expect(res.body.message).toBe('Invalid client secret data.')
+      expect(res.body.data).toEqual({
+        privateKey: { code: 'validation_match_invalid', message: 'Must be in a valid format.' },
+      })
+    },
+  )
+
+  it.each([
+    ['a PEM frame around junk', '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n'],
     [
       'an RSA key',
       generateKeyPairSync('rsa', {
@@ -136,7 +151,6 @@ describe('POST /api/settings/apple/generate-client-secret', () => {
       }).privateKey,
     ],
     ['a P-384 key', ecPair('P-384').privateKey],
-    ['a public key', pair.publicKey],
   ])('answers 400 with the raw error for %s', async (_label, privateKey) => {
     const res = await t.api('POST', URL, { token: t.suToken, body: { ...valid, privateKey } })
     expect(res.status).toBe(400)

@@ -48,6 +48,9 @@ function stringField(
   return ''
 }
 
+/** A PEM private key's frame, PKCS#8 (PocketBase's rule) or SEC1. */
+const PEM_KEY = /-----BEGIN (EC )?PRIVATE KEY-----[\s\S]+-----END (EC )?PRIVATE KEY-----/
+
 /** Validates the body as PocketBase's form does; 400 `Invalid client secret data.` otherwise. */
 export function validateClientSecretInput(body: Record<string, unknown>): ClientSecretInput {
   const errors: ValidationErrors = {}
@@ -55,6 +58,9 @@ export function validateClientSecretInput(body: Record<string, unknown>): Client
   const teamId = stringField(body, 'teamId', errors, 10)
   const keyId = stringField(body, 'keyId', errors, 10)
   const privateKey = stringField(body, 'privateKey', errors)
+  // PocketBase's check of the PEM's frame (its parse errors come later); SEC1 keys pass too.
+  if (privateKey && !PEM_KEY.test(privateKey))
+    errors.privateKey = validationError('validation_match_invalid')
   const duration = body.duration
   if (duration === undefined || duration === null || duration === 0) errors.duration = required()
   else if (typeof duration !== 'number' || !Number.isFinite(duration))
