@@ -321,6 +321,18 @@ describe('records API', () => {
     const unknown = await t.api('GET', '/api/collections/nope/records')
     expect(unknown.status).toBe(404)
     expect(unknown.body.message).toBe('Missing collection context.')
+    // An id with a NUL names no record: 404 on either engine (PostgreSQL cannot compare it).
+    for (const method of ['GET', 'PATCH', 'DELETE']) {
+      const nul = await t.api(method, '/api/collections/items/records/abc%00', {
+        token: t.suToken,
+        ...(method === 'PATCH' ? { body: { title: 'x' } } : {}),
+      })
+      expect([method, nul.status, nul.body.message]).toEqual([
+        method,
+        404,
+        "The requested resource wasn't found.",
+      ])
+    }
   })
 
   it('removes a deleted record from relations that point at it', async () => {

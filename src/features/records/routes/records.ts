@@ -49,7 +49,7 @@ export function registerRecords(app: App, http: FastifyInstance): void {
     { config: { rateLimitTags: ['view'] } },
     async (req, reply) => {
       const c = collectionOf(req.params.collection)
-      const res = await viewRequest(app, c, req.params.id ?? '', requestInfo(req))
+      const res = await viewRequest(app, c, recordId(req.params), requestInfo(req))
       return sendHookResponse(reply, res)
     },
   )
@@ -72,7 +72,7 @@ export function registerRecords(app: App, http: FastifyInstance): void {
       const c = collectionOf(req.params.collection)
       const body = await readBody(req, { maxFileSize: maxFileSize(c) })
       const info = requestInfo(req, body.values)
-      const id = req.params.id ?? ''
+      const id = recordId(req.params)
       return sendHookResponse(reply, await updateRequest(app, c, id, body.values, info, body.files))
     },
   )
@@ -82,8 +82,18 @@ export function registerRecords(app: App, http: FastifyInstance): void {
     { config: { rateLimitTags: ['delete'] } },
     async (req, reply) => {
       const c = collectionOf(req.params.collection)
-      const res = await deleteRequest(app, c, req.params.id ?? '', requestInfo(req))
+      const res = await deleteRequest(app, c, recordId(req.params), requestInfo(req))
       return sendHookResponse(reply, res)
     },
   )
+}
+
+/**
+ * The record id of a path. An id with a NUL character names no record (PostgreSQL cannot even
+ * compare text holding one): 404, as PocketBase answers, on either engine.
+ */
+function recordId(params: Params): string {
+  const id = params.id ?? ''
+  if (id.includes('\0')) throw notFound()
+  return id
 }
