@@ -21,6 +21,8 @@ const valueCases: ValueCase[] = [
   { name: 'json required 0 ok', type: 'json', required: true, raw: 0, code: null },
   { name: 'json size', type: 'json', options: { maxSize: 5 }, raw: [1, 2, 3], code: 'validation_json_size_limit', message: 'The maximum allowed JSON size is 5 bytes.' },
   { name: 'json NaN invalid', type: 'json', raw: [Number.NaN], code: 'validation_invalid_json' },
+  { name: 'json text naming a member twice is invalid', type: 'json', raw: '{"a":1,"b":{"a":2},"a":2}', code: 'validation_invalid_json' },
+  { name: 'json text with a name once per object', type: 'json', raw: '{"a":{"a":1},"b":[{"a":1},{"a":"a:"}]}', value: { a: { a: 1 }, b: [{ a: 1 }, { a: 'a:' }] }, code: null },
   // geoPoint
   { name: 'geo object', type: 'geoPoint', raw: { lon: 23.5, lat: 42.1 }, value: { lon: 23.5, lat: 42.1 }, code: null },
   { name: 'geo json string', type: 'geoPoint', raw: '{"lon":1,"lat":2}', value: { lon: 1, lat: 2 }, code: null },
@@ -32,13 +34,20 @@ const valueCases: ValueCase[] = [
   { name: 'geo bad lon', type: 'geoPoint', raw: { lon: -180.5, lat: 0 }, code: 'validation_invalid_longitude' },
   // As PocketBase: what does not decode as a point is the zero point.
   { name: 'geo junk is zero', type: 'geoPoint', raw: 'here', value: { lon: 0, lat: 0 }, code: null },
-  { name: 'geo junk coord zeroes both', type: 'geoPoint', raw: { lon: 'x', lat: 1 }, value: { lon: 0, lat: 0 }, code: null },
+  { name: 'geo junk first coord stops', type: 'geoPoint', raw: { lon: 'x', lat: 1 }, value: { lon: 0, lat: 0 }, code: null },
   { name: 'geo text coords zero both', type: 'geoPoint', raw: { lon: '1', lat: '2' }, value: { lon: 0, lat: 0 }, code: null },
   { name: 'geo keys are exact', type: 'geoPoint', raw: { LON: 1, Lat: 2 }, value: { lon: 0, lat: 0 }, code: null },
   { name: 'geo null coord is 0', type: 'geoPoint', raw: { lon: 1, lat: null }, value: { lon: 1, lat: 0 }, code: null },
   { name: 'geo list is zero', type: 'geoPoint', raw: [1, 2], value: { lon: 0, lat: 0 }, code: null },
   { name: 'geo json text then junk', type: 'geoPoint', raw: ' {"lon":1,"lat":2}x', value: { lon: 1, lat: 2 }, code: null },
   { name: 'geo required junk is blank', type: 'geoPoint', required: true, raw: 12, code: 'validation_required' },
+  // Go's streaming decoder: members in order, the first error ends it and what was read stays.
+  { name: 'geo stops at a bad coordinate', type: 'geoPoint', raw: '{"lat":2,"lon":"1"}', value: { lon: 0, lat: 2 }, code: null },
+  { name: 'geo stops at a repeated name', type: 'geoPoint', raw: '{"lon":1,"lon":3,"lat":2}', value: { lon: 1, lat: 0 }, code: null },
+  { name: 'geo keeps what a cut text held', type: 'geoPoint', raw: '{"lon":1,"lat":2', value: { lon: 1, lat: 2 }, code: null },
+  { name: 'geo skips other members', type: 'geoPoint', raw: '{"a":{"b":[1,"}"]},"lon":4}', value: { lon: 4, lat: 0 }, code: null },
+  { name: 'geo object in its order', type: 'geoPoint', raw: { lon: 1, lat: true }, value: { lon: 1, lat: 0 }, code: null },
+  { name: 'geo overflow is out of range', type: 'geoPoint', raw: '{"lon":1e400,"lat":2}', code: 'validation_invalid_longitude' },
   // vector
   { name: 'vector ok', type: 'vector', options: { dimensions: 3 }, raw: [0.1, -2, 3], value: [Math.fround(0.1), -2, 3], code: null },
   { name: 'vector json string', type: 'vector', options: { dimensions: 2 }, raw: '[1, 2]', value: [1, 2], code: null },

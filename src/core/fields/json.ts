@@ -29,6 +29,42 @@ class TooDeepJson {
   }
 }
 
+/** A submitted JSON text naming a member twice (`{"a":1,"a":2}`), which PocketBase refuses. */
+class DuplicateNameJson {
+  toJSON(): null {
+    return null
+  }
+}
+
+/**
+ * True when an object of a valid JSON text names a member twice (Go's JSON decoder refuses it);
+ * one pass over the text, never recursive.
+ */
+function hasDuplicateNames(text: string): boolean {
+  if (!text.includes('{')) return false
+  const stack: Array<Set<string> | null> = []
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (c === '{') stack.push(new Set())
+    else if (c === '[') stack.push(null)
+    else if (c === '}' || c === ']') stack.pop()
+    else if (c === '"') {
+      let j = i + 1
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1
+      const names = stack[stack.length - 1]
+      let k = j + 1
+      while (text[k] === ' ' || text[k] === '\t' || text[k] === '\n' || text[k] === '\r') k++
+      if (names && text[k] === ':') {
+        const name = JSON.parse(text.slice(i, j + 1)) as string
+        if (names.has(name)) return true
+        names.add(name)
+      }
+      i = j
+    }
+  }
+  return false
+}
+
 /** The effective `maxSize` when the option is 0: 1 MiB. */
 export const DEFAULT_JSON_MAX_SIZE = 1 << 20
 
@@ -48,9 +84,9 @@ export function toJsonValue(raw: unknown): unknown {
   if (raw === 'null') return null
   if (raw === 'true' || raw === 'false') return raw === 'true'
   if (!/^[-0-9"[{]/.test(raw)) return raw
-  return jsonTextDepth(raw, MAX_JSON_DEPTH) > MAX_JSON_DEPTH
-    ? new TooDeepJson()
-    : parseJson(raw, raw)
+  if (jsonTextDepth(raw, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return new TooDeepJson()
+  const parsed = parseJson(raw, raw)
+  return parsed !== raw && hasDuplicateNames(raw) ? new DuplicateNameJson() : parsed
 }
 
 /**
@@ -60,6 +96,7 @@ export function toJsonValue(raw: unknown): unknown {
  */
 export function inspectJson(value: unknown): 'ok' | 'invalid' | 'too_deep' {
   if (value instanceof TooDeepJson) return 'too_deep'
+  if (value instanceof DuplicateNameJson) return 'invalid'
   const stack: Array<[unknown, number]> = [[value, 0]]
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!
