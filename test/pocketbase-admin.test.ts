@@ -90,6 +90,28 @@ describe.each([
     }
   }, 60_000)
 
+  it('applies the read budget of a settings PATCH before answering it', async () => {
+    const db = t.server.app.store.database('main')
+    const original = db.setReadBudget?.bind(db)
+    const seen: number[] = []
+    db.setReadBudget = (ms: number) => {
+      seen.push(ms)
+      original?.(ms)
+    }
+    try {
+      for (const ms of [2000, 5000]) {
+        const res = await t.from('127.0.0.1', 'PATCH', '/api/settings', {
+          token: su(),
+          body: { reads: { timeoutMs: ms } },
+        })
+        expect(res.status).toBe(200)
+        expect(seen.at(-1), `${ms} applied when answered`).toBe(ms)
+      }
+    } finally {
+      db.setReadBudget = original
+    }
+  })
+
   it("serves PocketBase's POST /api/sql ({query}) beside SPEC's console ({sql, write})", async () => {
     const read = await sql({ query: "select 1 as n, 'x' as s, null as z" })
     expect(read.status).toBe(200)

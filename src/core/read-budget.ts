@@ -3,7 +3,10 @@ import type { Store } from '../store/store.js'
 import type { EventBus } from './events.js'
 import type { SettingsService } from './settings/index.js'
 
-/** Applies the budget now and after every settings change; returns the unsubscribe. */
+/**
+ * Applies the budget now and after every settings change (before the PATCH that made it is
+ * answered); returns the unsubscribe.
+ */
 export function followReadBudget(
   store: Store,
   settings: SettingsService,
@@ -18,7 +21,13 @@ export function followReadBudget(
     store.database('auxiliary').setReadBudget?.(ms)
   }
   apply()
-  return events.subscribe((e) => {
+  // A PATCH: applied before it is answered; another instance's change: through the bus.
+  const unapply = settings.onApply(apply)
+  const unsubscribe = events.subscribe((e) => {
     if (e.kind === 'settings') apply()
   })
+  return () => {
+    unapply()
+    unsubscribe()
+  }
 }
