@@ -109,12 +109,15 @@ export async function createHttp(app: App, options: HttpOptions = {}): Promise<F
   const http = Fastify({
     logger: options.logger ?? false,
     bodyLimit,
-    // NB: a path parameter over Fastify's default 100 characters would match no route; PocketBase
-    // routes it (a 300-character id is a record not found, not an unknown route).
-    maxParamLength: 8192,
     trustProxy: false,
-    // NB: queries read as Go reads them (`query-string.ts`): a pair that does not decode is left out.
-    routerOptions: { ignoreTrailingSlash: false, querystringParser: parseQueryString },
+    // NB: queries read as Go reads them (`query-string.ts`): a pair that does not decode is left
+    // out. A path parameter over Fastify's default 100 characters would match no route; PocketBase
+    // routes it (a 300-character id is a record not found, not an unknown route).
+    routerOptions: {
+      ignoreTrailingSlash: false,
+      querystringParser: parseQueryString,
+      maxParamLength: 8192,
+    },
     // Long query strings (a hostile 1 MB filter) reach the filter parser, which refuses them
     // with a precise 400 at once, instead of Node's bare 431.
     serverFactory: (handler) => {
