@@ -229,6 +229,49 @@ describe.each([
     expect(scaffolds.body.auth.indexes).toHaveLength(2)
   })
 
+  it('checks auth options and field options with PocketBase codes', async () => {
+    const made = await post({ name: 'opts', type: 'auth' })
+    expect(made.status).toBe(200)
+    const mfa = await patch('opts', {
+      mfa: { enabled: true, rule: 'nope = 1' },
+      otp: { enabled: true },
+    })
+    expect(mfa.body.data.mfa.rule.code).toBe('validation_invalid_rule')
+    const zero = await patch('opts', {
+      mfa: { enabled: true, duration: 0 },
+      otp: { enabled: true },
+    })
+    expect(zero.body.data.mfa.duration).toEqual({
+      code: 'validation_required',
+      message: 'Cannot be blank.',
+    })
+    const single = await patch('opts', { mfa: { enabled: true } })
+    expect(single.body.data.mfa.enabled.code).toBe('validation_mfa_not_enough_auths')
+    const token = await patch('opts', { authToken: { duration: 5 } })
+    expect(token.body.data.authToken.duration).toEqual({
+      code: 'validation_min_greater_equal_than_required',
+      message: 'Must be no less than 10.',
+      params: { threshold: 10 },
+    })
+    const otp = await patch('opts', { otp: { enabled: true, duration: 0 } })
+    expect(otp.body.data.otp.duration.code).toBe('validation_required')
+    const rel = await post({
+      name: 'rels',
+      fields: [{ name: 'r', type: 'relation', collectionId: 'nope' }],
+    })
+    expect(rel.body.data.fields['1'].collectionId.code).toBe(
+      'validation_field_relation_missing_collection',
+    )
+    const re = await post({ name: 'res', fields: [{ name: 't', type: 'text', pattern: '(' }] })
+    expect(re.body.data.fields['1'].pattern).toEqual({
+      code: 'validation_invalid_regex',
+      message: 'Error parsing regexp: missing closing ): `(`.',
+    })
+    const del = await t.api('DELETE', '/api/collections/_mfas', { token: su() })
+    expect(del.status).toBe(400)
+    expect(del.body.data).toEqual({})
+  })
+
   it('imports beside a rule made stale by a deleted collection', async () => {
     expect((await post({ name: 'gone', fields: [{ name: 'title', type: 'text' }] })).status).toBe(
       200,

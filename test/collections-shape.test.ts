@@ -60,10 +60,12 @@ describe('collection shapes: both views of one model', () => {
   it('reports validation errors at the paths the input used', async () => {
     const top = await patch('members', { otp: { enabled: true, duration: 5 } })
     expect(top.status).toBe(400)
-    expect(top.body.data.otp.code).toBe('validation_invalid_value')
+    expect(top.body.data.otp.duration.code).toBe('validation_min_greater_equal_than_required')
     expect(top.body.data.authOptions).toBeUndefined()
     const nested = await patch('members', { authOptions: { otp: { enabled: true, duration: 5 } } })
-    expect(nested.body.data.authOptions.otp.code).toBe('validation_invalid_value')
+    expect(nested.body.data.authOptions.otp.duration.code).toBe(
+      'validation_min_greater_equal_than_required',
+    )
     expect(nested.body.data.otp).toBeUndefined()
     const ids = await patch('members', { passwordAuth: { identityFields: ['nope'] } })
     expect(ids.body.data.passwordAuth.identityFields.code).toBe('validation_missing_field')

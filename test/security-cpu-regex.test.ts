@@ -81,8 +81,7 @@ describe('security #32: user regex patterns', () => {
       expect(res.status, pattern).toBe(400)
       expect(res.body.data.fields['1'].pattern).toEqual({
         code: 'validation_invalid_regex',
-        message: `Invalid regular expression: ${reason}.`,
-        params: { reason },
+        message: `Error parsing regexp: ${reason}.`,
       })
     }
     // Patched onto an existing collection too.

@@ -282,10 +282,8 @@ export class CollectionService {
   /** Deletes a collection with its records; refuses system and referenced collections. */
   async delete(idOrName: string): Promise<void> {
     const c = this.get(idOrName)
-    if (c.system)
-      throw badRequest(messages.collectionDeleteFailed, {
-        system: validationError('validation_collection_system'),
-      })
+    // PocketBase answers it with no field error.
+    if (c.system) throw badRequest(messages.collectionDeleteFailed)
     const refs = this.all()
       .filter(
         (o) =>

@@ -4,9 +4,9 @@ import { getFieldType } from '../fields/registry.js'
 import { validateRelationOptions } from '../fields/relation.js'
 import type { FieldLookup } from '../fields/field-type.js'
 import { validateRule } from '../rules/index.js'
-import { hasUniqueIndexOn } from './index-text.js'
 import { parseIndex } from './indexes.js'
 import { ruleKeys, type Collection } from './model.js'
+import { validateAuthOptions } from './validate-auth.js'
 
 const word = /^\w+$/
 const reservedFieldNames = new Set([
@@ -182,85 +182,6 @@ function validateFields(
     }
   }
   return errors
-}
-
-function validateAuthOptions(
-  c: Collection,
-  lookup: FieldLookup,
-  dialect: Dialect,
-  errors: ValidationErrors,
-): void {
-  const o = c.authOptions!
-  const e: ValidationErrors = {}
-  if (o.manageRule !== null && o.manageRule.trim() === '') {
-    e.manageRule = validationError('validation_nil_or_not_empty_required')
-  }
-  for (const key of ['authRule', 'manageRule'] as const) {
-    const rule = o[key]
-    if (rule === null || rule.trim() === '') continue
-    const problem = validateRule(rule, c, (n) => lookup.findCollection(n), dialect)
-    if (problem) e[key] = validationError('validation_invalid_rule', { problem })
-  }
-  for (const key of [
-    'authToken',
-    'passwordResetToken',
-    'emailChangeToken',
-    'verificationToken',
-    'fileToken',
-  ] as const) {
-    const d = o[key].duration
-    const tokenErrors: ValidationErrors = {}
-    if (typeof d !== 'number' || !Number.isInteger(d) || d < 10 || d > 94670856) {
-      tokenErrors.duration = validationError(
-        'validation_min_greater_equal_than_required:token_duration',
-      )
-    }
-    // PocketBase's bounds: a secret set through the API is 30 to 255 characters.
-    const secret: unknown = o[key].secret
-    if (typeof secret !== 'string') {
-      tokenErrors.secret = validationError('validation_invalid_value:string')
-    } else if ([...secret].length < 30 || [...secret].length > 255) {
-      tokenErrors.secret = validationError('validation_length_out_of_range', { min: 30, max: 255 })
-    }
-    if (Object.keys(tokenErrors).length > 0) e[key] = tokenErrors
-  }
-  const identity = identityFieldsError(c)
-  if (identity) e.passwordAuth = { identityFields: identity }
-  if (o.otp.enabled && (o.otp.duration < 10 || o.otp.duration > 86400 || o.otp.length < 4)) {
-    e.otp = validationError('validation_invalid_value:otp')
-  }
-  const smsField: unknown = o.otp.smsField
-  if (
-    smsField !== undefined &&
-    smsField !== null &&
-    smsField !== '' &&
-    !c.fields.some((f) => f.name === smsField && f.type === 'text')
-  ) {
-    e.otp ??= { smsField: validationError('validation_in_invalid:sms_field') }
-  }
-  if (o.mfa.enabled) {
-    const methods = [o.passwordAuth.enabled, o.otp.enabled, o.oauth2.enabled].filter(Boolean).length
-    if (methods < 2) e.mfa = validationError('validation_mfa_not_enough_auths')
-  }
-  if (Object.keys(e).length > 0) errors.authOptions = e
-}
-
-/**
- * PocketBase's checks of `passwordAuth.identityFields`: not empty while password auth is on,
- * each an existing field with a unique index on it alone (or svcbase's `unique` flag).
- */
-function identityFieldsError(c: Collection): FieldError | undefined {
-  const { enabled, identityFields: ids } = c.authOptions!.passwordAuth
-  if (!Array.isArray(ids) || ids.some((n) => typeof n !== 'string'))
-    return validationError('validation_in_invalid:identity_fields')
-  if (enabled && ids.length === 0) return required()
-  for (const fieldName of ids) {
-    const f = c.fields.find((x) => x.name === fieldName)
-    if (!f) return validationError('validation_missing_field', { fieldName })
-    if (!f.unique && !hasUniqueIndexOn(c, fieldName))
-      return validationError('validation_missing_unique_constraint', { fieldName })
-  }
-  return undefined
 }
 
 function validateIndexes(c: Collection, all: Collection[], errors: ValidationErrors): void {

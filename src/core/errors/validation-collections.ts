@@ -24,7 +24,6 @@ export const collectionCodes = {
   validation_invalid_or_existing_id: 'The model id is invalid or already exists.',
   validation_collection_name_exists: 'Collection name must be unique (case insensitive).',
   validation_collection_name_id_duplicate: 'The name must not match an existing collection id.',
-  validation_collection_system: 'System collections cannot be deleted.',
   // fields
   validation_duplicated_field_name: 'Duplicated or invalid field name {fieldName}.',
   validation_duplicated_field_id: 'Duplicated or invalid field id.',
@@ -39,13 +38,10 @@ export const collectionCodes = {
   // rules and auth options
   validation_invalid_rule: ({ problem }: Args<'problem'>) =>
     `Invalid rule. Raw error: ${problem}` as const,
-  'validation_min_greater_equal_than_required:token_duration':
-    'Must be between 10 and 94670856 seconds.',
   'validation_in_invalid:identity_fields': 'Every identity field must be an existing field.',
   validation_missing_field: 'Invalid or missing field {fieldName}.',
   validation_missing_unique_constraint: "The field {fieldName} doesn't have a UNIQUE constraint.",
-  'validation_invalid_value:otp': 'OTP duration must be 10-86400 seconds and length at least 4.',
-  validation_mfa_not_enough_auths: 'MFA requires at least two enabled auth methods.',
+  validation_mfa_not_enough_auths: 'MFA requires at least 2 auth methods to be enabled.',
   // indexes and views
   validation_indexes_not_supported: 'Views cannot have indexes.',
   validation_invalid_index_expression: ({ reason }: Args<'reason'>) => `${reason}` as const,

@@ -11,7 +11,8 @@ export const fieldCodes = {
   'validation_unsupported_value_type:expected': 'Must be {expected}, not {actual}.',
   'validation_unsupported_value_type:list': 'Each value must be a string, not {actual}.',
   'validation_unsupported_value_type:point': 'The point lon and lat must be finite numbers.',
-  validation_invalid_regex: 'Invalid regular expression: {reason}.',
+  // Go's regexp error, as PocketBase shows it (no params).
+  validation_invalid_regex: ({ reason }: Args<'reason'>) => `Error parsing regexp: ${reason}` as const,
   // text, password
   validation_min_text_constraint: 'Must be at least {min} character(s).',
   validation_max_text_constraint: 'Must be no more than {max} character(s).',
@@ -57,7 +58,7 @@ export const fieldCodes = {
   validation_missing_rel_collection: 'Relation connection is missing or cannot be accessed.',
   validation_missing_rel_records:
     'Failed to find all relation records with the provided ids (missing: {missing}).',
-  validation_field_invalid_relation: "The relation collection doesn't exist.",
+  validation_field_relation_missing_collection: "The relation collection doesn't exist.",
   validation_field_old_collection_id_change: 'Cannot change the relation collectionId.',
   validation_relation_field_non_view_base_collection:
     'Non view collections are not allowed to have a view relation.',

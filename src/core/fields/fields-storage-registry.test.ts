@@ -180,7 +180,8 @@ describe('registry', () => {
   })
 
   it('accepts each type default options except where an option is required', () => {
-    const needsInput = new Set(['select', 'relation', 'vector'])
+    // An autodate field must enable onCreate or onUpdate, as in PocketBase (both off by default).
+    const needsInput = new Set(['select', 'relation', 'vector', 'autodate'])
     for (const ft of fieldTypes.values()) {
       const errors = ft.validateOptions(makeField(ft.type), lookup)
       expect(Object.keys(errors).length > 0, ft.type).toBe(needsInput.has(ft.type))

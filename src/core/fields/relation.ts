@@ -46,7 +46,7 @@ function checkCollectionId(
   // A self-relation of a collection being created points at the collection itself.
   const target = owner?.id === v ? owner : lookup.findCollection(v)
   if (!target || target.id !== v) {
-    return validationError('validation_field_invalid_relation')
+    return validationError('validation_field_relation_missing_collection')
   }
   if ((owner?.type ?? 'base') !== 'view' && target.type === 'view') {
     return validationError('validation_relation_field_non_view_base_collection')
