@@ -145,6 +145,7 @@ async function read(db: PgDb, client: pg.Client, request: ConsoleRequest): Promi
   try {
     await client.query('BEGIN READ ONLY')
     await client.query(`SET LOCAL statement_timeout = ${Math.max(1, request.timeoutMs)}`)
+    const started = performance.now()
     await client.query({
       name: 'svc_console',
       text: `DECLARE svc_console NO SCROLL CURSOR FOR ${statementText(request.sql)}`,
@@ -177,7 +178,8 @@ async function read(db: PgDb, client: pg.Client, request: ConsoleRequest): Promi
       if (truncated || batch.rows.length < FETCH_ROWS) break
     }
     if (expired) throw new ConsoleTimeout(request.timeoutMs)
-    return { kind: 'read', columns: columns ?? [], rows, truncated }
+    const read = { kind: 'read' as const, columns: columns ?? [], rows, truncated }
+    return request.text ? { ...read, elapsedMs: performance.now() - started } : read
   } finally {
     clearTimeout(timer)
   }
@@ -190,6 +192,7 @@ async function write(client: pg.Client, request: ConsoleRequest): Promise<Consol
   const before = await catalogDigest(client)
   const rowsBefore = await rowsDigest(client, request.readOnlyTables)
   let result: pg.QueryResult
+  const started = performance.now()
   try {
     const query = client.query(new CountingQuery({ text: request.sql, name: 'svc_console' }))
     result = await new Promise<pg.QueryResult>((resolve, reject) => {
@@ -200,6 +203,7 @@ async function write(client: pg.Client, request: ConsoleRequest): Promise<Consol
     await client.query('ROLLBACK').catch(() => {})
     throw err
   }
+  const elapsedMs = performance.now() - started
   const refuse = async (reason: 'schema' | 'rows', table: string) => {
     await client.query('ROLLBACK')
     return new ConsoleRefused(reason, table)
@@ -223,5 +227,6 @@ async function write(client: pg.Client, request: ConsoleRequest): Promise<Consol
   const changes = ['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'COPY'].includes(result.command)
     ? (result.rowCount ?? 0)
     : 0
-  return { kind: 'write', rowsAffected: changes, schemaChanged }
+  const write = { kind: 'write' as const, rowsAffected: changes, schemaChanged }
+  return request.text ? { ...write, elapsedMs } : write
 }
