@@ -332,7 +332,9 @@ describe('PUT /api/collections/import: all or nothing', () => {
     expect(errors.schema).toBeUndefined()
     // Positions in the saved field list: id comes first.
     expect(errors.fields['1'].values.code).toBe('validation_required')
-    expect(errors.fields['2'].collectionId.code).toBe('validation_field_relation_missing_collection')
+    expect(errors.fields['2'].collectionId.code).toBe(
+      'validation_field_relation_missing_collection',
+    )
     expect(JSON.stringify(errors)).not.toContain('options')
   })
 

@@ -12,7 +12,8 @@ export const fieldCodes = {
   'validation_unsupported_value_type:list': 'Each value must be a string, not {actual}.',
   'validation_unsupported_value_type:point': 'The point lon and lat must be finite numbers.',
   // Go's regexp error, as PocketBase shows it (no params).
-  validation_invalid_regex: ({ reason }: Args<'reason'>) => `Error parsing regexp: ${reason}` as const,
+  validation_invalid_regex: ({ reason }: Args<'reason'>) =>
+    `Error parsing regexp: ${reason}` as const,
   // text, password
   validation_min_text_constraint: 'Must be at least {min} character(s).',
   validation_max_text_constraint: 'Must be no more than {max} character(s).',
