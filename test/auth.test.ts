@@ -104,7 +104,7 @@ describe('auth flows end to end through a real SMTP listener', () => {
     })
   })
 
-  it('auth-refresh checks the collection, the token, then the token’s collection, as PocketBase', async () => {
+  it('auth-refresh and request-email-change check the collection, the token, then the token’s collection, as PocketBase', async () => {
     await createUser('refresh-order@example.com')
     const user = (await signIn('refresh-order@example.com', 'password123')).body.token as string
     await t.api('POST', '/api/collections', {
@@ -120,9 +120,16 @@ describe('auth flows end to end through a real SMTP listener', () => {
       ['users', su, 403, 'The request requires auth record from _superusers collection.'],
       ['_superusers', user, 403, 'The request requires auth record from users collection.'],
     ]
+    const emailChange = (collection: string, token?: string) =>
+      t.api('POST', `/api/collections/${collection}/request-email-change`, {
+        token: token ?? null,
+        body: { newEmail: 'moved@example.com' },
+      })
     for (const [collection, token, status, message] of cases) {
-      const res = await refresh(collection, token)
-      expect([res.status, res.body.message], collection).toEqual([status, message])
+      for (const call of [refresh, emailChange]) {
+        const res = await call(collection, token)
+        expect([res.status, res.body.message], collection).toEqual([status, message])
+      }
     }
     expect((await refresh('users', user)).status).toBe(200)
   })

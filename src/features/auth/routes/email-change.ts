@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { confirmEmailChange, requestEmailChange } from '../../../core/auth/token-flows.js'
-import { forbidden, messages, unauthorized } from '../../../core/errors.js'
 import { requestEvent, triggerRequest } from '../../../core/request-event.js'
 import { readBody } from '../../../http/body.js'
 import { sendHookResponse } from '../../../http/hook-response.js'
 import { requestInfo } from '../../../http/request-info.js'
-import type { AuthParams, AuthRouteContext } from '../context.js'
+import { signedInCollection, type AuthParams, type AuthRouteContext } from '../context.js'
 import { tagsOf, tokenOfBody } from '../flow-hooks.js'
 
 /**
@@ -19,15 +18,11 @@ export function register(http: FastifyInstance, ctx: AuthRouteContext): void {
     '/api/collections/:collection/request-email-change',
     { config: { rateLimitTags: ['requestEmailChange'] } },
     async (req, reply) => {
-      const c = ctx.authCollection(req.params.collection)
       const info = requestInfo(req)
-      if (!info.auth) throw unauthorized(messages.authTokenRequired)
-      if (info.auth.collection.id !== c.id) {
-        throw forbidden(messages.authCollectionRequired({ collection: c.name }))
-      }
+      const { c, auth } = signedInCollection(ctx, req.params.collection, info)
       const { values } = await readBody(req)
       const newEmail = typeof values.newEmail === 'string' ? values.newEmail : ''
-      const fields = { collection: c, record: info.auth.record, newEmail }
+      const fields = { collection: c, record: auth.record, newEmail }
       const res = await triggerRequest(
         ctx.app.hooks.onRecordRequestEmailChangeRequest,
         requestEvent(ctx.app, { ...info, body: values }, fields),
