@@ -1,7 +1,8 @@
 /**
  * PocketBase's router answers a path that is not clean (`//`, a `.` or `..` segment) with a 307
  * to the cleaned path, as Go's `http.ServeMux` does: `/api//health` → `/api/health`, the query
- * kept. Only the path as sent counts: an encoded `%2F` is no slash here.
+ * kept. Only the path as sent counts: an encoded `%2F` is no slash here. svcbase does it for the
+ * API (a cleaned path under `/api/`); static hosting answers 404 to a `..` as before.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { posix } from 'node:path'
@@ -25,7 +26,7 @@ const escapeHtml = (s: string): string =>
     .replace(/"/g, '&#34;')
     .replace(/'/g, '&#39;')
 
-/** An `onRequest` hook: 307 to the cleaned path, with Go's small HTML body for GET. */
+/** An `onRequest` hook: 307 to the cleaned API path, with Go's small HTML body for GET. */
 export function redirectUncleanPath(
   req: FastifyRequest,
   reply: FastifyReply,
@@ -34,7 +35,8 @@ export function redirectUncleanPath(
   const raw = req.raw.url ?? req.url
   const q = raw.indexOf('?')
   const clean = cleanPath(q < 0 ? raw : raw.slice(0, q))
-  if (clean === null) return done()
+  // NB: the API only: static files keep their own refusals of `..` (a plain 404).
+  if (clean === null || !(clean === '/api' || clean.startsWith('/api/'))) return done()
   const location = q < 0 ? clean : clean + raw.slice(q)
   void reply.code(307).header('location', location)
   if (req.method === 'GET' || req.method === 'HEAD') {
