@@ -199,6 +199,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       expect(res.body).toEqual({ code: 400, status: 400, message, data: {} })
     })
 
+    it('refuses a sort of spaces only with a 400', async () => {
+      const res = await t.api('GET', '/api/collections/posts/records?sort=%20%20')
+      expect([res.status, res.body.message]).toEqual([400, 'Invalid sort: sort is empty.'])
+    })
+
     it('takes the first of a repeated parameter and ignores one that does not decode', async () => {
       const res = await t.api(
         'GET',

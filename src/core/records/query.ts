@@ -179,7 +179,11 @@ export function clientFilterAndSort(
 ): { where: Sql | null; order: Sql[] } {
   const ctx = ruleContext(app, collection, info, !isSuperuser(info), true)
   const filter = params.filter === '' ? null : compileFilter(params.filter, ctx)
-  const sort = params.sort.trim() === '' ? null : compileSortScoped(params.sort, ctx)
+  // NB: as in PocketBase, a sort of spaces only is a 400 (an empty one is the default).
+  if (params.sort !== '' && params.sort.trim() === '') {
+    throw badRequest(messages.invalidSort({ reason: 'sort is empty' }))
+  }
+  const sort = params.sort === '' ? null : compileSortScoped(params.sort, ctx)
   // NB: a copy: compiled sorts are cached and shared.
   const order = sort ? [...sort.order] : []
   const where =
