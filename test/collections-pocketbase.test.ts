@@ -272,6 +272,35 @@ describe.each([
     expect(del.body.data).toEqual({})
   })
 
+  it('words index and import errors as PocketBase', async () => {
+    const taken = await post({
+      name: 'taken',
+      fields: [{ name: 'n', type: 'number' }],
+      indexes: ['CREATE INDEX idx_n ON taken (n)'],
+    })
+    expect(taken.body.data.indexes['0']).toEqual({
+      code: 'validation_existing_index_name',
+      message: 'The index name is already used in indexed2 collection.',
+      params: { usedTableName: 'indexed2' },
+    })
+    const minMax = await post({
+      name: 'mm',
+      fields: [{ name: 'n', type: 'number', min: 5, max: 1 }],
+    })
+    expect(minMax.body.data.fields['1'].max.code).toBe('validation_min_number_constraint')
+    const res = await t.api('PUT', '/api/collections/import', {
+      token: su(),
+      body: {
+        collections: [{ name: 'broken', type: 'base', fields: [{ name: 'a b', type: 'text' }] }],
+      },
+    })
+    expect(res.body.data.collections.message).toBe(
+      'Data validations failed for collection "broken" (' +
+        res.body.data.collections.message.match(/\((\w+)\)/)[1] +
+        '):\n{\n  "fields": {\n    "1": {\n      "name": "must be in a valid format"\n    }\n  }\n}.',
+    )
+  })
+
   it('imports beside a rule made stale by a deleted collection', async () => {
     expect((await post({ name: 'gone', fields: [{ name: 'title', type: 'text' }] })).status).toBe(
       200,

@@ -330,11 +330,10 @@ describe('PUT /api/collections/import: all or nothing', () => {
     expect(res.status).toBe(400)
     const { errors } = failureDetail(res.body)
     expect(errors.schema).toBeUndefined()
-    // Positions in the saved field list: id comes first.
-    expect(errors.fields['1'].values.code).toBe('validation_required')
-    expect(errors.fields['2'].collectionId.code).toBe(
-      'validation_field_relation_missing_collection',
-    )
+    // Positions in the saved field list: id comes first. As in PocketBase, the detail gives each
+    // error's raw message (ozzo's own lower-case).
+    expect(errors.fields['1'].values).toBe('cannot be blank')
+    expect(errors.fields['2'].collectionId).toBe("The relation collection doesn't exist.")
     expect(JSON.stringify(errors)).not.toContain('options')
   })
 
@@ -354,17 +353,7 @@ describe('PUT /api/collections/import: all or nothing', () => {
     ])
     expect(clash.status).toBe(400)
     const { errors } = failureDetail(clash.body)
-    expect(errors).toEqual({
-      fields: {
-        '2': {
-          name: {
-            code: 'validation_duplicated_field_name',
-            message: expect.any(String),
-            params: { fieldName: expect.any(String) },
-          },
-        },
-      },
-    })
+    expect(errors).toEqual({ fields: { '2': { name: 'Duplicated or invalid field name A.' } } })
     await t.api('POST', '/api/collections/keep/records', { token: su, body: { a: 'x' } })
     const keep = await t.api('GET', '/api/collections/keep', { token: su })
     const unique = await put([
@@ -400,8 +389,8 @@ describe('PUT /api/collections/import: all or nothing', () => {
     expect(kept.body.listRule).toBe(legacy)
     const changed = await put([{ ...mfas, listRule: 'recordRef = @request.auth.id' }])
     expect(changed.status).toBe(400)
-    expect(failureDetail(changed.body).errors.listRule.code).toBe(
-      'validation_collection_system_rule_change',
+    expect(failureDetail(changed.body).errors.listRule).toBe(
+      'System collection API rule cannot be changed.',
     )
   })
 })

@@ -29,9 +29,46 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 /** Builds the 400 of a failed write of a set of collections, naming the collection at fault. */
 export type SetFailure = (name: string, id: string, detail: ValidationErrors | string) => Error
 
+/** ozzo-validation's own rules: PocketBase's import detail shows their raw lower-case text. */
+const ozzoCodes = new Set([
+  'validation_required',
+  'validation_nil',
+  'validation_empty',
+  'validation_in_invalid',
+  'validation_not_in_invalid',
+  'validation_match_invalid',
+  'validation_length_out_of_range',
+  'validation_length_too_long',
+  'validation_length_invalid',
+  'validation_min_greater_equal_than_required',
+  'validation_max_less_equal_than_required',
+  'validation_is_email',
+  'validation_is_url',
+])
+
+/**
+ * Field errors as PocketBase's import detail prints them: each error its message alone, in its
+ * raw form (ozzo's rules lower-case and without the period; rules and view queries without it).
+ */
+function rawMessages(errors: ValidationErrors): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, e] of Object.entries(errors)) {
+    if (typeof e.code !== 'string' || typeof e.message !== 'string') {
+      out[key] = rawMessages(e as ValidationErrors)
+      continue
+    }
+    const m = e.message
+    if (ozzoCodes.has(e.code)) out[key] = (m[0]!.toLowerCase() + m.slice(1)).replace(/\.$/, '')
+    else if (e.code === 'validation_invalid_rule' || e.code === 'validation_invalid_view_query')
+      out[key] = m.replace(/\.$/, '')
+    else out[key] = m
+  }
+  return out
+}
+
 /** The 400 of a failed import, naming the collection, as PocketBase words it. */
 function importFailure(name: string, id: string, detail: ValidationErrors | string): Error {
-  const text = typeof detail === 'string' ? detail : JSON.stringify(detail, null, 2)
+  const text = typeof detail === 'string' ? detail : JSON.stringify(rawMessages(detail), null, 2)
   return badRequest(messages.importFailed, {
     collections: validationError('validation_collections_import_failure', {
       name,

@@ -188,12 +188,12 @@ function validateIndexes(c: Collection, all: Collection[], errors: ValidationErr
   const e: ValidationErrors = {}
   const names = new Set<string>()
   // Index names share one namespace in the database.
-  const taken = new Set<string>()
+  const taken = new Map<string, string>()
   for (const other of all) {
     if (other.id === c.id || other.type === 'view') continue
     for (const text of other.indexes) {
       const spec = parseIndex(text, other)
-      if (typeof spec !== 'string') taken.add(spec.name.toLowerCase())
+      if (typeof spec !== 'string') taken.set(spec.name.toLowerCase(), other.name)
     }
   }
   c.indexes.forEach((text, i) => {
@@ -206,7 +206,9 @@ function validateIndexes(c: Collection, all: Collection[], errors: ValidationErr
     if (names.has(key)) {
       e[String(i)] = validationError('validation_duplicated_index_name')
     } else if (taken.has(key)) {
-      e[String(i)] = validationError('validation_existing_index_name')
+      e[String(i)] = validationError('validation_existing_index_name', {
+        usedTableName: taken.get(key)!,
+      })
     }
     names.add(key)
   })

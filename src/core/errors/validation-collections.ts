@@ -43,10 +43,10 @@ export const collectionCodes = {
   validation_missing_unique_constraint: "The field {fieldName} doesn't have a UNIQUE constraint.",
   validation_mfa_not_enough_auths: 'MFA requires at least 2 auth methods to be enabled.',
   // indexes and views
-  validation_indexes_not_supported: 'Views cannot have indexes.',
+  validation_indexes_not_supported: "View collections don't support indexes.",
   validation_invalid_index_expression: ({ reason }: Args<'reason'>) => `${reason}` as const,
-  validation_duplicated_index_name: 'The index name must be unique.',
-  validation_existing_index_name: 'Index name is already used by another collection.',
+  validation_duplicated_index_name: 'The index name already exists.',
+  validation_existing_index_name: 'The index name is already used in {usedTableName} collection.',
   validation_invalid_view_query: ({ problem }: Args<'problem'>) =>
     `Invalid query - ${problem}` as const,
   // import

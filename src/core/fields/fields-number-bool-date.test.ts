@@ -101,7 +101,7 @@ describe('field values: normalize + validate', () => {
 
 // prettier-ignore
 const optionsCases: OptionsCase[] = [
-  { name: 'number max below min', type: 'number', options: { min: 5, max: 1 }, errors: { max: 'validation_min_greater_equal_than_required' } },
+  { name: 'number max below min', type: 'number', options: { min: 5, max: 1 }, errors: { max: 'validation_min_number_constraint' } },
   { name: 'number onlyInt decimal bound', type: 'number', options: { onlyInt: true, min: 1.5 }, errors: { min: 'validation_only_int_constraint' } },
   { name: 'number wrong type', type: 'number', options: { min: '1' }, errors: { min: 'validation_unsupported_value_type' } },
   { name: 'date invalid min', type: 'date', options: { min: 'soon' }, errors: { min: 'validation_date_invalid' } },

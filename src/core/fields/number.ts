@@ -5,7 +5,7 @@
 
 import { validationError } from '../errors.js'
 import type { FieldType } from './field-type.js'
-import { minThreshold, required, wrongType } from './generic-errors.js'
+import { required, wrongType } from './generic-errors.js'
 import { toNumber } from './cast.js'
 import {
   boolOption,
@@ -29,7 +29,9 @@ function checkBound(field: Field, key: 'min' | 'max') {
     return validationError('validation_only_int_constraint')
   }
   const min = nullableNumberOption(field, 'min')
-  if (key === 'max' && v !== null && min !== null && v < min) return minThreshold(min)
+  // PocketBase checks `max` with the value rule itself: `max >= min`.
+  if (key === 'max' && v !== null && min !== null && v < min)
+    return validationError('validation_min_number_constraint', { min })
   return null
 }
 
