@@ -60,11 +60,6 @@ export interface Dialect {
    * multi-valued fields: `from` goes into a FROM clause, `value` names each item.
    */
   jsonEach(expr: Sql, alias: string): { from: Sql; value: Sql }
-  /**
-   * `jsonEach` with `index`, each item's position in the array (0-based on SQLite, 1-based on
-   * PostgreSQL: only its order counts), for "the first item" of a list.
-   */
-  jsonEachOrdered(expr: Sql, alias: string): { from: Sql; value: Sql; index: Sql }
   /** Case-insensitive LIKE with `\` as the escape character. */
   like(left: Sql, right: Sql, negate: boolean): Sql
   /** Null-safe equality (`IS` / `IS NOT DISTINCT FROM`) or its negation. */

@@ -25,14 +25,14 @@ describe('compileSort', () => {
       {},
       [
         '(SELECT "_r1"."name" FROM (SELECT 1) AS "_s2" LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC, ' +
-          '(SELECT "_r4"."name" FROM (SELECT 1) AS "_s5" LEFT JOIN json_each("p"."editors") AS "_j3" ON 1 = 1 ' +
-          'LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value" ORDER BY "_j3"."key" LIMIT 1) DESC, LOWER("p"."title") ASC',
+          '(SELECT MAX("_r4"."name") FROM (SELECT 1) AS "_s5" LEFT JOIN json_each("p"."editors") AS "_j3" ON 1 = 1 ' +
+          'LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC, LOWER("p"."title") ASC',
         [],
       ],
       [
         '(SELECT "_r1"."name" FROM (SELECT 1) AS "_s2" LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC NULLS FIRST, ' +
-          `(SELECT "_r4"."name" FROM (SELECT 1) AS "_s5" LEFT JOIN ${pgEach('"p"."editors"')} WITH ORDINALITY AS "_j3"("value", "index") ON 1 = 1 ` +
-          'LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value" ORDER BY "_j3"."index" LIMIT 1) DESC NULLS LAST, LOWER("p"."title") ASC NULLS FIRST',
+          `(SELECT MAX("_r4"."name") FROM (SELECT 1) AS "_s5" LEFT JOIN ${pgEach('"p"."editors"')} AS "_j3"("value") ON 1 = 1 ` +
+          'LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC NULLS LAST, LOWER("p"."title") ASC NULLS FIRST',
         [],
       ],
     ],
@@ -56,17 +56,15 @@ describe('compileSort', () => {
       [
         '(SELECT CASE WHEN "_r1"."emailVisibility" = TRUE THEN "_r1"."email" END FROM (SELECT 1) AS "_s2" ' +
           'LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC, ' +
-          '(SELECT CASE WHEN "_r4"."emailVisibility" = TRUE THEN LOWER("_r4"."email") END FROM (SELECT 1) AS "_s5" ' +
-          'LEFT JOIN json_each("p"."editors") AS "_j3" ON 1 = 1 LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value" ' +
-          'ORDER BY "_j3"."key" LIMIT 1) DESC',
+          '(SELECT MAX(CASE WHEN "_r4"."emailVisibility" = TRUE THEN LOWER("_r4"."email") END) FROM (SELECT 1) AS "_s5" ' +
+          'LEFT JOIN json_each("p"."editors") AS "_j3" ON 1 = 1 LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC',
         [],
       ],
       [
         '(SELECT CASE WHEN "_r1"."emailVisibility" = TRUE THEN "_r1"."email" END FROM (SELECT 1) AS "_s2" ' +
           'LEFT JOIN "users" AS "_r1" ON "_r1"."id" = "p"."author") ASC NULLS FIRST, ' +
-          '(SELECT CASE WHEN "_r4"."emailVisibility" = TRUE THEN LOWER("_r4"."email") END FROM (SELECT 1) AS "_s5" ' +
-          `LEFT JOIN ${pgEach('"p"."editors"')} WITH ORDINALITY AS "_j3"("value", "index") ON 1 = 1 LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value" ` +
-          'ORDER BY "_j3"."index" LIMIT 1) DESC NULLS LAST',
+          '(SELECT MAX(CASE WHEN "_r4"."emailVisibility" = TRUE THEN LOWER("_r4"."email") END) FROM (SELECT 1) AS "_s5" ' +
+          `LEFT JOIN ${pgEach('"p"."editors"')} AS "_j3"("value") ON 1 = 1 LEFT JOIN "users" AS "_r4" ON "_r4"."id" = "_j3"."value") DESC NULLS LAST`,
         [],
       ],
     ],

@@ -209,7 +209,6 @@ function sortExpression(item: SortItem, state: State, scopes: Sql[]): Sql {
     return sql`${rowid} ${direction}`
   }
   const sink = new JoinSink(state)
-  sink.order = []
   const op = resolveOperand(identifierNode(item.field, 0), state, sink)
   if (!op.fromColumn) throw new RuleError(`cannot sort by "${item.field}", it is not a field`)
   // NB: a guarded value (an e-mail its owner hides) matches no filter, so it sorts as NULL:
@@ -229,13 +228,10 @@ function sortExpression(item: SortItem, state: State, scopes: Sql[]): Sql {
     const keys = dialect.sortKeys(sqliteValue(op))
     return join(keys.map((key) => sql`(SELECT ${key} FROM ${sink.from()}${where}) ${direction}`))
   }
-  // NB: a multi-valued path sorts by its first value, in the order the joins scan their rows
-  // (list order, then row ids), as PocketBase's DISTINCT rows keep the first joined row's.
-  const first = op.multi && sink.order.length > 0
-  const limit = first ? sql` ORDER BY ${join(sink.order)} LIMIT 1` : raw('')
-  const value =
-    op.multi && !first ? sql`${raw(item.direction === 'ASC' ? 'MIN' : 'MAX')}(${guarded})` : guarded
-  return sql`(SELECT ${value} FROM ${sink.from()}${where}${limit}) ${direction}`
+  const value = op.multi
+    ? sql`${raw(item.direction === 'ASC' ? 'MIN' : 'MAX')}(${guarded})`
+    : guarded
+  return sql`(SELECT ${value} FROM ${sink.from()}${where}) ${direction}`
 }
 
 /**

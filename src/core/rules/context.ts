@@ -75,11 +75,6 @@ export class JoinSink {
   private readonly aliases = new Map<string, string>()
   /** When set, every key asked for is added to it (which joins a comparison uses). */
   used: Set<string> | null = null
-  /**
-   * When set, the joins add the keys that order their rows as they are scanned (an item's
-   * position in its list, a back-related row's row id): a sort reads "the first" joined value.
-   */
-  order: Sql[] | null = null
 
   /**
    * `clauses` may be shared with another sink: same FROM, independent keys. `conditions` are

@@ -106,28 +106,12 @@ export function joinIds(
 /** `LEFT JOIN json_each(expr) ON 1 = 1`; returns the item value expression. */
 export function joinEach(state: CompileState, sink: JoinSink, key: string, expr: Sql): Sql {
   const { dialect } = state.ctx
-  if (sink.order) {
-    const order = sink.order
-    const alias = sink.join(key, 'j', (a) => {
-      const each = dialect.jsonEachOrdered(expr, a)
-      order.push(each.index)
-      return sql`LEFT JOIN ${each.from} ON 1 = 1`
-    })
-    return dialect.jsonEachOrdered(expr, alias).value
-  }
   const alias = sink.join(
     key,
     'j',
     (a) => sql`LEFT JOIN ${dialect.jsonEach(expr, a).from} ON 1 = 1`,
   )
   return dialect.jsonEach(expr, alias).value
-}
-
-/** Notes the row order of a joined table (its row id) when the sink keeps one. */
-function scanOrder(state: CompileState, sink: JoinSink, alias: string, target: Collection): void {
-  if (!sink.order) return
-  const rowid = target.type === 'view' ? null : state.ctx.dialect.rowid(alias)
-  sink.order.push(rowid ?? column(alias, 'id'))
 }
 
 /** A back-relation `<collection>_via_<field>` seen from `base`, before it is joined. */
@@ -182,10 +166,9 @@ export function joinBackRelation(
   if (!back) return null
   const { source } = back
   const key = `${base.key}.${name}`
-  const alias = sink.join(key, 'b', (a) => {
-    scanOrder(state, sink, a, source)
-    return joinTarget(state, sink, source, a, path, back.pointsHere(a))
-  })
+  const alias = sink.join(key, 'b', (a) =>
+    joinTarget(state, sink, source, a, path, back.pointsHere(a)),
+  )
   return { collection: source, alias, multi: base.multi || !back.unique, key }
 }
 
@@ -199,10 +182,7 @@ export function joinCollection(
   const target = state.ctx.findCollection(name)
   if (!target) throw new RuleError(`unknown collection "${name}" in "@collection.${name}"`)
   const key = `@collection.${target.id}:${tag}`
-  const alias = sink.join(key, 'c', (a) => {
-    scanOrder(state, sink, a, target)
-    return on(a, target.name, raw('1 = 1'))
-  })
+  const alias = sink.join(key, 'c', (a) => on(a, target.name, raw('1 = 1')))
   return { collection: target, alias, multi: true, key }
 }
 

@@ -54,11 +54,6 @@ export const postgresDialect: Dialect = {
     from: sql`json_array_elements_text(${arrayOrEmpty(expr)}) AS ${ident(alias)}(${ident('value')})`,
     value: sql`${ident(alias)}.${ident('value')}`,
   }),
-  jsonEachOrdered: (expr, alias) => ({
-    from: sql`json_array_elements_text(${arrayOrEmpty(expr)}) WITH ORDINALITY AS ${ident(alias)}(${ident('value')}, ${ident('index')})`,
-    value: sql`${ident(alias)}.${ident('value')}`,
-    index: sql`${ident(alias)}.${ident('index')}`,
-  }),
   like: (left, right, negate) =>
     negate
       ? sql`CAST(${left} AS TEXT) NOT ILIKE ${right} ESCAPE '\\'`

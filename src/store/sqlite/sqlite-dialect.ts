@@ -56,11 +56,6 @@ export const sqliteDialect: Dialect = {
     from: sql`json_each(${expr}) AS ${ident(alias)}`,
     value: sql`${ident(alias)}.${ident('value')}`,
   }),
-  jsonEachOrdered: (expr, alias) => ({
-    from: sql`json_each(${expr}) AS ${ident(alias)}`,
-    value: sql`${ident(alias)}.${ident('value')}`,
-    index: sql`${ident(alias)}.${ident('key')}`,
-  }),
   like: (left, right, negate) =>
     negate ? sql`${left} NOT LIKE ${right} ESCAPE '\\'` : sql`${left} LIKE ${right} ESCAPE '\\'`,
   isSame: (left, right, negate) =>
