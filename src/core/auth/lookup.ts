@@ -1,4 +1,5 @@
-import { ident, param, sql } from '../../store/sql.js'
+import type { Dialect } from '../../store/dialect.js'
+import { ident, param, sql, type Sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
 import { badRequest, messages, validationError, type ValidationErrors } from '../errors.js'
@@ -7,14 +8,27 @@ import { runeLength } from '../fields/cast.js'
 import { wrongType } from '../fields/generic-errors.js'
 import type { RecordData } from '../request-info.js'
 
-/** An auth record by email (case-insensitive), or undefined. */
+/**
+ * PocketBase's rule for comparing an identity with the stored email: case-insensitively only when
+ * the collection's unique email index has `COLLATE NOCASE`, else as written (PocketBase's default
+ * index has none: `A@x.com` and `a@x.com` are two users, each signing in only as written).
+ */
+export function emailEquals(dialect: Dialect, c: Collection, column: Sql, value: string): Sql {
+  const nocase = c.indexes.some(
+    (ix) =>
+      /^\s*CREATE\s+UNIQUE\s+INDEX/i.test(ix) && /[`"[]?email[`"\]]?\s+COLLATE\s+NOCASE/i.test(ix),
+  )
+  return nocase ? dialect.equalsIgnoreCase(column, param(value)) : sql`${column} = ${param(value)}`
+}
+
+/** An auth record by email (see {@link emailEquals}), or undefined. */
 export async function findByEmail(
   app: App,
   c: Collection,
   email: string,
 ): Promise<RecordData | undefined> {
   const db = app.dbFor(c)
-  const match = db.dialect.equalsIgnoreCase(ident('email'), param(email))
+  const match = emailEquals(db.dialect, c, ident('email'), email)
   const row = await db.get<{ id: string }>(
     sql`SELECT id FROM ${ident(c.name)} WHERE ${match} LIMIT 1`,
   )

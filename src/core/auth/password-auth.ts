@@ -1,7 +1,7 @@
 import { bcryptPool } from '../../tools/bcrypt-pool.js'
 import { isEmail } from '../fields/email.js'
 import { verifyPassword } from '../fields/password.js'
-import { ident, param, sql } from '../../store/sql.js'
+import { ident, sql } from '../../store/sql.js'
 import type { App } from '../app.js'
 import type { Collection } from '../collections/model.js'
 import {
@@ -12,7 +12,7 @@ import {
   type ValidationErrors,
 } from '../errors.js'
 import { recordSatisfies, ruleCondition } from '../records/query.js'
-import { requiredText } from './lookup.js'
+import { emailEquals, requiredText } from './lookup.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
 
 // NB: compared against for unknown identities, so a miss costs the same time as a wrong password.
@@ -74,7 +74,7 @@ export async function findPasswordIdentity(
     if (name === 'email' && !identityField && !isEmail(identity)) continue
     const match =
       name === 'email'
-        ? app.db.dialect.equalsIgnoreCase(ident(name), param(identity))
+        ? emailEquals(app.db.dialect, c, ident(name), identity)
         : sql`${ident(name)} = ${identity}`
     const row = await app.db.get<{ id: string }>(
       sql`SELECT id FROM ${ident(c.name)} WHERE ${match} LIMIT 1`,

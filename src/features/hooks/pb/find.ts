@@ -14,7 +14,8 @@ import { recordFromRow } from '../../../core/records/serialize.js'
 import { compileFilter, compileSort } from '../../../core/rules/index.js'
 import type { RecordData } from '../../../core/request-info.js'
 import type { Db, Row } from '../../../store/db.js'
-import { column, join, param, sql, type Sql } from '../../../store/sql.js'
+import { column, join, sql, type Sql } from '../../../store/sql.js'
+import { emailEquals } from '../../../core/auth/lookup.js'
 import { asPbRecord, pbRecord, type PbRecord } from './record.js'
 import { PbUnsupportedError } from './unsupported.js'
 
@@ -155,9 +156,8 @@ export function findAuthRecordByEmail(app: App, collection: unknown, email: unkn
   const name = '$app.findAuthRecordByEmail'
   const c = collectionOf(app, collection, name)
   if (c.type !== 'auth') throw notFound()
-  const db = app.dbFor(c)
   const text = typeof email === 'string' ? email : ''
-  const q = selectFrom(c, [db.dialect.equalsIgnoreCase(column(MAIN, 'email'), param(text))])
+  const q = selectFrom(c, [emailEquals(app.dbFor(c).dialect, c, column(MAIN, 'email'), text)])
   const row = syncDb(app, c, name).getSync(q)
   if (!row) throw notFound()
   return toRecord(c, row)
