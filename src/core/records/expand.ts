@@ -26,7 +26,7 @@ export type ExpandTree = Map<string, ExpandTree>
 
 /**
  * Parses `rel1,rel2.sub,posts_via_author` into a tree. Spaces are ignored and empty entries
- * skipped; a path deeper than 6 levels or with an empty segment (`a..b`) is dropped, as
+ * skipped; a path deeper than 6 levels or with an empty segment (`a..b`) is dropped (a path with an unknown key too, by `knownPaths`), as
  * PocketBase ignores it.
  */
 export function parseExpand(text: string): ExpandTree {
@@ -86,6 +86,24 @@ function resolveLink(app: App, c: Collection, key: string): Link | null {
     (f) => f.name === m[2] && f.type === 'relation' && f.options.collectionId === c.id,
   )
   return field ? { target, field, back: true, single: !isMulti(field) && field.unique } : null
+}
+
+/**
+ * The paths of an `expand` parameter whose every key names a relation, joined again: as in
+ * PocketBase, a path with one unknown key is dropped whole (`tags.nope` expands nothing, not
+ * `tags`), while the other paths stand.
+ */
+function knownPaths(app: App, c: Collection, expand: string): string {
+  const kept: string[] = []
+  for (const raw of expand.split(',')) {
+    let at: Collection | null = c
+    for (const key of raw.replace(/\s+/g, '').split('.')) {
+      const link: Link | null = at && key !== '' ? resolveLink(app, at, key) : null
+      at = link ? link.target : null
+    }
+    if (at) kept.push(raw)
+  }
+  return kept.join(',')
 }
 
 /**
@@ -280,7 +298,7 @@ export async function expandRecords(
   expand: string,
   info: RequestInfo,
 ): Promise<void> {
-  const nodes = resolveTree(app, c, parseExpand(expand), '')
+  const nodes = resolveTree(app, c, parseExpand(knownPaths(app, c, expand)), '')
   const budget: Budget = { left: MAX_EXPANDED_RECORDS, sinceYield: 0 }
   await expandLevel(app, records, nodes, info, budget)
 }
