@@ -193,8 +193,8 @@ export class CollectionService {
           viewQuery: validationError('validation_invalid_view_query', { problem }),
         })
     }
-    if (draft.id === '') draft.id = this.newId(draft)
-    ensureAuthIndexes(draft)
+    // The default auth indexes are named after the id the write will give a new collection.
+    ensureAuthIndexes(draft, draft.id || this.newId(draft))
     const errors = validateCollection(draft, old, this.lookup(), this.app.dbFor(draft).dialect)
     if (hasErrors(errors)) throw badRequest(message, shape ? reshapeErrors(errors, shape) : errors)
     keepIndexes(draft)
