@@ -237,6 +237,8 @@ describe.each([
       otp: { enabled: true },
     })
     expect(mfa.body.data.mfa.rule.code).toBe('validation_invalid_rule')
+    const off = await patch('opts', { mfa: { enabled: false, rule: 'nope ~' } })
+    expect(off.status).toBe(200)
     const zero = await patch('opts', {
       mfa: { enabled: true, duration: 0 },
       otp: { enabled: true },

@@ -83,9 +83,10 @@ export function validateAuthOptions(
   }
   if (Object.keys(otp).length > 0) e.otp = otp
   const mfa: ValidationErrors = {}
-  const mfaRule = ruleError(o.mfa.rule)
-  if (mfaRule) mfa.rule = mfaRule
   if (o.mfa.enabled) {
+    // As PocketBase, the rule of a disabled MFA is not checked.
+    const mfaRule = ruleError(o.mfa.rule)
+    if (mfaRule) mfa.rule = mfaRule
     const duration = boundedError(o.mfa.duration, 10, 86400)
     if (duration) mfa.duration = duration
     const methods = [o.passwordAuth.enabled, o.otp.enabled, o.oauth2.enabled].filter(Boolean).length
