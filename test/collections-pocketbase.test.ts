@@ -303,6 +303,25 @@ describe.each([
     )
   })
 
+  it('takes a primary key as sent, and gives back the default one when it is left out', async () => {
+    expect((await post({ name: 'keyed' })).status).toBe(200)
+    const sent = { id: 'text3208210256', name: 'id', type: 'text', max: 5, primaryKey: true }
+    const short = await patch('keyed', { fields: [sent] })
+    expect(short.status, JSON.stringify(short.body)).toBe(200)
+    expect(short.body.fields[0]).toMatchObject({
+      max: 5,
+      min: 0,
+      autogeneratePattern: '',
+      pattern: '^[a-z0-9]+$',
+      primaryKey: true,
+      required: true,
+      system: true,
+    })
+    const gone = await patch('keyed', { fields: [{ name: 'x', type: 'text' }] })
+    expect(gone.body.fields[0]).toMatchObject({ name: 'id', max: 15, min: 15 })
+    expect(gone.body.fields[0].autogeneratePattern).toBe('[a-z0-9]{15}')
+  })
+
   it('imports beside a rule made stale by a deleted collection', async () => {
     expect((await post({ name: 'gone', fields: [{ name: 'title', type: 'text' }] })).status).toBe(
       200,

@@ -5,7 +5,7 @@
 import { validationError, type ValidationErrors } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import { fieldToFlat, fieldToSchema } from './codec.js'
-import { defaultFieldId, makeField } from './defaults.js'
+import { defaultFieldId, idField, makeField } from './defaults.js'
 import { applyAuthOptions } from './input-auth.js'
 import { isObject, pickEdited, sameValue, type InputShape } from './input-views.js'
 import { ruleKeys, type Collection, type Field } from './model.js'
@@ -65,6 +65,22 @@ function parseField(
     system = bool('system', fresh ? false : existing.system)
   else system = existing.system
   const help = typeof raw.help === 'string' ? raw.help : (existing?.help ?? '')
+  // The primary key sent is taken as sent over the type's defaults, as PocketBase does (its
+  // options are not merged with the stored ones): only the key's own traits are kept.
+  if (type === 'text' && existing?.options.primaryKey === true) {
+    const sent = { ...ft.defaultOptions(), ...options }
+    return makeField({
+      id: existing.id,
+      name,
+      type,
+      required: true,
+      system: true,
+      hidden: bool('hidden', false),
+      presentable: bool('presentable', false),
+      help,
+      options: { ...sent, pattern: sent.pattern || '^[a-z0-9]+$', primaryKey: true },
+    })
+  }
   return makeField({
     id: existing && !fresh ? existing.id : (submittedId ?? existing?.id),
     name,
@@ -285,7 +301,8 @@ function mergeFields(
       (f) => f.system && restored(f) && !used.has(f.id) && !out.some((o) => o.id === f.id),
     )
     return [
-      ...missing.filter(isId),
+      // A left-out primary key comes back as PocketBase's default one.
+      ...missing.filter(isId).map((f) => ({ ...idField(), id: f.id })),
       ...out,
       ...missing.filter((f) => f.type !== 'autodate' && !isId(f)),
       ...missing.filter((f) => f.type === 'autodate'),
