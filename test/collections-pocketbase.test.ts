@@ -4,6 +4,7 @@
  * outcomes. On SQLite and on PostgreSQL (`SVC_TEST_PG_URL`, started by test/global-setup.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { prepareItems } from '../src/core/collections/import.js'
 import { startOn } from './helpers/engines.js'
 import type { TestServer } from './helpers/server.js'
 
@@ -320,6 +321,16 @@ describe.each([
     const gone = await patch('keyed', { fields: [{ name: 'x', type: 'text' }] })
     expect(gone.body.fields[0]).toMatchObject({ name: 'id', max: 15, min: 15 })
     expect(gone.body.fields[0].autogeneratePattern).toBe('[a-z0-9]{15}')
+  })
+
+  it('puts a left-out id last when an import replaces a stored collection', async () => {
+    const made = await post({ name: 'labels', fields: [{ name: 'name', type: 'text' }] })
+    const input = { id: made.body.id, name: 'labels', fields: [{ name: 'name', type: 'text' }] }
+    // deleteMissing (replace): as PocketBase, [name, id]; without it the stored id stays too.
+    const [replaced] = prepareItems(t.server.app, [input], 'replace', undefined, true)
+    expect(replaced!.draft.fields.map((f) => f.name).slice(0, 2)).toEqual(['name', 'id'])
+    const created = await post({ name: 'fresh2', fields: [{ name: 'name', type: 'text' }] })
+    expect(created.body.fields[0].name).toBe('id')
   })
 
   it('imports beside a rule made stale by a deleted collection', async () => {

@@ -121,6 +121,8 @@ export function prepareItems(
   inputs: Record<string, unknown>[],
   merge: FieldMerge,
   fail: SetFailure = importFailure,
+  /** PocketBase's import: replacing a stored collection's fields puts a left-out id last. */
+  pkLastOnReplace = false,
 ): Item[] {
   const items: Item[] = []
   const matched = new Set<string>()
@@ -147,6 +149,7 @@ export function prepareItems(
     const shape = applyCollectionInput(draft, input, errors, {
       merge: old ? merge : 'replace',
       fresh: !old,
+      pkLast: pkLastOnReplace && Boolean(old) && merge === 'replace',
     })
     if (hasErrors(errors)) throw fail(label, old?.id ?? id, reshapeErrors(errors, shape))
     if (old?.system) keepDefaultSystemRules(draft, old)
@@ -280,7 +283,13 @@ export async function importCollections(
   }
   const inputs = items.map((i) => (isObject(i) ? i : {}))
   await app.runInTransaction(async (tx) => {
-    const plan = prepareItems(tx, inputs, deleteMissing ? 'replace' : 'keep-missing')
+    const plan = prepareItems(
+      tx,
+      inputs,
+      deleteMissing ? 'replace' : 'keep-missing',
+      importFailure,
+      true,
+    )
     await saveCollectionSet(tx, plan, deleteMissing)
   })
 }

@@ -103,6 +103,8 @@ export interface ApplyOptions {
   merge?: FieldMerge
   /** True when `target` is a new collection: its fields are defaults, not stored ones. */
   fresh?: boolean
+  /** A left-out primary key goes last, not first (PocketBase's import over a stored collection). */
+  pkLast?: boolean
 }
 
 /**
@@ -138,7 +140,7 @@ export function applyCollectionInput(
   }
   applyViewQuery(target, input, errors)
   const shape: InputShape = {
-    fieldsKey: applyFields(target, input, errors, merge, fresh),
+    fieldsKey: applyFields(target, input, errors, merge, { fresh, pkLast: opts.pkLast ?? false }),
     authTopLevel: new Set(),
   }
   if (target.authOptions) applyAuthOptions(target.authOptions, input, errors, shape)
@@ -178,8 +180,9 @@ function applyFields(
   input: Record<string, unknown>,
   errors: ValidationErrors,
   merge: FieldMerge,
-  fresh: boolean,
+  how: { fresh: boolean; pkLast: boolean },
 ): 'schema' | 'fields' {
+  const ctx = { ...how, type: target.type }
   const keys = (['schema', 'fields'] as const).filter((k) => input[k] !== undefined)
   if (keys.length === 0) return 'schema'
   const parse = (key: 'schema' | 'fields') => {
@@ -189,7 +192,7 @@ function applyFields(
       errs[key] = validationError('validation_invalid_value:fields')
       return { key, value: null, errs, failed: true }
     }
-    const value = mergeFields(target.fields, raw, errs, key, merge, fresh, target.type)
+    const value = mergeFields(target.fields, raw, errs, key, merge, ctx)
     return { key, value, errs, failed: Object.keys(errs).length > 0 }
   }
   const parsed = keys.map(parse)
@@ -197,7 +200,7 @@ function applyFields(
   if (parsed.length === 2) {
     // What each view yields when sent back as returned: the baseline an edit differs from.
     const baseline = (toView: (f: Field) => Record<string, unknown>, key: string) =>
-      mergeFields(target.fields, target.fields.map(toView), {}, key, merge, fresh, target.type)
+      mergeFields(target.fields, target.fields.map(toView), {}, key, merge, ctx)
     const schemaBase = baseline(fieldToSchema, 'schema')
     const flatBase = baseline(fieldToFlat, 'fields')
     const pick = pickEdited(
@@ -247,8 +250,7 @@ function mergeFields(
   errors: ValidationErrors,
   key: string,
   merge: FieldMerge,
-  fresh: boolean,
-  type: Collection['type'],
+  { fresh, type, pkLast }: { fresh: boolean; type: Collection['type']; pkLast: boolean },
 ): Field[] {
   const out: Field[] = []
   const fieldErrors: ValidationErrors = {}
@@ -300,11 +302,13 @@ function mergeFields(
     const missing = current.filter(
       (f) => f.system && restored(f) && !used.has(f.id) && !out.some((o) => o.id === f.id),
     )
+    // A left-out primary key comes back as PocketBase's default one.
+    const pk = missing.filter(isId).map((f) => ({ ...idField(), id: f.id }))
     return [
-      // A left-out primary key comes back as PocketBase's default one.
-      ...missing.filter(isId).map((f) => ({ ...idField(), id: f.id })),
+      ...(pkLast ? [] : pk),
       ...out,
       ...missing.filter((f) => f.type !== 'autodate' && !isId(f)),
+      ...(pkLast ? pk : []),
       ...missing.filter((f) => f.type === 'autodate'),
     ]
   }
