@@ -4,6 +4,7 @@ import type { DatabaseName } from '../../store/store.js'
 import { nowDate } from '../../tools/dates.js'
 import type { App } from '../app.js'
 import {
+  ApiError,
   type ApiMessage,
   badRequest,
   hasErrors,
@@ -292,7 +293,14 @@ export class CollectionService {
       )
       .map((o) => o.name)
     if (refs.length > 0) throw badRequest(messages.collectionReferenced({ names: refs.join(', ') }))
-    await this.app.runInTransaction((tx) => tx.collections.drop(c))
+    // A view that reads it fails the delete; PocketBase words it as any failed delete.
+    await this.app
+      .runInTransaction((tx) => tx.collections.drop(c))
+      .catch((err: unknown) => {
+        if (err instanceof ApiError && err.status === 400)
+          throw badRequest(messages.collectionDeleteFailed, {}, err)
+        throw err
+      })
   }
 
   /**
