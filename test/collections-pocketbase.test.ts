@@ -326,6 +326,17 @@ describe.each([
     expect(gone.body.fields[0].autogeneratePattern).toBe('[a-z0-9]{15}')
   })
 
+  it('reports a unique index over duplicate rows at that index', async () => {
+    expect((await post({ name: 'uq', fields: [{ name: 'a', type: 'text' }] })).status).toBe(200)
+    for (let i = 0; i < 2; i++)
+      await t.api('POST', '/api/collections/uq/records', { token: su(), body: { a: 'same' } })
+    const res = await patch('uq', { indexes: ['CREATE UNIQUE INDEX idx_uq_a ON uq (a)'] })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toBe('Failed to update collection.')
+    expect(res.body.data.indexes['0'].code).toBe('validation_invalid_index_expression')
+    expect(res.body.data.indexes['0'].message).toMatch(/^Failed to create index idx_uq_a - /)
+  })
+
   it('puts a left-out id last when an import replaces a stored collection', async () => {
     const made = await post({ name: 'labels', fields: [{ name: 'name', type: 'text' }] })
     const input = { id: made.body.id, name: 'labels', fields: [{ name: 'name', type: 'text' }] }

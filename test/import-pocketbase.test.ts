@@ -366,7 +366,9 @@ describe('PUT /api/collections/import: all or nothing', () => {
       body: { indexes: ['CREATE UNIQUE INDEX idx_keep_a ON keep (a)'] },
     })
     expect(patched.status).toBe(400)
-    expect(patched.body.message).toMatch(/^Failed to update collection\. Raw error: /)
+    // As PocketBase: at the index that failed.
+    expect(patched.body.message).toBe('Failed to update collection.')
+    expect(patched.body.data.indexes['0'].message).toMatch(/^Failed to create index idx_keep_a - /)
     await t.api(
       'DELETE',
       `/api/collections/keep/records/${(await t.api('GET', '/api/collections/keep/records?sort=-created', { token: su })).body.items[0].id}`,

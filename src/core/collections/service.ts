@@ -18,6 +18,7 @@ import { importCollections } from './import.js'
 import { createLookup, type CollectionLookup } from './lookup.js'
 import { aroundCollectionWrite } from './model-hooks.js'
 import { ensureAuthIndexes, keepIndexes } from './index-text.js'
+import { parseIndex } from './indexes.js'
 import { blankCollection, crc32 } from './defaults.js'
 import type { AuthOptions, Collection, CollectionType } from './model.js'
 import { dropSchema, ensureDerivedSchema, syncSchema } from './schema-sync.js'
@@ -202,6 +203,21 @@ export class CollectionService {
     try {
       return await this.save(draft, old)
     } catch (err) {
+      // A new unique index over duplicate rows: PocketBase reports it at that index.
+      const added = draft.indexes.findIndex(
+        (text) => !old?.indexes.includes(text) && /^\s*create\s+unique\s/i.test(text),
+      )
+      if (err instanceof UniqueViolation && added >= 0) {
+        const spec = parseIndex(draft.indexes[added]!, draft)
+        const name = typeof spec === 'string' ? '' : spec.name
+        throw badRequest(message, {
+          indexes: {
+            [added]: validationError('validation_invalid_index_expression', {
+              reason: `Failed to create index ${name} - ${err.message}.`,
+            }),
+          },
+        })
+      }
       if (err instanceof DbError || err instanceof UniqueViolation)
         throw badRequest(messages.collectionSaveRawError({ message, raw: err.message }), {}, err)
       throw err
