@@ -4,7 +4,6 @@ import type { DatabaseName } from '../../store/store.js'
 import { nowDate } from '../../tools/dates.js'
 import type { App } from '../app.js'
 import {
-  ApiError,
   type ApiMessage,
   badRequest,
   hasErrors,
@@ -309,14 +308,13 @@ export class CollectionService {
       )
       .map((o) => o.name)
     if (refs.length > 0) throw badRequest(messages.collectionReferenced({ names: refs.join(', ') }))
-    // A view that reads it fails the delete; PocketBase words it as any failed delete.
-    await this.app
-      .runInTransaction((tx) => tx.collections.drop(c))
-      .catch((err: unknown) => {
-        if (err instanceof ApiError && err.status === 400)
-          throw badRequest(messages.collectionDeleteFailed, {}, err)
-        throw err
+    await this.app.runInTransaction(async (tx) => {
+      await tx.collections.drop(c, { deferViews: true })
+      // A view that reads it fails the delete; PocketBase words it as any failed delete.
+      await tx.collections.revalidateViews(c).catch((err: unknown) => {
+        throw badRequest(messages.collectionDeleteFailed, {}, err)
       })
+    })
   }
 
   /**
