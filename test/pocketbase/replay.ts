@@ -13,6 +13,7 @@ import {
   normalise,
   runGroup,
   SUPERUSER,
+  type Answer,
   type Group,
   type Recording,
 } from './harness.js'
@@ -27,6 +28,8 @@ export interface Difference {
   group: string
   step: string
   line: string
+  /** PocketBase's recorded answer to the step. */
+  pb?: Answer
 }
 
 export function recording(group: string): Recording {
@@ -53,9 +56,14 @@ export async function replayGroup(group: Group, pg: boolean): Promise<Difference
         continue
       }
       if (pb.status !== a.status)
-        out.push({ group: group.name, step: a.name, line: `status: ${pb.status} → ${a.status}` })
+        out.push({
+          group: group.name,
+          step: a.name,
+          line: `status: ${pb.status} → ${a.status}`,
+          pb,
+        })
       for (const line of diff(pb.body, normalise(a.body, ids), 'body'))
-        out.push({ group: group.name, step: a.name, line })
+        out.push({ group: group.name, step: a.name, line, pb })
     }
     return out
   } finally {

@@ -105,7 +105,8 @@ export function authFields(): Field[] {
   ]
 }
 
-const secret = (): string => randomString(50)
+/** A fresh token secret of an auth collection. */
+export const tokenSecret = (): string => randomString(50)
 
 const template = (subject: string, body: string): { subject: string; body: string } => ({
   subject,
@@ -140,11 +141,11 @@ export function defaultAuthOptions(superusers = false): AuthOptions {
       providers: [],
       mappedFields: { id: '', name: '', username: '', avatarURL: '' },
     },
-    authToken: { duration: superusers ? 86400 : 432000, secret: secret() },
-    passwordResetToken: { duration: 1800, secret: secret() },
-    emailChangeToken: { duration: 1800, secret: secret() },
-    verificationToken: { duration: 86400, secret: secret() },
-    fileToken: { duration: 180, secret: secret() },
+    authToken: { duration: superusers ? 86400 : 432000, secret: tokenSecret() },
+    passwordResetToken: { duration: 1800, secret: tokenSecret() },
+    emailChangeToken: { duration: 1800, secret: tokenSecret() },
+    verificationToken: { duration: 86400, secret: tokenSecret() },
+    fileToken: { duration: 180, secret: tokenSecret() },
     verificationTemplate: template(
       'Verify your {APP_NAME} email',
       '<p>Hello,</p>\n<p>Thank you for joining us at {APP_NAME}.</p>\n<p>Click on the button below to verify your email address.</p>\n<p>\n  <a class="btn" href="{APP_URL}/_/#/auth/confirm-verification/{TOKEN}" target="_blank" rel="noopener">Verify</a>\n</p>\n<p><i>If you didn\'t recently register, please ignore this email.</i></p>\n<p>\n  Thanks,<br/>\n  {APP_NAME} team\n</p>',

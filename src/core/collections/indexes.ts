@@ -291,7 +291,8 @@ function covers(user: IndexSpec, implicit: IndexSpec): boolean {
     u !== undefined &&
     i !== undefined &&
     sameExpr(u.expr, i.expr) &&
-    Boolean(u.nocase) === Boolean(i.nocase) &&
+    // NB: a NOCASE unique index enforces more than a case-sensitive one, so it covers it.
+    (Boolean(u.nocase) || !i.nocase) &&
     (user.where === undefined || sameExpr(user.where, implicit.where))
   )
 }
@@ -338,7 +339,9 @@ export function desiredIndexes(collection: Collection): IndexSpec[] {
       const implicit: IndexSpec = {
         name: `__u_${collection.id}_${f.name}`,
         unique: true,
-        columns: [{ expr: indexColumn(f.name), ...(f.name === 'email' ? { nocase: true } : {}) }],
+        // NB: the email compares as written, as PocketBase's own `idx_email_…` (no NOCASE): a
+        // user index with COLLATE NOCASE makes it case-insensitive (`core/auth/lookup.ts`).
+        columns: [{ expr: indexColumn(f.name) }],
         ...(textual
           ? {
               where: {

@@ -1,6 +1,7 @@
 /** Reading the auth options of a collection input: nested in `authOptions` or at the top level. */
 import { type FieldError, validationError, type ValidationErrors } from '../errors.js'
 import { isObject, pickEdited, sameValue, type InputShape } from './input-views.js'
+import { tokenSecret } from './defaults.js'
 import type { AuthOptions } from './model.js'
 
 /** PocketBase's top-level auth keys, accepted on input besides `authOptions` (DECISIONS). */
@@ -39,6 +40,7 @@ export function applyAuthOptions(
     errors.authOptions = validationError('validation_invalid_value:object')
   }
   const t = target as unknown as Record<string, unknown>
+  const authRuleBefore = target.authRule
   const nestedErrors: ValidationErrors = {}
   for (const key of authOptionKeys) {
     const views = [
@@ -61,6 +63,11 @@ export function applyAuthOptions(
     else t[key] = chosen.value
   }
   if (Object.keys(nestedErrors).length > 0 && !errors.authOptions) errors.authOptions = nestedErrors
+  // As PocketBase 0.40.4: a changed authRule signs out every token the old rule let through (the
+  // auth token secret is rotated), so no token outlives the rule it was issued under.
+  if (target.authRule !== authRuleBefore) {
+    target.authToken = { ...target.authToken, secret: tokenSecret() }
+  }
 }
 
 /** One auth option as submitted, merged over its current value. */
