@@ -233,7 +233,14 @@ describe.each(['local', 's3'] as const)('file fields on %s storage', (driver) =>
     expect(
       (await download(`/api/files/${c}/${id}/unknown.txt`, { authorization: owner.token })).status,
     ).toBe(404)
-    expect((await download(`/api/files/nope/${id}/x.txt`)).status).toBe(404)
+    // PocketBase's words for an unknown collection and a path without a file name.
+    const nope = await t.api('GET', `/api/files/nope/${id}/x.txt`)
+    expect([nope.status, nope.body.message]).toEqual([
+      404,
+      'Missing or invalid collection context.',
+    ])
+    const bare = await t.api('GET', `/api/files/${c}/${id}/`)
+    expect([bare.status, bare.body.message]).toEqual([404, 'File not found.'])
   })
 
   it('answers range requests', async () => {

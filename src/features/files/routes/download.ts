@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../../core/app.js'
 import { verifyToken } from '../../../core/auth/tokens.js'
 import type { Field } from '../../../core/collections/model.js'
-import { ApiError, notFound } from '../../../core/errors.js'
+import { ApiError, messages, notFound } from '../../../core/errors.js'
 import { fileKey } from '../../../core/records/files.js'
 import type { AuthInfo, RequestInfo } from '../../../core/request-info.js'
 import { requestInfo } from '../../../http/request-info.js'
@@ -23,9 +23,12 @@ export function registerDownload(app: App, http: FastifyInstance, thumbs: Thumbn
     '/api/files/:collection/:recordId/:filename',
     { config: { rateLimitTags: ['file'] } },
     async (req, reply) => {
+      // PocketBase's words: an unknown collection is a missing context, a path without a file
+      // name is a file not found.
       const c = app.collections.find(req.params.collection)
-      if (!c) throw notFound()
+      if (!c) throw notFound(messages.invalidCollectionContext)
       const { recordId, filename } = req.params
+      if (filename === '') throw notFound(messages.fileNotFound)
       const stored = await app.records.findById(c, recordId)
       const field = stored ? fieldHolding(c, stored, filename) : undefined
       if (!stored || !field) throw notFound()
