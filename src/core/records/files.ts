@@ -49,7 +49,7 @@ const snake = (s: string): string =>
 /**
  * The stored name of an upload (reference §5.4): the snake_cased original name (≤100 chars,
  * padded with random characters when under 3), `_`, 10 random `[a-z0-9]`, and the cleaned
- * extension (sniffed when the name has none).
+ * extension in its own case, as PocketBase keeps it (sniffed when the name has none).
  */
 export function storedName(original: string, sniffedExt?: string): string {
   const rawExt = extname(original)
@@ -57,7 +57,7 @@ export function storedName(original: string, sniffedExt?: string): string {
   if (ext === '' || ext === '.') ext = sniffedExt ? `.${sniffedExt}` : ''
   let base = snake(original.slice(0, original.length - rawExt.length)).slice(0, 100)
   if (base.length < 3) base += randomString(10, ID_ALPHABET)
-  return `${base}_${randomString(10, ID_ALPHABET)}${ext.toLowerCase()}`
+  return `${base}_${randomString(10, ID_ALPHABET)}${ext}`
 }
 
 /** The content type of a stored file: sniffed bytes, else the extension, else octet-stream. */
@@ -149,7 +149,8 @@ export async function prepareUploads(
       })
       continue
     }
-    if (file.filename.length === 0 || file.filename.length > 150) {
+    // NB: a long name is cut when stored (`storedName`), as PocketBase does, not refused.
+    if (file.filename.length === 0) {
       errors[field.name] = validationError('validation_invalid_file:name', { file: file.filename })
       continue
     }
