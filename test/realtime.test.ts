@@ -352,6 +352,8 @@ describe('realtime', () => {
     ).subscriptions
     expect(Object.keys(items)).toEqual(['1', '2', '3', '4', '5'])
     expect(items['1'].code).toBe('validation_length_too_long')
+    // PocketBase's params: { max, min }.
+    expect(items['1'].params).toEqual({ max: 2500, min: 0 })
   })
 
   it('replaces the whole subscription set on each request', async () => {

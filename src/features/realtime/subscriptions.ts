@@ -148,7 +148,10 @@ export function parseSubscribeForm(body: unknown): SubscribeForm {
     raw.forEach((s: unknown, i) => {
       if (typeof s !== 'string') items[i] = invalid('expected a string')
       else if (s.length > MAX_SUBSCRIPTION_LENGTH) {
-        items[i] = validationError('validation_length_too_long', { max: MAX_SUBSCRIPTION_LENGTH })
+        items[i] = validationError('validation_length_too_long', {
+          max: MAX_SUBSCRIPTION_LENGTH,
+          min: 0,
+        })
       } else if (/[\r\n]/.test(s)) items[i] = invalid('line breaks are not allowed')
       else if (s !== '' && !subscriptions.has(s)) {
         try {
