@@ -4,7 +4,6 @@
  */
 import type { Args, Entry } from './catalogue.js'
 
-
 /** Messages of the records and collections APIs. */
 export const recordMessages = {
   // the read budget (docs/security.md)
