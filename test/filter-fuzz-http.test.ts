@@ -62,8 +62,9 @@ describe('filter fuzz', () => {
           const b = res.body
           const keys = b && typeof b === 'object' ? Object.keys(b).sort().join() : ''
           if (
-            keys !== 'code,data,message' ||
+            keys !== 'code,data,message,status' ||
             b.code !== res.status ||
+            b.status !== res.status ||
             typeof b.message !== 'string' ||
             typeof b.data !== 'object' ||
             b.data === null ||
@@ -91,7 +92,7 @@ describe('filter fuzz', () => {
       const res = await t.api('GET', `/api/collections/fz/records?filter=${'('.repeat(size)}`)
       expect(performance.now() - started).toBeLessThan(2000)
       expect(res.status, JSON.stringify(res.body)).toBe(400)
-      expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message'])
+      expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'status'])
       expect(res.body.code).toBe(400)
     }
   })

@@ -213,7 +213,7 @@ describe('hook scripts of our form', () => {
     expect(unknown.body).toEqual({
       code: 404,
       status: 404,
-      message: "The requested resource wasn't found.",
+      message: 'File not found.',
       data: {},
     })
     expect((await t.api('POST', '/hello/world')).status).toBe(404)

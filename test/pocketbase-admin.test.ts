@@ -177,39 +177,6 @@ describe.each([
     }
   })
 
-  it.runIf(!pg)('answers SQLite values and declared types as PocketBase prints them', async () => {
-    await sql({ query: 'create table tmp_types (id integer primary key, v text, r real)' })
-    await sql({ query: "insert into tmp_types (v, r) values ('a', 2.0)" })
-    const typed = await sql({ query: 'select id, v, r from tmp_types' })
-    expect(typed.body.columns).toEqual([
-      { name: 'id', type: 'INTEGER', nullable: true },
-      { name: 'v', type: 'TEXT', nullable: true },
-      { name: 'r', type: 'REAL', nullable: true },
-    ])
-    expect(typed.body.rows).toEqual([['1', 'a', '2']])
-    const values = await sql({
-      query:
-        "select 9223372036854775807, x'41', 1e300, 0.1, 1e-7, 123456789012.5, 123456.5, 1234567.0",
-    })
-    expect(values.body.rows).toEqual([
-      [
-        '9223372036854775807',
-        'A',
-        '1e+300',
-        '0.1',
-        '1e-07',
-        '1.234567890125e+11',
-        '123456.5',
-        '1.234567e+06',
-      ],
-    ])
-    const notNull = await sql({ query: 'insert into tmp_types (id, v) values (1, null)' })
-    expect(notNull.body.message).toBe(
-      'Failed to execute query. Raw error:\nconstraint failed: UNIQUE constraint failed: tmp_types.id (1555).',
-    )
-    await sql({ query: 'drop table tmp_types' })
-  })
-
   it('answers the backups errors as PocketBase does', async () => {
     // Download: no token, or a bearer header only, is 403; a missing archive 404.
     const noToken = await t.api('GET', '/api/backups/nope.zip')
@@ -282,5 +249,48 @@ describe.each([
     for (const key of ['pb_1.zip', 'up.zip']) {
       expect((await t.api('DELETE', `/api/backups/${key}`, { token: su() })).status).toBe(204)
     }
+  })
+})
+
+// SQLite only: PocketBase's values and declared types are SQLite's (PostgreSQL's are its own).
+describe('PocketBase’s POST /api/sql on SQLite', () => {
+  let t: TestServer
+  const sql = (body: unknown) => t.api('POST', '/api/sql', { token: t.suToken, body })
+  beforeAll(async () => {
+    t = await startOn(false)
+  })
+  afterAll(() => t.close())
+
+  it('answers SQLite values and declared types as PocketBase prints them', async () => {
+    await sql({ query: 'create table tmp_types (id integer primary key, v text, r real)' })
+    await sql({ query: "insert into tmp_types (v, r) values ('a', 2.0)" })
+    const typed = await sql({ query: 'select id, v, r from tmp_types' })
+    expect(typed.body.columns).toEqual([
+      { name: 'id', type: 'INTEGER', nullable: true },
+      { name: 'v', type: 'TEXT', nullable: true },
+      { name: 'r', type: 'REAL', nullable: true },
+    ])
+    expect(typed.body.rows).toEqual([['1', 'a', '2']])
+    const values = await sql({
+      query:
+        "select 9223372036854775807, x'41', 1e300, 0.1, 1e-7, 123456789012.5, 123456.5, 1234567.0",
+    })
+    expect(values.body.rows).toEqual([
+      [
+        '9223372036854775807',
+        'A',
+        '1e+300',
+        '0.1',
+        '1e-07',
+        '1.234567890125e+11',
+        '123456.5',
+        '1.234567e+06',
+      ],
+    ])
+    const notNull = await sql({ query: 'insert into tmp_types (id, v) values (1, null)' })
+    expect(notNull.body.message).toBe(
+      'Failed to execute query. Raw error:\nconstraint failed: UNIQUE constraint failed: tmp_types.id (1555).',
+    )
+    await sql({ query: 'drop table tmp_types' })
   })
 })
