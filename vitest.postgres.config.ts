@@ -46,6 +46,7 @@ export const postgresSuites = [
   'test/security-realtime-revoke.test.ts',
   'test/files.test.ts',
   'test/files-text.test.ts',
+  'test/files-view.test.ts',
   'test/expand-manage.test.ts',
   'test/back-relation-length.test.ts',
   'test/settings-access.test.ts',

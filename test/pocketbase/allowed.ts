@@ -230,19 +230,6 @@ export const ALLOWED: Allowed[] = [
     reason:
       "on PostgreSQL the SQL console speaks PostgreSQL: the corpus’s SQLite statements (an INTEGER PRIMARY KEY that numbers itself, a CTE without RECURSIVE, x'41' blobs, SQLite’s error texts and declared types) answer as PostgreSQL does, and what follows from them",
   },
-  // Not yet fixed (issue 34 stays open until these go):
-  {
-    step: /^files \/ docs view (file|thumb|protected guest|protected token)$/,
-    line: ANY,
-    reason:
-      'NOT YET FIXED: a view collection’s file fields are not served (PocketBase serves them from the source record)',
-  },
-  {
-    step: /^files \/ col type nope$/,
-    line: /^body\.data\.fields: /,
-    reason:
-      'NOT YET FIXED: an unknown collection type also reports `data.fields` required in PocketBase',
-  },
 ]
 
 export function allowedBy(d: Difference): Allowed | undefined {

@@ -26,6 +26,7 @@ import { systemCollections, systemDatabase } from './system.js'
 import { deleteFiles, deletePrefixLater, fileNames } from '../records/files.js'
 import { recordFromRow } from '../records/serialize.js'
 import { validateCollection } from './validate.js'
+import { isObject } from './input-views.js'
 import { deriveViewFields, MISSING_VIEW_ID } from './view.js'
 
 interface CollectionRow {
@@ -130,8 +131,19 @@ export class CollectionService {
     const type = (input.type ?? 'base') as CollectionType
     const errors: ValidationErrors = {}
     if (!['base', 'auth', 'view'].includes(type)) {
+      // PocketBase adds no system fields to a type it does not know, so it also checks the
+      // fields as sent (when sent): none is blank, and without an `id` primary key they miss it.
+      const sent = Array.isArray(input.fields) ? (input.fields as unknown[]) : undefined
+      const hasKey = sent?.some(
+        (f) => isObject(f) && f.name === 'id' && f.type === 'text' && f.primaryKey === true,
+      )
       throw badRequest(messages.collectionCreateFailed, {
         type: validationError('validation_in_invalid'),
+        ...(sent === undefined || hasKey
+          ? {}
+          : sent.length === 0
+            ? { fields: validationError('validation_required') }
+            : { fields: validationError('validation_missing_primary_key') }),
       })
     }
     const draft = blankCollection(type)

@@ -53,6 +53,9 @@ function fieldForExpression(col: QueryColumn, expression: string | undefined): F
   return makeField({ name: col.name, type, options })
 }
 
+/** A collection field a view column reads, with its collection. */
+type SourceField = { collection: Collection; field: Field }
+
 /**
  * The collection field a view column reads: the engine's origin table and column, else (for a
  * column of another view, whose origin the engine does not know) a plain `alias.name` or
@@ -63,20 +66,56 @@ function findSourceField(
   col: QueryColumn,
   expression: string | undefined,
   shape: SelectShape | null,
-): Field | undefined {
-  if (col.table) {
-    return app.registry.find(col.table)?.fields.find((f) => f.name === col.column)
+): SourceField | undefined {
+  const fieldOf = (name: string | undefined, column: string): SourceField | undefined => {
+    const collection = name ? app.registry.find(name) : undefined
+    const field = collection?.fields.find((f) => f.name === column)
+    return collection && field ? { collection, field } : undefined
   }
+  if (col.table) return fieldOf(col.table, col.column ?? '')
   const ref = expression === undefined ? null : columnReference(expression)
   if (!ref || !shape) return undefined
   const [qualifier, name] = ref
   const names = qualifier
     ? [shape.sources.get(qualifier.toLowerCase())]
     : [...new Set(shape.sources.values())]
-  const found = names
-    .map((n) => (n ? app.registry.find(n)?.fields.find((f) => f.name === name) : undefined))
-    .filter((f) => f !== undefined)
+  const found = names.map((n) => fieldOf(n, name)).filter((f) => f !== undefined)
   return found.length === 1 ? found[0] : undefined
+}
+
+/** The deepest nesting of views {@link viewFieldSource} follows, as PocketBase's. */
+const MAX_NESTED_VIEWS = 5
+
+/**
+ * The collection field a view's field is read from, following views of views to a base or
+ * auth collection (PocketBase's `FindRecordByViewFile`), or undefined when the column is an
+ * expression or the view's query no longer reads.
+ */
+export async function viewFieldSource(
+  app: App,
+  view: Collection,
+  fieldName: string,
+  depth = 0,
+): Promise<SourceField | undefined> {
+  if (view.type !== 'view' || depth > MAX_NESTED_VIEWS) return undefined
+  const query = (view.viewQuery ?? '').trim()
+  let columns: QueryColumn[]
+  try {
+    columns = await app.schema.describeQuery(app.db, query)
+  } catch {
+    return undefined
+  }
+  const shape = readSelect(
+    query,
+    columns.map((c) => c.name),
+  )
+  const n = columns.findIndex((c) => c.name === fieldName)
+  if (n < 0) return undefined
+  const expression = shape?.expressions[n]
+  if (expression !== undefined && typeOfExpression(expression) !== null) return undefined
+  const source = findSourceField(app, columns[n]!, expression, shape)
+  if (source?.collection.type !== 'view') return source
+  return viewFieldSource(app, source.collection, source.field.name, depth + 1)
 }
 
 /**
@@ -119,7 +158,7 @@ export async function deriveViewFields(app: App, view: Collection): Promise<stri
     let f: Field
     if (col.name === 'id') f = viewIdField()
     else if (sourceField && (expression === undefined || typeOfExpression(expression) === null))
-      f = { ...sourceField, name: col.name, system: false, hidden: false, unique: false }
+      f = { ...sourceField.field, name: col.name, system: false, hidden: false, unique: false }
     else f = fieldForExpression(col, expression)
     const previous = view.fields.find((p) => p.name === col.name && p.type === f.type)
     // Two columns cloned from fields with one id (`a.created`, `b.created`) need their own ids.

@@ -1,6 +1,10 @@
 import type { App } from '../../core/app.js'
 import type { Collection, Field } from '../../core/collections/model.js'
+import { viewFieldSource } from '../../core/collections/view.js'
 import { fileKey, thumbKey } from '../../core/records/files.js'
+import { getFieldType } from '../../core/fields/registry.js'
+import { MAIN, selectFrom } from '../../core/records/query.js'
+import { column, sql } from '../../store/sql.js'
 import type { RecordData } from '../../core/request-info.js'
 import { generateThumb, isThumbable, parseThumbSize, ThumbGenerator } from '../../tools/thumbs.js'
 import { mime } from '../../tools/mime.js'
@@ -11,6 +15,35 @@ const asList = (v: unknown): string[] =>
 /** The file field of a record that holds `name`. */
 export function fieldHolding(c: Collection, record: RecordData, name: string): Field | undefined {
   return c.fields.find((f) => f.type === 'file' && asList(record[f.name]).includes(name))
+}
+
+/** Where a file is stored: the collection and record whose files folder holds it. */
+export type FileHome = { collection: Collection; recordId: string }
+
+/**
+ * Where a file of a record is stored. A view's file field shows the files of the record it reads
+ * them from, so (as PocketBase's `FindRecordByViewFile`) the home is the first record of the
+ * source collection whose source field holds `name`; undefined when there is none.
+ */
+export async function fileHome(
+  app: App,
+  c: Collection,
+  recordId: string,
+  field: Field,
+  name: string,
+): Promise<FileHome | undefined> {
+  if (c.type !== 'view') return { collection: c, recordId }
+  const source = await viewFieldSource(app, c, field.name)
+  if (source?.field.type !== 'file') return undefined
+  const { collection: from, field: held } = source
+  const db = app.dbFor(from)
+  const col = column(MAIN, held.name)
+  const each = db.dialect.jsonEach(col, '__file')
+  const holds = getFieldType('file')!.isMulti(held)
+    ? sql`EXISTS (SELECT 1 FROM ${each.from} WHERE ${each.value} = ${name})`
+    : sql`${col} = ${name}`
+  const row = await db.get(sql`${selectFrom(from, [holds])} LIMIT 1`)
+  return row ? { collection: from, recordId: String(row.id) } : undefined
 }
 
 /** Makes each thumbnail once, however many requests ask for it at the same time. */
@@ -25,9 +58,8 @@ export function createThumbnails(): Thumbnails {
 export async function thumbnail(
   app: App,
   thumbs: Thumbnails,
-  c: Collection,
+  home: FileHome,
   field: Field,
-  recordId: string,
   name: string,
   sizeText: string,
 ): Promise<string | null> {
@@ -37,6 +69,7 @@ export async function thumbnail(
   ]
   const size = parseThumbSize(sizeText)
   if (!size || !allowed.includes(sizeText)) return null
+  const { collection: c, recordId } = home
   const original = fileKey(c, recordId, name)
   const info = await app.storage.stat(original)
   const type = info?.contentType ?? (mime().lookup(name) || '')

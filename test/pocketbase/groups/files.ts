@@ -521,6 +521,17 @@ for (const n of badNames)
     fields: [],
   })
 create('col type nope', { name: 'typenope', type: 'nope', fields: [] })
+create('col type nope no fields', { name: 'typenope', type: 'nope' })
+create('col type nope without key', {
+  name: 'typenope',
+  type: 'nope',
+  fields: [{ name: 'a', type: 'text' }],
+})
+create('col type nope with key', {
+  name: 'typenope',
+  type: 'nope',
+  fields: [{ name: 'id', type: 'text', primaryKey: true, pattern: '^[a-z0-9]+$', required: true }],
+})
 
 const badFields: Array<[string, unknown]> = [
   ['field name space', [{ name: 'a b', type: 'text' }]],

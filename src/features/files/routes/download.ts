@@ -8,7 +8,7 @@ import type { AuthInfo, RequestInfo } from '../../../core/request-info.js'
 import { requestInfo } from '../../../http/request-info.js'
 import { parseRange } from '../../../http/range.js'
 import { servingHeaders } from '../headers.js'
-import { fieldHolding, thumbnail, type Thumbnails } from '../service.js'
+import { fieldHolding, fileHome, thumbnail, type Thumbnails } from '../service.js'
 
 type Params = { collection: string; recordId: string; filename: string }
 type Query = { thumb?: string; download?: string; token?: string }
@@ -40,10 +40,14 @@ export function registerDownload(app: App, http: FastifyInstance, thumbs: Thumbn
         if (err instanceof ApiError && (err.status === 403 || err.status === 404)) throw notFound()
         throw err
       }
-      let key = fileKey(c, recordId, filename)
+      const home = await fileHome(app, c, recordId, field, filename)
+      if (!home) throw notFound()
+      let key = fileKey(home.collection, home.recordId, filename)
       const size = req.query.thumb ?? ''
-      if (size !== '')
-        key = (await thumbnail(app, thumbs, c, field, recordId, filename, size)) ?? key
+      if (size !== '') {
+        const made = await thumbnail(app, thumbs, home, field, filename, size)
+        key = made ?? key
+      }
       return serve(app, req, reply, key, filename, req.query.download)
     },
   )
