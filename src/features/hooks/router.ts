@@ -4,13 +4,23 @@
  * Fastify catch-all (`routes/scripts.ts`) looks requests up here. Patterns are PocketBase's (Go
  * `ServeMux`): `{name}` for one segment, `{name...}` for the rest of the path, a trailing `/` for
  * every path under it, `{$}` for the path ending in `/` exactly; the most specific route wins.
+ * Anything else in a segment is literal text, `*` and `:` included (`/s/*` matches `/s/*` and
+ * `/s/%2A` only). A path that misses but whose form with a trailing `/` matches exactly is
+ * redirected there (307), as `ServeMux` does (`redirect` of `RouteMatch`).
  */
 import { basename } from 'node:path'
 import Router from 'find-my-way'
 import type { RouteHandler } from './script-api.js'
 
-/** The methods a script route may take (OPTIONS belongs to CORS, HEAD follows GET). */
-export const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const
+/**
+ * The methods a script route may take. HEAD also follows GET. An OPTIONS route loads, as in
+ * PocketBase, but never runs: the CORS layer answers every OPTIONS request first (204), in
+ * PocketBase and in svcbase alike.
+ */
+export const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const
+
+/** find-my-way reads `*` as a wildcard anywhere: a literal `*` is kept as this character. */
+const STAR = '\u0001'
 
 /** A script route as added. */
 export interface ScriptRoute {
@@ -23,18 +33,23 @@ export interface ScriptRoute {
   file: string
   /** The pattern's `{name...}` wildcard name (find-my-way calls it `*`), or null. */
   rest: string | null
+  /** True when the last segment takes the rest of the path (`{name...}` or a trailing `/`). */
+  multi: boolean
+  /** The number of segments of the pattern (a trailing `/` counting as one). */
+  segments: number
 }
 
-/** A route found for a request, with its path values. */
-export interface RouteMatch {
-  route: ScriptRoute
-  params: Record<string, string>
-}
+/** A route found for a request, with its path values, or the path to redirect it to. */
+export type RouteMatch =
+  | { route: ScriptRoute; params: Record<string, string>; redirect?: undefined }
+  | { redirect: string; route?: undefined; params?: undefined }
 
 /** A pattern turned into find-my-way's syntax. */
 interface Compiled {
   path: string
   rest: string | null
+  multi: boolean
+  segments: number
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
@@ -46,21 +61,23 @@ export function compilePattern(pattern: string): Compiled {
   const segments = pattern.slice(1).split('/')
   const out: string[] = []
   let rest: string | null = null
+  let multi = false
   for (const [i, seg] of segments.entries()) {
     const last = i === segments.length - 1
     if (seg === '') {
       // "/a//b" has an empty segment; a trailing "/" (the last segment empty) is a prefix route.
       if (!last) throw new Error(`route pattern "${pattern}" has an empty segment`)
       out.push('*')
+      multi = true
       break
     }
     const wild = /^\{(.*)\}$/.exec(seg)
     if (!wild) {
-      if (/[{}:*]/.test(seg))
+      if (/[{}]/.test(seg) || seg.includes(STAR))
         throw new Error(
           `route pattern "${pattern}": "${seg}" must be plain text or a whole {name} segment`,
         )
-      out.push(seg)
+      out.push(seg.replaceAll(':', '::').replaceAll('*', STAR))
       continue
     }
     const inner = wild[1] ?? ''
@@ -74,13 +91,19 @@ export function compilePattern(pattern: string): Compiled {
       if (!last) throw new Error(`route pattern "${pattern}": {${inner}} must end the pattern`)
       if (!NAME.test(name)) throw new Error(`route pattern "${pattern}": bad name "${name}"`)
       rest = name
+      multi = true
       out.push('*')
       break
     }
     if (!NAME.test(inner)) throw new Error(`route pattern "${pattern}": bad name "${inner}"`)
     out.push(`:${inner}`)
   }
-  return { path: `/${out.join('/')}`, rest }
+  return { path: `/${out.join('/')}`, rest, multi, segments: segments.length }
+}
+
+/** A request path as the table keeps it: a literal `*` (or `%2A`) as `STAR`. */
+function lookupPath(path: string): string {
+  return path.replace(/%2A/gi, STAR).replaceAll('*', STAR)
 }
 
 /** The script routes of the running scripts. */
@@ -92,7 +115,7 @@ export class ScriptRouter {
    * Adds a route; throws on an unknown method, an invalid pattern, or a route with the same
    * method and path shape added before (naming the file that added it).
    */
-  add(route: Omit<ScriptRoute, 'rest'>): void {
+  add(route: Omit<ScriptRoute, 'rest' | 'multi' | 'segments'>): void {
     const method = String(route.method).toUpperCase()
     if (!(ROUTE_METHODS as readonly string[]).includes(method))
       throw new Error(
@@ -103,8 +126,8 @@ export class ScriptRouter {
     for (const mw of route.middlewares)
       if (typeof mw !== 'function')
         throw new Error(`routerAdd ${method} ${route.pattern}: a middleware must be a function`)
-    const { path, rest } = compilePattern(route.pattern)
-    const entry: ScriptRoute = { ...route, method, rest }
+    const { path, rest, multi, segments } = compilePattern(route.pattern)
+    const entry: ScriptRoute = { ...route, method, rest, multi, segments }
     const shape = path.replace(/:\w+/g, ':')
     const other = this.routes.find(
       (r) => r.method === method && compilePattern(r.pattern).path.replace(/:\w+/g, ':') === shape,
@@ -128,22 +151,39 @@ export class ScriptRouter {
     this.routes.push(...kept)
   }
 
-  /** The route for a request path (no query string), HEAD falling back to GET. */
+  /**
+   * The route for a request path (no query string), HEAD falling back to GET; or, as `ServeMux`,
+   * a redirect to the path with a trailing `/` when only that form matches exactly.
+   */
   find(method: string, path: string): RouteMatch | null {
+    if (path.includes(STAR) || /%01/.test(path)) return null
+    const found = this.match(method, path)
+    if (path.endsWith('/') || (found && exact(found.route, path))) return found
+    const slashed = this.match(method, `${path}/`)
+    if (slashed && exact(slashed.route, `${path}/`)) return { redirect: `${path}/` }
+    return found
+  }
+
+  private match(
+    method: string,
+    path: string,
+  ): { route: ScriptRoute; params: Record<string, string> } | null {
     const m = method.toUpperCase()
+    const at = lookupPath(path)
     const found =
-      this.router.find(m as Router.HTTPMethod, path) ??
-      (m === 'HEAD' ? this.router.find('GET', path) : null)
+      this.router.find(m as Router.HTTPMethod, at) ??
+      (m === 'HEAD' ? this.router.find('GET', at) : null)
     if (!found) return null
     const route = found.store as ScriptRoute
     const params: Record<string, string> = {}
     for (const [k, v] of Object.entries(found.params)) {
       if (v === undefined) continue
+      const value = v.replaceAll(STAR, '*')
       if (k === '*') {
-        if (route.rest) params[route.rest] = v
-      } else if (v === '')
+        if (route.rest) params[route.rest] = value
+      } else if (value === '')
         return null // as in PocketBase, {name} needs a non-empty segment
-      else params[k] = v
+      else params[k] = value
     }
     return { route, params }
   }
@@ -152,4 +192,11 @@ export class ScriptRouter {
   list(): readonly ScriptRoute[] {
     return this.routes
   }
+}
+
+/** `ServeMux`'s exact match: a rest-of-path route matches exactly only an empty rest. */
+function exact(route: ScriptRoute, path: string): boolean {
+  if (!route.multi) return true
+  if (!path.endsWith('/')) return false
+  return route.segments === path.split('/').length - 1
 }

@@ -27,6 +27,7 @@ import {
 import { collectionOf } from './find.js'
 import { currentApp, hostError, invoke } from './invocation.js'
 import { pbRecord } from './record.js'
+import { securityGlobal } from './security.js'
 import { strict, unsupportedGlobals } from './unsupported.js'
 
 /** The top level of a file may run this long (milliseconds) before its load fails. */
@@ -152,6 +153,7 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
     cronRemove: (id: unknown) => api.cronRemove(String(id)),
     $app: globalApp(app),
     $apis: apis(),
+    $security: securityGlobal(),
     $os: strict('$os', {
       getenv: (name: unknown): string => process.env[String(name)] ?? '',
     }),

@@ -65,7 +65,6 @@ function unsupportedFunction(name: string): () => never {
 
 /** PocketBase's global objects that svcbase does not offer (`$os` and `$apis` are partial). */
 const OBJECTS = [
-  '$security',
   '$filesystem',
   '$filepath',
   '$mails',

@@ -72,6 +72,10 @@ export function registerScriptRoutes(app: App, http: FastifyInstance, scripts: H
     await scripts.settled()
     const match = scripts.router.find(req.method, pathOf(req.url))
     if (!match) return notFoundHandler(req, reply)
+    if (match.redirect !== undefined) {
+      const q = req.url.indexOf('?')
+      return reply.redirect(match.redirect + (q === -1 ? '' : req.url.slice(q)), 307)
+    }
     const { route, params } = match
     const body = await readBody(req)
     const e = routeEvent(app, req, params, body.values, body.files)

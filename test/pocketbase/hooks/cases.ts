@@ -1,0 +1,128 @@
+/**
+ * The requests replayed against the `*.pb.js` files of this folder: recorded from PocketBase by
+ * `record.ts` into `<suite>.json`, replayed against svcbase by `test/hook-scripts-pb-*.test.ts`.
+ */
+
+/** One request of a suite. */
+export interface HookCase {
+  name: string
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS'
+  path: string
+  headers?: Record<string, string>
+  /** True when the body is random (only status and type are compared). */
+  random?: true
+}
+
+/** The answer to one case, as recorded. */
+export interface HookAnswer extends HookCase {
+  status: number
+  /** The media type of the answer ('' when none). */
+  type: string
+  /** The parsed JSON, or the text. */
+  body: unknown
+  /** The path (and query) a redirect sends to. */
+  location?: string
+}
+
+export interface HookSuite {
+  name: string
+  /** The files of this folder the suite's hooks dir holds (a path under it keeps its folders). */
+  files: string[]
+  cases: HookCase[]
+}
+
+export interface HookRecording {
+  oracle: string
+  recorded: string
+  suite: string
+  answers: HookAnswer[]
+}
+
+const get = (name: string, path: string, extra: Partial<HookCase> = {}): HookCase => ({
+  name,
+  method: 'GET',
+  path,
+  ...extra,
+})
+
+export const routesSuite: HookSuite = {
+  name: 'routes',
+  files: ['routes.pb.js'],
+  cases: [
+    get('name', '/r/t/abc'),
+    get('name with query', '/r/t/abc?x=1'),
+    get('name two segments', '/r/t/abc/def'),
+    get('name then {$}', '/r/t/abc/'),
+    get('name empty', '/r/t/'),
+    get('name decoded space', '/r/t/a%20b'),
+    get('name decoded slash', '/r/t/a%2Fb'),
+    get('name decoded letter', '/r/t/%41'),
+    get('name case', '/r/T/abc'),
+    get('rest', '/r/f/a/b/c.txt'),
+    get('rest encoded slash', '/r/f/a%2Fb/c'),
+    get('rest empty', '/r/f/'),
+    get('rest redirect', '/r/f'),
+    get('rest redirect keeps query', '/r/f?q=1'),
+    get('static beats rest', '/r/f/fixed'),
+    get('{$} exact', '/r/x/'),
+    get('{$} longer', '/r/x/y'),
+    get('{$} redirect', '/r/x'),
+    get('prefix root', '/r/pre/'),
+    get('prefix deeper', '/r/pre/a/b'),
+    get('prefix redirect', '/r/pre'),
+    get('prefix under /api/', '/api/pre/x'),
+    get('prefix under /api/ redirect', '/api/pre'),
+    get('literal star', '/r/s/*'),
+    get('literal star encoded', '/r/s/%2A'),
+    get('star is no wildcard', '/r/s/anything'),
+    get('star then more', '/r/s/*x'),
+    get('two names', '/r/a/1/b/2'),
+    get('two names second empty', '/r/a/1/b/'),
+    get('root star', '/*'),
+    get('root star encoded', '/%2A'),
+    get('root other', '/nothing'),
+    { name: 'OPTIONS root star', method: 'OPTIONS', path: '/*' },
+    { name: 'OPTIONS route', method: 'OPTIONS', path: '/r/opt/7' },
+    {
+      name: 'OPTIONS preflight',
+      method: 'OPTIONS',
+      path: '/r/opt/7',
+      headers: { origin: 'http://x.test', 'access-control-request-method': 'GET' },
+    },
+    { name: 'HEAD route', method: 'HEAD', path: '/r/head' },
+    { name: 'HEAD of GET', method: 'HEAD', path: '/r/t/abc' },
+    { name: 'HEAD none', method: 'HEAD', path: '/r/m' },
+    { name: 'GET of HEAD route', method: 'GET', path: '/r/head' },
+    { name: 'POST lower-case method', method: 'POST', path: '/r/m' },
+    { name: 'PUT', method: 'PUT', path: '/r/m' },
+    { name: 'PATCH', method: 'PATCH', path: '/r/m' },
+    { name: 'DELETE', method: 'DELETE', path: '/r/m' },
+    { name: 'POST unknown', method: 'POST', path: '/r/t/abc' },
+  ],
+}
+
+const KEY32 = 'abcdefghijklmnopqrstuvwxyz012345'
+
+export const securitySuite: HookSuite = {
+  name: 'security',
+  files: ['security.pb.js'],
+  cases: [
+    get('digests', '/sec/digests?s=abc'),
+    get('digests unicode', '/sec/digests?s=h%C3%A9llo%20w%C3%B6rld'),
+    get('digests empty', '/sec/digests?s='),
+    get('random', '/sec/random'),
+    get('regex invalid', '/sec/regex/bad'),
+    get('regex anchored', '/sec/regex/anchored'),
+    get('regex fixed', '/sec/regex/fixed'),
+    get('jwt round trip', '/sec/jwt'),
+    get('encrypt 32', `/sec/encrypt?data=hello%20world&key=${KEY32}`),
+    get('encrypt 16', '/sec/encrypt?data=x&key=0123456789abcdef'),
+    get('encrypt bad key', '/sec/encrypt?data=x&key=short'),
+    get('decrypt garbage', `/sec/decrypt?cipher=bm90LWEtY2lwaGVy&key=${KEY32}`),
+    get('decrypt not base64', `/sec/decrypt?cipher=%%%&key=${KEY32}`),
+    get('jwt garbage', '/sec/jwt/fixed?token=a.b&key=k'),
+  ],
+}
+
+/** The AES key of the security suite's dynamic cases. */
+export const SECURITY_KEY = KEY32
