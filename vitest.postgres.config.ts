@@ -139,6 +139,7 @@ export const postgresSuites = [
   'test/security-accounts-tokens.test.ts',
   'test/security-accounts-oauth2.test.ts',
   'test/pocketbase-differential.test.ts',
+  'test/migrations-pb.test.ts',
 ]
 
 /**

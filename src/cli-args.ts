@@ -19,6 +19,14 @@ Usage:
                                                         (SQLite folder or postgres:// URL, with
                                                         --fromSchema / --toSchema); storage/ is
                                                         not copied; see docs/postgresql.md
+  svcbase migrate [up]                                  apply the new pb_migrations files
+  svcbase migrate down [N]                              revert the last N (default 1) applied
+  svcbase migrate create NAME                           write an empty migration file
+  svcbase migrate collections                           write a snapshot migration of every
+                                                        collection
+  svcbase migrate history-sync                          forget applied files that are gone
+                                                        (down, create, collections ask y/N;
+                                                        --force answers yes)
   svcbase help                                          this text
   svcbase --version                                     the version
 
@@ -28,6 +36,8 @@ as --flag or --flag=false):
   --encryptionEnv=VAR     the environment variable holding the settings encryption key
                           (default SVC_ENCRYPTION_KEY); the settings are stored encrypted
   --dev                   print every request and every SQL statement
+  --migrationsDir=DIR     PocketBase's pb_migrations files (default <dir>/../pb_migrations),
+                          applied at every serve start and by "svcbase migrate"
   --db=postgres://…       keep the data in PostgreSQL instead of SQLite files in --dir
                           (default: the SVC_DATABASE_URL environment variable); see
                           docs/postgresql.md
@@ -55,7 +65,7 @@ Flags of copy (see docs/postgresql.md "Moving an app from SQLite to PostgreSQL")
   --noLogs                leave the request logs behind
 
 Accepted for PocketBase scripts, not built yet (serve prints what each one loses):
-  --https, --hooksWatch, --hooksPool, --migrationsDir, --queryTimeout`
+  --https, --hooksWatch, --hooksPool, --queryTimeout`
 
 /** A mistake on the command line: printed with the usage, exit status 2. */
 export class UsageError extends Error {}

@@ -1,12 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
+import type { App } from './core/app.js'
 import { createApp } from './core/create-app.js'
 import { countSuperusers, describeError, manageSuperuser } from './core/auth/superusers.js'
 import { automigrate, schemaCommand } from './cli-schema.js'
 import { IpcCluster, MAX_WORKERS, notifyReady, runPrimary, workerRole } from './cluster/index.js'
 import { typegenCommand } from './cli-typegen.js'
 import { copyCommand } from './cli-copy.js'
+import { defaultMigrationsDir, migrateCommand } from './cli-migrate.js'
+import { applyMigrations } from './features/hooks/pb/migrate/runner.js'
 import { releaseYoungGenerationWhenBusy } from './cli-heap.js'
 import { createServer } from './server.js'
 import {
@@ -70,10 +73,6 @@ function unsupportedWarnings(cl: CommandLine): string[] {
     out.push(
       "--hooksPool: ignored; hook scripts run on the server's own event loop, there is no pool",
     )
-  if (f.migrationsDir !== undefined)
-    out.push(
-      `--migrationsDir: migration files are not built; nothing in ${String(f.migrationsDir)} is applied`,
-    )
   if (f.queryTimeout !== undefined)
     out.push(
       `--queryTimeout=${String(f.queryTimeout)}: query timeouts are not built; SQL queries run without a time limit`,
@@ -89,11 +88,32 @@ function refuseServeFlags(command: string, cl: CommandLine): void {
   }
 }
 
+/**
+ * Applies the `pb_migrations` files not applied yet; a failure stops the start with
+ * PocketBase's `failed to apply migration <file>: <error>` (nothing of the run kept).
+ */
+async function applyPbMigrations(
+  server: { app: App; close(): Promise<void> },
+  migrationsDir: string,
+  hooksDir: string,
+): Promise<void> {
+  try {
+    const applied = await applyMigrations(server.app, migrationsDir, hooksDir)
+    for (const file of applied) console.log(`Applied migration ${file}`)
+  } catch (err) {
+    await server.close()
+    throw err
+  }
+}
+
 async function serve(cl: CommandLine): Promise<void> {
   const f = cl.flags
   const dir = resolve((f.dir as string | undefined) ?? './svc_data')
   const hooksDir = resolve((f.hooksDir as string | undefined) ?? './svc_hooks')
   const publicDir = resolve((f.publicDir as string | undefined) ?? './svc_public')
+  const migrationsDir = resolve(
+    (f.migrationsDir as string | undefined) ?? defaultMigrationsDir(dir),
+  )
   const { host, port } = splitAddress((f.http as string | undefined) ?? '127.0.0.1:8090')
   const origins = f.origins as string[] | undefined
   if (origins && origins.length === 0)
@@ -123,6 +143,7 @@ async function serve(cl: CommandLine): Promise<void> {
       // A restore restarts the server in this process, with the same arguments.
       async onRestarted(restarted) {
         if (f.automigrate === true) await automigrate(restarted)
+        await applyPbMigrations(restarted, migrationsDir, hooksDir)
         console.log(`svcbase restarted in process ${process.pid}, serving the restored data`)
       },
       onFatal(err) {
@@ -132,6 +153,8 @@ async function serve(cl: CommandLine): Promise<void> {
     },
   )
   if (f.automigrate === true && role.first) await automigrate(server)
+  // PocketBase applies the new pb_migrations files at every start (whatever --automigrate).
+  if (role.first) await applyPbMigrations(server, migrationsDir, hooksDir)
   await server.listen({ host, port })
   // Loading is over: once requests keep it busy, the full young generation (see cli-heap.ts).
   releaseYoungGenerationWhenBusy()
@@ -223,6 +246,17 @@ export async function main(argv: string[]): Promise<void> {
     throw new UsageError(`--${copyFlags[0]} belongs to copy, not "${command}"`)
   if (command === 'serve') return serve(cl)
   if (command === 'superuser') return superuser(cl)
+  if (command === 'migrate') {
+    refuseServeFlags('migrate', cl)
+    return migrateCommand(cl.positionals, {
+      dir: cl.flags.dir as string | undefined,
+      migrationsDir: cl.flags.migrationsDir as string | undefined,
+      hooksDir: cl.flags.hooksDir as string | undefined,
+      force: cl.flags.force === true,
+      encryptionKey: encryptionKey(cl.flags),
+      usageError: (message) => new UsageError(message),
+    })
+  }
   if (command === 'schema') {
     refuseServeFlags('schema', cl)
     const ctx = { dir: cl.flags.dir as string | undefined, force: cl.flags.force === true }

@@ -30,6 +30,11 @@ const SYSTEM_TABLES = [
   "created" TEXT DEFAULT '' NOT NULL,
   "updated" TEXT DEFAULT '' NOT NULL
 )`,
+  // PocketBase's `_migrations`; `applied` holds microseconds, past PostgreSQL's 32-bit INTEGER.
+  `CREATE TABLE IF NOT EXISTS "_migrations" (
+  "file"    VARCHAR(255) PRIMARY KEY NOT NULL,
+  "applied" BIGINT NOT NULL
+)`,
 ]
 
 /**

@@ -1,6 +1,10 @@
 import type { SqliteDb } from './database.js'
 
-/** The system tables every data.db has, created idempotently at start. */
+/**
+ * The system tables every data.db has, created idempotently at start. `_migrations` is
+ * PocketBase's own (the applied `pb_migrations` files, `applied` in microseconds), so a folder
+ * PocketBase already migrated keeps its history.
+ */
 const SYSTEM_TABLES = `
 CREATE TABLE IF NOT EXISTS "_collections" (
   "id"         TEXT PRIMARY KEY NOT NULL,
@@ -24,6 +28,10 @@ CREATE TABLE IF NOT EXISTS "_params" (
   "value"   JSON DEFAULT NULL,
   "created" TEXT DEFAULT '' NOT NULL,
   "updated" TEXT DEFAULT '' NOT NULL
+);
+CREATE TABLE IF NOT EXISTS "_migrations" (
+  "file"    VARCHAR(255) PRIMARY KEY NOT NULL,
+  "applied" INTEGER NOT NULL
 );
 `
 

@@ -85,7 +85,7 @@ describe('the SQLite store', () => {
     const tables = await store
       .database('main')
       .all(sql`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
-    expect(tables).toEqual([{ name: '_collections' }, { name: '_params' }])
+    expect(tables).toEqual([{ name: '_collections' }, { name: '_migrations' }, { name: '_params' }])
     expect(await store.database('main').all(sql`SELECT id, value FROM _params`)).toEqual([
       { id: 'k', value: '"v"' },
     ])

@@ -27,7 +27,7 @@ type Write = (app: App) => Promise<unknown>
 type Sink = (name: string, write: Write) => void
 
 /** The body `$app.save` sends: every set field of a new record, the changed ones of a stored one. */
-function saveBody(rec: PbRecord): Record<string, unknown> {
+export function saveBody(rec: PbRecord): Record<string, unknown> {
   const data = rec.svcData
   const keys = rec.isNew() ? Object.keys(data) : [...rec.changed]
   const body: Record<string, unknown> = {}

@@ -64,7 +64,7 @@ export function bindParams(filter: string, params: readonly unknown[]): string {
 }
 
 /** The filtered, sorted query of a find, with its limit and offset. */
-function findQuery(
+export function findQuery(
   app: App,
   c: Collection,
   filter: string,
@@ -87,15 +87,92 @@ function findQuery(
 
 const toRecord = (c: Collection, row: Row): PbRecord => pbRecord(c, recordFromRow(c, row))
 
-/** `$app.findRecordById(collection, id)`: the record, or a 404. */
-export function findRecordById(app: App, collection: unknown, id: unknown): PbRecord {
-  const name = '$app.findRecordById'
-  const c = collectionOf(app, collection, name)
-  const row = syncDb(app, c, name).getSync(
-    selectFrom(c, [byId(typeof id === 'string' ? id : String(id as number))]),
-  )
+/**
+ * A find as a query: the collection, the query (null when nothing can match) and whether it
+ * answers one record (a 404 when none) or a list. The synchronous finds below run it on the
+ * store's synchronous reads; `pb_migrations` files run it asynchronously (`runFindAsync`).
+ */
+export interface FindPlan {
+  name: string
+  c: Collection
+  q: Sql | null
+  one: boolean
+}
+
+/** The plans of the finds, by the `$app` method's name. */
+export const FIND_PLANS = {
+  findRecordById: (app: App, collection: unknown, id: unknown): FindPlan => {
+    const name = '$app.findRecordById'
+    const c = collectionOf(app, collection, name)
+    const q = selectFrom(c, [byId(typeof id === 'string' ? id : String(id))])
+    return { name, c, q, one: true }
+  },
+  findRecordsByFilter: (
+    app: App,
+    collection: unknown,
+    filter: string,
+    sort = '',
+    limit = 0,
+    offset = 0,
+    ...params: unknown[]
+  ): FindPlan => {
+    const name = '$app.findRecordsByFilter'
+    const c = collectionOf(app, collection, name)
+    return { name, c, q: findQuery(app, c, filter, sort, limit, offset, params), one: false }
+  },
+  findFirstRecordByFilter: (
+    app: App,
+    collection: unknown,
+    filter: string,
+    ...params: unknown[]
+  ): FindPlan => {
+    const name = '$app.findFirstRecordByFilter'
+    const c = collectionOf(app, collection, name)
+    return { name, c, q: findQuery(app, c, filter, '', 1, 0, params), one: true }
+  },
+  findRecordsByIds: (app: App, collection: unknown, ids: unknown): FindPlan => {
+    const name = '$app.findRecordsByIds'
+    const c = collectionOf(app, collection, name)
+    if (!Array.isArray(ids))
+      throw new Error(messages.pbBadArgument({ name, expected: 'an array of ids' }))
+    const list = ids.filter((id): id is string => typeof id === 'string')
+    if (list.length === 0) return { name, c, q: null, one: false }
+    const q = selectFrom(c, [sql`${column(MAIN, 'id')} IN (${join(list.map((id) => sql`${id}`))})`])
+    return { name, c, q, one: false }
+  },
+  findAuthRecordByEmail: (app: App, collection: unknown, email: unknown): FindPlan => {
+    const name = '$app.findAuthRecordByEmail'
+    const c = collectionOf(app, collection, name)
+    if (c.type !== 'auth') throw notFound()
+    const text = typeof email === 'string' ? email : ''
+    const q = selectFrom(c, [emailEquals(app.dbFor(c).dialect, c, column(MAIN, 'email'), text)])
+    return { name, c, q, one: true }
+  },
+}
+
+/** Runs a plan on the store's synchronous reads. */
+function runFindSync(app: App, plan: FindPlan): PbRecord | PbRecord[] {
+  const { name, c, q, one } = plan
+  if (q === null) return []
+  const db = syncDb(app, c, name)
+  if (!one) return db.allSync(q).map((row) => toRecord(c, row))
+  const row = db.getSync(q)
   if (!row) throw notFound()
   return toRecord(c, row)
+}
+
+/** Runs a plan asynchronously (any engine): the records' plain values, or a 404. */
+export async function runFindAsync(app: App, plan: FindPlan): Promise<RecordData[]> {
+  const { c, q, one } = plan
+  if (q === null) return []
+  const rows = await app.dbFor(c).all(q)
+  if (one && rows.length === 0) throw notFound()
+  return (one ? rows.slice(0, 1) : rows).map((row) => recordFromRow(c, row))
+}
+
+/** `$app.findRecordById(collection, id)`: the record, or a 404. */
+export function findRecordById(app: App, collection: unknown, id: unknown): PbRecord {
+  return runFindSync(app, FIND_PLANS.findRecordById(app, collection, id)) as PbRecord
 }
 
 /** The stored record `id` of `c` as plain values, or undefined (also without synchronous reads). */
@@ -115,12 +192,16 @@ export function findRecordsByFilter(
   offset = 0,
   params: readonly unknown[] = [],
 ): PbRecord[] {
-  const name = '$app.findRecordsByFilter'
-  const c = collectionOf(app, collection, name)
-  const q = findQuery(app, c, filter, sort, limit, offset, params)
-  return syncDb(app, c, name)
-    .allSync(q)
-    .map((row) => toRecord(c, row))
+  const plan = FIND_PLANS.findRecordsByFilter(
+    app,
+    collection,
+    filter,
+    sort,
+    limit,
+    offset,
+    ...params,
+  )
+  return runFindSync(app, plan) as PbRecord[]
 }
 
 /** `$app.findFirstRecordByFilter(collection, filter, ...params)`: the first match, or a 404. */
@@ -130,35 +211,16 @@ export function findFirstRecordByFilter(
   filter: string,
   params: readonly unknown[] = [],
 ): PbRecord {
-  const name = '$app.findFirstRecordByFilter'
-  const c = collectionOf(app, collection, name)
-  const row = syncDb(app, c, name).getSync(findQuery(app, c, filter, '', 1, 0, params))
-  if (!row) throw notFound()
-  return toRecord(c, row)
+  const plan = FIND_PLANS.findFirstRecordByFilter(app, collection, filter, ...params)
+  return runFindSync(app, plan) as PbRecord
 }
 
 /** `$app.findRecordsByIds(collection, ids)`: the records among `ids` that exist, in no set order. */
 export function findRecordsByIds(app: App, collection: unknown, ids: unknown): PbRecord[] {
-  const name = '$app.findRecordsByIds'
-  const c = collectionOf(app, collection, name)
-  if (!Array.isArray(ids))
-    throw new Error(messages.pbBadArgument({ name, expected: 'an array of ids' }))
-  const list = ids.filter((id): id is string => typeof id === 'string')
-  if (list.length === 0) return []
-  const q = selectFrom(c, [sql`${column(MAIN, 'id')} IN (${join(list.map((id) => sql`${id}`))})`])
-  return syncDb(app, c, name)
-    .allSync(q)
-    .map((row) => toRecord(c, row))
+  return runFindSync(app, FIND_PLANS.findRecordsByIds(app, collection, ids)) as PbRecord[]
 }
 
 /** `$app.findAuthRecordByEmail(collection, email)`: the auth record, or a 404. */
 export function findAuthRecordByEmail(app: App, collection: unknown, email: unknown): PbRecord {
-  const name = '$app.findAuthRecordByEmail'
-  const c = collectionOf(app, collection, name)
-  if (c.type !== 'auth') throw notFound()
-  const text = typeof email === 'string' ? email : ''
-  const q = selectFrom(c, [emailEquals(app.dbFor(c).dialect, c, column(MAIN, 'email'), text)])
-  const row = syncDb(app, c, name).getSync(q)
-  if (!row) throw notFound()
-  return toRecord(c, row)
+  return runFindSync(app, FIND_PLANS.findAuthRecordByEmail(app, collection, email)) as PbRecord
 }

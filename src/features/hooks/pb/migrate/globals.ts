@@ -1,0 +1,114 @@
+/**
+ * The globals of a `pb_migrations` file's context (PocketBase's "M" column): `migrate`,
+ * `Collection`, `Field` and the typed field classes, `FieldsList`, `Record`, `DynamicModel`,
+ * `arrayOf`, `unmarshal`, `toString`, `console`, `__hooks`; PocketBase's other globals are the
+ * hook runner's stubs (a clear "not supported"). `$app` and the pre-0.23 `Dao` are not defined,
+ * as in PocketBase: a legacy `new Dao(db)` fails with `ReferenceError: Dao is not defined`.
+ */
+import { format } from 'node:util'
+import type { App } from '../../../../core/app.js'
+import { collectionToJSON } from '../../../../core/collections/codec.js'
+import { blankCollection, defaultFieldId } from '../../../../core/collections/defaults.js'
+import { messages } from '../../../../core/errors.js'
+import { FIELD_CLASSES, fieldsList, newCollection, newField, unmarshalInto } from '../collection.js'
+import { pbRecord } from '../record.js'
+import { unsupportedGlobals } from '../unsupported.js'
+import { recordCollection } from './app.js'
+import { arrayOf, dynamicModel } from './db.js'
+import type { Replay } from './replay.js'
+
+/** The run a file's calls belong to (set while its `up` or `down` runs). */
+export interface RunState {
+  run: { tx: App; replay: Replay } | null
+}
+
+/** What `migrate(up, down)` registered. */
+export interface Registered {
+  up: ((app: object) => unknown) | null
+  down: ((app: object) => unknown) | null
+}
+
+/** An auth collection's defaults as JSON: system fields (no autodates) and auth options. */
+function authDefaults(): Record<string, unknown> {
+  const json = collectionToJSON(blankCollection('auth'))
+  const fields = (json.fields as { type: string }[]).filter((f) => f.type !== 'autodate')
+  const { id: _i, name: _n, created: _c, updated: _u, schema: _s, authOptions: _a, ...rest } = json
+  return { ...rest, fields }
+}
+
+/** The script's view of a value as text (PocketBase's `toString`). */
+function toText(v: unknown): string {
+  if (v === null || v === undefined) return ''
+  if (typeof v === 'string') return v
+  if (Array.isArray(v) && v.every((b) => typeof b === 'number')) return Buffer.from(v).toString()
+  return JSON.stringify(v)
+}
+
+/** The globals of one migration file. */
+export function migrationGlobals(
+  file: string,
+  hooksDir: string,
+  state: RunState,
+  registered: Registered,
+): Record<string, unknown> {
+  const current = (name: string) => {
+    if (!state.run) throw new Error(messages.pbOutsideHandler({ name }))
+    return state.run
+  }
+  const say =
+    (stream: 'log' | 'error') =>
+    (...args: unknown[]): void => {
+      const line = format(...args)
+      const print = () => (stream === 'log' ? console.log(line) : console.error(line))
+      if (state.run) state.run.replay.once(print)
+      else print()
+    }
+  const out: Record<string, unknown> = {
+    ...unsupportedGlobals(),
+    __hooks: hooksDir,
+    migrate: (up: unknown, down?: unknown) => {
+      if (typeof up !== 'function')
+        throw new Error(messages.pbBadArgument({ name: 'migrate', expected: 'an up function' }))
+      registered.up = up as Registered['up']
+      registered.down = typeof down === 'function' ? (down as Registered['down']) : null
+    },
+    Collection: function Collection(data?: unknown) {
+      return newCollection(data, authDefaults)
+    },
+    Field: function Field(data?: unknown) {
+      const f = newField(data)
+      if (f.getId() === '') f.setId(defaultFieldId(f.type(), f.getName()))
+      return f
+    },
+    FieldsList: function FieldsList(items?: unknown) {
+      return fieldsList(items)
+    },
+    Record: function Record(collection: unknown, data?: unknown) {
+      const { tx, replay } = current('new Record')
+      const rec = pbRecord(recordCollection(tx, replay, collection), {}, true)
+      if (data && typeof data === 'object') rec.load(data as Record<string, unknown>)
+      return rec
+    },
+    DynamicModel: function DynamicModel(shape?: unknown) {
+      return dynamicModel(shape)
+    },
+    arrayOf,
+    unmarshal: (data: unknown, target: unknown) => unmarshalInto(data, target),
+    toString: toText,
+    sleep: () => undefined,
+    console: {
+      log: say('log'),
+      info: say('log'),
+      debug: say('log'),
+      warn: say('error'),
+      error: say('error'),
+    },
+  }
+  for (const [cls, type] of Object.entries(FIELD_CLASSES))
+    out[cls] = function TypedField(data?: unknown) {
+      return newField(data, type)
+    }
+  delete out.Dao
+  void file
+  return out
+}

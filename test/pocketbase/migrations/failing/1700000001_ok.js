@@ -1,0 +1,3 @@
+migrate((app) => {
+  app.save(new Collection({ name: "kept_if_ok", fields: [{ name: "a", type: "text" }] }))
+}, (app) => {})

@@ -1,0 +1,4 @@
+migrate((app) => {
+  app.save(new Collection({ name: "half_done" }))
+  throw new Error("boom")
+}, (app) => {})

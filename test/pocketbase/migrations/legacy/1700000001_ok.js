@@ -1,0 +1,3 @@
+migrate((app) => {
+  app.save(new Collection({ name: "before_legacy" }))
+}, (app) => {})
