@@ -140,6 +140,7 @@ export const postgresSuites = [
   'test/security-accounts-oauth2.test.ts',
   'test/pocketbase-differential.test.ts',
   'test/migrations-pb.test.ts',
+  'test/cli-migrate.test.ts',
 ]
 
 /**
