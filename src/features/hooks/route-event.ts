@@ -16,6 +16,12 @@ export interface ScriptRouteEvent extends RouteEvent {
   files: UploadedFile[]
   /** Where `redirect` sends the client, or null. */
   location: string | null
+  /** The media type of a text answer other than `text/plain` (`html`, `blob`), or null. */
+  contentType: string | null
+  /** PocketBase's `e.html(status, text)`: `text/html; charset=utf-8`. */
+  html(status: number, text: string): void
+  /** PocketBase's `e.blob(status, contentType, data)`: the text with that media type. */
+  blob(status: number, contentType: string, data: string): void
 }
 
 /** The first value of a request header, '' when absent. */
@@ -46,21 +52,34 @@ export function routeEvent(
     response: null,
     files,
     location: null,
+    contentType: null,
     json: (status, value) => {
       e.location = null
+      e.contentType = null
       e.response = { status, kind: 'json', body: value }
     },
     string: (status, text) => {
       e.location = null
+      e.contentType = null
       e.response = { status, kind: 'text', body: String(text) }
+    },
+    html: (status, text) => {
+      e.string(status, text)
+      e.contentType = 'text/html; charset=utf-8'
+    },
+    blob: (status, contentType, data) => {
+      e.string(status, data)
+      e.contentType = String(contentType)
     },
     noContent: (status = 204) => {
       e.location = null
+      e.contentType = null
       e.response = { status, kind: 'empty', body: null }
     },
     redirect: (status, url) => {
       if (!Number.isInteger(status) || status < 300 || status > 399)
         throw new Error(`e.redirect: ${String(status)} is not a redirect status (300-399)`)
+      e.contentType = null
       e.location = String(url)
       e.response = { status, kind: 'empty', body: null }
     },
@@ -72,5 +91,7 @@ export function routeEvent(
 /** Sends the answer the chain left: a redirect, the response, or an empty 200. */
 export function sendRouteAnswer(reply: FastifyReply, e: ScriptRouteEvent): FastifyReply {
   if (e.location !== null && e.response) return reply.redirect(e.location, e.response.status)
+  if (e.contentType !== null && e.response?.kind === 'text')
+    return reply.code(e.response.status).type(e.contentType).send(e.response.body)
   return sendHookResponse(reply, e.response ?? EMPTY_RESPONSE)
 }

@@ -124,5 +124,27 @@ export const securitySuite: HookSuite = {
   ],
 }
 
+export const templateSuite: HookSuite = {
+  name: 'template',
+  files: ['template.pb.js', 'views/layout.html', 'views/page.html', 'views/content-only.html'],
+  cases: [
+    get('page', '/tpl/page'),
+    get(
+      'page other title and link',
+      '/tpl/page?title=a%2Bb%20%60x%60&link=%2Frel%2Fpath%3Fq%3D1%23frag',
+    ),
+    get('page mailto link', '/tpl/page?link=mailto%3Ax%40y.z'),
+    get('page data link', '/tpl/page?link=data%3Atext%2Fhtml%2Cx'),
+    get('string', '/tpl/string?name=%3Cx%3E'),
+    get('blocks', '/tpl/blocks'),
+    get('trim markers', '/tpl/trim'),
+    get('syntax error', '/tpl/bad-syntax'),
+    get('missing file', '/tpl/missing-file'),
+    get('unknown func', '/tpl/unknown-func'),
+    get('missing template', '/tpl/missing-template'),
+    get('exec error', '/tpl/exec-error'),
+  ],
+}
+
 /** The AES key of the security suite's dynamic cases. */
 export const SECURITY_KEY = KEY32

@@ -18,6 +18,7 @@ import {
   SECURITY_KEY,
   routesSuite,
   securitySuite,
+  templateSuite,
   type HookAnswer,
   type HookCase,
   type HookRecording,
@@ -128,6 +129,6 @@ async function record(suite: HookSuite): Promise<void> {
   }
 }
 
-const suites = [routesSuite, securitySuite]
+const suites = [routesSuite, securitySuite, templateSuite]
 const wanted = process.argv.slice(2)
 for (const s of suites) if (wanted.length === 0 || wanted.includes(s.name)) await record(s)

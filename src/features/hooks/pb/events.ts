@@ -17,6 +17,7 @@ import {
   type RecordData,
   type RequestInfo,
 } from '../../../core/request-info.js'
+import type { ScriptRouteEvent } from '../route-event.js'
 import type { RouteEvent } from '../script-api.js'
 import { appFacade } from './app-facade.js'
 import { storedRecord } from './find.js'
@@ -27,6 +28,14 @@ import { strict } from './unsupported.js'
 /** `e.next()`: the rest of the chain, queued after what the handler queued before it. */
 const nextOf = (e: { next(): Promise<void> }) => (): void => {
   enqueue('e.next', () => e.next())
+}
+
+/** A script value as text: a string as it is, PocketBase's byte array decoded, nothing as ''. */
+function textOf(v: unknown): string {
+  if (typeof v === 'string') return v
+  if (v === null || v === undefined) return ''
+  if (Array.isArray(v)) return Buffer.from(v.map((n) => Number(n) & 0xff)).toString('utf8')
+  return typeof v === 'object' ? JSON.stringify(v) : `${v as number}`
 }
 
 /** The authenticated record of a request, as a PocketBase record, or null. */
@@ -99,10 +108,18 @@ export function routeEventOf(e: RouteEvent): object {
     }),
     pathValue: (name: string): string => e.request.pathValue(String(name)),
   })
+  const writers = e as Partial<Pick<ScriptRouteEvent, 'html' | 'blob'>>
   return strict('e', {
     ...requestMembers(e),
     request,
     redirect: (status: number, to: string): void => e.redirect(status, to),
+    ...(writers.html && writers.blob
+      ? {
+          html: (status: number, text: unknown): void => writers.html?.(status, textOf(text)),
+          blob: (status: number, type: unknown, data: unknown): void =>
+            writers.blob?.(status, textOf(type), textOf(data)),
+        }
+      : {}),
   })
 }
 

@@ -28,6 +28,7 @@ import { collectionOf } from './find.js'
 import { currentApp, hostError, invoke } from './invocation.js'
 import { pbRecord } from './record.js'
 import { securityGlobal } from './security.js'
+import { templateGlobal } from './template.js'
 import { strict, unsupportedGlobals } from './unsupported.js'
 
 /** The top level of a file may run this long (milliseconds) before its load fails. */
@@ -154,6 +155,7 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
     $app: globalApp(app),
     $apis: apis(),
     $security: securityGlobal(),
+    $template: templateGlobal(dirname(file)),
     $os: strict('$os', {
       getenv: (name: unknown): string => process.env[String(name)] ?? '',
     }),

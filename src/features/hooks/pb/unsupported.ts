@@ -71,7 +71,6 @@ const OBJECTS = [
   '$http',
   '$dbx',
   '$tokens',
-  '$template',
   '$inflector',
   '__hooks',
 ]

@@ -1,0 +1,217 @@
+/**
+ * html/template's escaping by context for `$template`: the literal text written so far tells
+ * where an action's value lands, and the value is escaped for it as Go's html/template does:
+ * element text and quoted attribute values (`&<>"'+` as entities), unquoted attribute values
+ * (spaces and `=` too), URL attributes (`href`, `src`, …: a scheme other than http, https or
+ * mailto becomes `#ZgotmplZ`, the URL normalised; after `?` or `#` the value is query-escaped),
+ * `<script>` bodies and `on…` attributes (the value as JSON). `<style>` is treated as text.
+ */
+
+type State = 'text' | 'tag' | 'attrName' | 'afterName' | 'beforeValue' | 'value' | 'script'
+
+const URL_ATTRS = new Set([
+  'href',
+  'src',
+  'action',
+  'formaction',
+  'cite',
+  'poster',
+  'background',
+  'longdesc',
+  'usemap',
+  'codebase',
+  'data',
+  'icon',
+  'manifest',
+  'profile',
+])
+
+/** The value of `raw(…)` (PocketBase's func): written as it is. */
+export class SafeHTML {
+  constructor(readonly html: string) {}
+}
+
+const HTML_TABLE: Record<string, string> = {
+  '\0': '\uFFFD',
+  '"': '&#34;',
+  '&': '&amp;',
+  "'": '&#39;',
+  '+': '&#43;',
+  '<': '&lt;',
+  '>': '&gt;',
+}
+const NOSPACE_TABLE: Record<string, string> = {
+  ...HTML_TABLE,
+  '\t': '&#9;',
+  '\n': '&#10;',
+  '\v': '&#11;',
+  '\f': '&#12;',
+  '\r': '&#13;',
+  ' ': '&#32;',
+  '=': '&#61;',
+  '`': '&#96;',
+}
+
+export const htmlEscape = (s: string): string => s.replace(/[\0"&'+<>]/g, (c) => HTML_TABLE[c] ?? c)
+const nospaceEscape = (s: string): string =>
+  s.replace(/[\0\t\n\v\f\r "&'+<=>`]/g, (c) => NOSPACE_TABLE[c] ?? c)
+
+/** Go's `processURLOnto`: percent-encodes (lower-case hex) what a URL (part) may not hold. */
+function urlProcess(s: string, norm: boolean): string {
+  let out = ''
+  const bytes = Buffer.from(s, 'utf8')
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i] as number
+    const ch = String.fromCharCode(c)
+    if (/[A-Za-z0-9\-._~]/.test(ch)) out += ch
+    else if (norm && '!#$&*+,/:;=?@[]'.includes(ch)) out += ch
+    else if (
+      norm &&
+      ch === '%' &&
+      i + 2 < bytes.length &&
+      /[0-9a-fA-F]{2}/.test(String.fromCharCode(bytes[i + 1] as number, bytes[i + 2] as number))
+    )
+      out += ch
+    else out += `%${c.toString(16).padStart(2, '0')}`
+  }
+  return out
+}
+
+/** A URL at the start of a URL attribute: filtered by scheme, then normalised. */
+function urlFilter(s: string): string {
+  const colon = s.indexOf(':')
+  if (colon >= 0 && !s.slice(0, colon).includes('/')) {
+    const scheme = s.slice(0, colon).toLowerCase()
+    if (!['http', 'https', 'mailto'].includes(scheme)) return '#ZgotmplZ'
+  }
+  return urlProcess(s, true)
+}
+
+/** Go's `jsValEscaper`: the value as JSON, `<>&` escaped, padded where it could run into code. */
+function jsValue(v: unknown, text: (v: unknown) => string): string {
+  let json: string
+  if (v instanceof SafeHTML) json = JSON.stringify(v.html)
+  else if (v === undefined) json = 'null'
+  else {
+    try {
+      json = JSON.stringify(v) ?? 'null'
+    } catch {
+      json = JSON.stringify(text(v))
+    }
+  }
+  json = json
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')
+  const ident = /[A-Za-z0-9_$]/
+  const pad = ident.test(json[0] ?? '') || ident.test(json[json.length - 1] ?? '')
+  return pad ? ` ${json} ` : json
+}
+
+/** Follows the literal text of a render and escapes each value for where it lands. */
+export class HtmlContext {
+  private state: State = 'text'
+  private tagName = ''
+  private attr = ''
+  private quote = ''
+  /** Text of the current attribute value written so far. */
+  private valueSoFar = ''
+  private closingTag = false
+
+  /** Feeds literal template text. */
+  feed(s: string): void {
+    for (const c of s) this.step(c)
+  }
+
+  private step(c: string): void {
+    switch (this.state) {
+      case 'text':
+        if (c === '<') {
+          this.state = 'tag'
+          this.tagName = ''
+          this.closingTag = false
+        }
+        return
+      case 'script':
+        this.tagName += c
+        if (/<\/script$/i.test(this.tagName)) {
+          this.state = 'tag'
+          this.closingTag = true
+          this.tagName = 'script'
+        } else if (this.tagName.length > 16) this.tagName = this.tagName.slice(-8)
+        return
+      case 'tag':
+        if (c === '>') return this.endTag()
+        if (c === '/' && this.tagName === '') this.closingTag = true
+        else if (/\s/.test(c)) {
+          if (this.tagName !== '') this.state = 'afterName'
+        } else if (this.tagName === '' || /[A-Za-z0-9-]/.test(c)) this.tagName += c
+        return
+      case 'attrName':
+        if (c === '=') this.state = 'beforeValue'
+        else if (c === '>') this.endTag()
+        else if (/\s/.test(c)) this.state = 'afterName'
+        else this.attr += c.toLowerCase()
+        return
+      case 'afterName':
+        if (c === '=') this.state = 'beforeValue'
+        else if (c === '>') this.endTag()
+        else if (!/\s/.test(c) && c !== '/') {
+          this.state = 'attrName'
+          this.attr = c.toLowerCase()
+        }
+        return
+      case 'beforeValue':
+        if (/\s/.test(c)) return
+        this.state = 'value'
+        this.valueSoFar = ''
+        if (c === '"' || c === "'") this.quote = c
+        else {
+          this.quote = ''
+          if (c === '>') return this.endTag()
+          this.valueSoFar = c
+        }
+        return
+      case 'value':
+        if (this.quote ? c === this.quote : /\s/.test(c)) {
+          this.state = 'afterName'
+          this.attr = ''
+        } else if (!this.quote && c === '>') this.endTag()
+        else this.valueSoFar += c
+        return
+    }
+  }
+
+  private endTag(): void {
+    const name = this.tagName.toLowerCase()
+    this.state = name === 'script' && !this.closingTag ? 'script' : 'text'
+    this.tagName = ''
+  }
+
+  /** The escaped text of an action's value. */
+  escape(v: unknown, text: (v: unknown) => string): string {
+    if (this.state === 'script') return jsValue(v, text)
+    const raw = v instanceof SafeHTML ? v.html : text(v)
+    if (this.state === 'text') return v instanceof SafeHTML ? raw : htmlEscape(raw)
+    if (this.state === 'beforeValue') {
+      // an unquoted value that starts with the action
+      this.state = 'value'
+      this.quote = ''
+      this.valueSoFar = ''
+    }
+    if (this.state !== 'value') return htmlEscape(raw) // an action in a tag's name or attributes
+    let out: string
+    if (this.attr.startsWith('on')) out = jsValue(v, text)
+    else if (URL_ATTRS.has(this.attr)) {
+      out = /[?#]/.test(this.valueSoFar)
+        ? urlProcess(raw, false)
+        : this.valueSoFar === ''
+          ? urlFilter(raw)
+          : urlProcess(raw, true)
+    } else out = raw
+    this.valueSoFar += out || 'x'
+    return this.quote ? htmlEscape(out) : nospaceEscape(out)
+  }
+}

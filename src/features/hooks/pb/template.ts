@@ -1,0 +1,74 @@
+/**
+ * PocketBase's `$template` for `*.pb.js` scripts: `loadFiles(...paths)` and `loadString(text)`
+ * give a renderer whose `render(data)` runs Go html/template syntax (`template-parse.ts`,
+ * `template-exec.ts`, escaping by context in `template-escape.ts`). As in PocketBase, the set
+ * of `loadFiles` is named after the first file's base name, and that template is rendered
+ * (a layout first, the files defining its blocks after it). Files are read only inside the
+ * app's folders: the hooks dir and its parent folder; a missing file answers 404, as
+ * PocketBase's; a file past 1 MiB, or one outside those folders, is an error naming it.
+ */
+import { readFileSync, realpathSync, statSync } from 'node:fs'
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path'
+import { notFound } from '../../../core/errors.js'
+import { goText, render } from './template-exec.js'
+import { parseInto, type TemplateSet } from './template-parse.js'
+import { strict } from './unsupported.js'
+
+const MAX_FILE = 1024 * 1024
+
+/** True when `path` is `dir` or under it. */
+function inside(dir: string, path: string): boolean {
+  const rel = relative(dir, path)
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+}
+
+/** A renderer of a parsed set. */
+function renderer(set: TemplateSet, name: string): object {
+  return strict('$template renderer', {
+    render: (data?: unknown): string => render(set, name, data ?? null),
+  })
+}
+
+/** The `$template` object of a script whose hooks dir is `hooksDir`. */
+export function templateGlobal(hooksDir: string): object {
+  const roots = [hooksDir, dirname(hooksDir)].map((d) => {
+    try {
+      return realpathSync(d)
+    } catch {
+      return resolve(d)
+    }
+  })
+  const read = (p: unknown): string => {
+    if (typeof p !== 'string' || p === '')
+      throw new Error('$template.loadFiles: a path must be a non-empty string')
+    const path = resolve(hooksDir, p)
+    let real: string
+    try {
+      real = realpathSync(path)
+    } catch {
+      if (!roots.some((r) => inside(r, resolve(path))))
+        throw new Error(`$template.loadFiles: "${p}" is outside the app's folders`)
+      throw notFound()
+    }
+    if (!roots.some((r) => inside(r, real)))
+      throw new Error(
+        `$template.loadFiles: "${p}" is outside the app's folders (the hooks dir and its parent)`,
+      )
+    if (statSync(real).size > MAX_FILE)
+      throw new Error(`$template.loadFiles: "${p}" is larger than ${MAX_FILE} bytes`)
+    return readFileSync(real, 'utf8')
+  }
+  return strict('$template', {
+    loadFiles: (...paths: unknown[]): object => {
+      if (paths.length === 0) throw new Error('$template.loadFiles: no files given')
+      const set: TemplateSet = new Map()
+      for (const p of paths) parseInto(set, basename(String(p)), read(p))
+      return renderer(set, basename(String(paths[0])))
+    },
+    loadString: (text: unknown): object => {
+      const set: TemplateSet = new Map()
+      parseInto(set, '', typeof text === 'string' ? text : goText(text ?? ''))
+      return renderer(set, '')
+    },
+  })
+}
