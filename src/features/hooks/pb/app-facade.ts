@@ -2,13 +2,17 @@
  * PocketBase's `$app` (and `e.app`, and the `txApp` of `runInTransaction`) for `*.pb.js` scripts:
  * the synchronous finds, and the writes (`save`, `delete`, `runInTransaction`) queued on the
  * running handler (see `invocation.ts`) and carried out through the one record service
- * (`app.records`, as a superuser: validation, hooks and events happen as for any write).
+ * (`app.records`, as a superuser: validation, hooks and events happen as for any write);
+ * the save or delete of a collection (`collection.ts`, once hook files have its globals) goes
+ * through the collection service (`app.collections`).
  */
 import { format } from 'node:util'
 import type { App } from '../../../core/app.js'
 import { systemRequest } from '../../../core/auth/superusers.js'
+import { collectionToJSON } from '../../../core/collections/codec.js'
 import { messages } from '../../../core/errors.js'
 import { newId } from '../../../tools/ids.js'
+import { collectionInput, PbCollection } from './collection.js'
 import { currentApp, enqueue } from './invocation.js'
 import {
   findAuthRecordByEmail,
@@ -55,8 +59,22 @@ export function appFacade(appOf: () => App, sink?: Sink): object {
       enqueue(name, () => write(app))
     })
 
+  /** `$app.save(collection)`: through the collection service, created or updated by id. */
+  const saveCollection = (c: PbCollection): void => {
+    const input = collectionInput(c)
+    const id = typeof c.id === 'string' ? c.id : ''
+    queue('$app.save', async (app) => {
+      const exists = id !== '' && app.registry.find(id) !== undefined
+      const saved = exists
+        ? await app.collections.update(id, input)
+        : await app.collections.create(input)
+      c.svcAssign(collectionToJSON(saved))
+    })
+  }
+
   const save = (rec: unknown): void => {
     const name = '$app.save'
+    if (rec instanceof PbCollection) return saveCollection(rec)
     const r = recordArg(rec, name)
     const c = r.svcCollection
     // The body is taken now, so later changes to the record do not leak into this save; a new
@@ -78,6 +96,10 @@ export function appFacade(appOf: () => App, sink?: Sink): object {
 
   const remove = (rec: unknown): void => {
     const name = '$app.delete'
+    if (rec instanceof PbCollection) {
+      const id = String(rec.id)
+      return queue(name, (app) => app.collections.delete(id))
+    }
     const r = recordArg(rec, name)
     const c = r.svcCollection
     const id = r.id

@@ -6,7 +6,12 @@
  * when saved. Nothing here touches the database.
  */
 import { collectionToJSON, fieldToFlat } from '../../../core/collections/codec.js'
-import { crc32, defaultFieldId, makeField } from '../../../core/collections/defaults.js'
+import {
+  blankCollection,
+  crc32,
+  defaultFieldId,
+  makeField,
+} from '../../../core/collections/defaults.js'
 import type { Collection } from '../../../core/collections/model.js'
 import { messages } from '../../../core/errors.js'
 import { getFieldType } from '../../../core/fields/registry.js'
@@ -312,12 +317,29 @@ export function pbCollectionOf(c: Collection): PbCollection {
   return new PbCollection(collectionToJSON(c))
 }
 
+/** The JSON the collection service takes for `c`: PocketBase's shape, dates left to it. */
+export function collectionInput(c: PbCollection): Json {
+  const { created: _c, updated: _u, ...rest } = JSON.parse(JSON.stringify(c)) as Json
+  return rest
+}
+
+/** A new auth collection's defaults as JSON: its system fields (no autodates), auth options. */
+export function authCollectionDefaults(): Json {
+  const json = collectionToJSON(blankCollection('auth'))
+  const fields = (json.fields as { type: string }[]).filter((f) => f.type !== 'autodate')
+  const { id: _i, name: _n, created: _c, updated: _u, schema: _s, authOptions: _a, ...rest } = json
+  return { ...rest, fields }
+}
+
 /**
  * `new Collection({...})`: the JSON as given, `type` defaulting to base and a missing id
  * PocketBase's `pbc_<crc32(type + name)>`; an auth collection gets its system fields from
  * `authDefaults` (the service's own, as JSON) unless the JSON names them.
  */
-export function newCollection(data: unknown, authDefaults: () => Json): PbCollection {
+export function newCollection(
+  data: unknown,
+  authDefaults: () => Json = authCollectionDefaults,
+): PbCollection {
   const obj = isObject(data) ? jsonCopy(data) : {}
   const type = typeof obj.type === 'string' && obj.type !== '' ? obj.type : 'base'
   const name = typeof obj.name === 'string' ? obj.name : ''

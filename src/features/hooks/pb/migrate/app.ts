@@ -14,7 +14,7 @@ import { ApiError, messages } from '../../../../core/errors.js'
 import type { RecordData } from '../../../../core/request-info.js'
 import { newId } from '../../../../tools/ids.js'
 import { saveBody } from '../app-facade.js'
-import { PbCollection } from '../collection.js'
+import { collectionInput, PbCollection } from '../collection.js'
 import { FIND_PLANS, runFindAsync, type FindPlan } from '../find.js'
 import { asPbRecord, pbRecord, type PbRecord } from '../record.js'
 import { strict } from '../unsupported.js'
@@ -28,12 +28,6 @@ type Json = Record<string, unknown>
 export const NO_ROWS = 'sql: no rows in result set'
 
 const noRows = (): Error => new Error(NO_ROWS)
-
-/** The collection JSON the service takes: PocketBase's shape, created/updated left to it. */
-function collectionInput(c: PbCollection): Json {
-  const { created: _c, updated: _u, ...rest } = JSON.parse(JSON.stringify(c)) as Json
-  return rest
-}
 
 /** The collection `ref` names (a name or id, a collection object, a record's), or null. */
 function lookup(tx: App, ref: unknown): Collection | null {

@@ -7,8 +7,7 @@
  */
 import { format } from 'node:util'
 import type { App } from '../../../../core/app.js'
-import { collectionToJSON } from '../../../../core/collections/codec.js'
-import { blankCollection, defaultFieldId } from '../../../../core/collections/defaults.js'
+import { defaultFieldId } from '../../../../core/collections/defaults.js'
 import { messages } from '../../../../core/errors.js'
 import { FIELD_CLASSES, fieldsList, newCollection, newField, unmarshalInto } from '../collection.js'
 import { pbRecord } from '../record.js'
@@ -26,14 +25,6 @@ export interface RunState {
 export interface Registered {
   up: ((app: object) => unknown) | null
   down: ((app: object) => unknown) | null
-}
-
-/** An auth collection's defaults as JSON: system fields (no autodates) and auth options. */
-function authDefaults(): Record<string, unknown> {
-  const json = collectionToJSON(blankCollection('auth'))
-  const fields = (json.fields as { type: string }[]).filter((f) => f.type !== 'autodate')
-  const { id: _i, name: _n, created: _c, updated: _u, schema: _s, authOptions: _a, ...rest } = json
-  return { ...rest, fields }
 }
 
 /** The script's view of a value as text (PocketBase's `toString`). */
@@ -73,7 +64,7 @@ export function migrationGlobals(
       registered.down = typeof down === 'function' ? (down as Registered['down']) : null
     },
     Collection: function Collection(data?: unknown) {
-      return newCollection(data, authDefaults)
+      return newCollection(data)
     },
     Field: function Field(data?: unknown) {
       const f = newField(data)
