@@ -4,8 +4,9 @@
  * context of its own (see docs/hook-scripts.md, "PocketBase's *.pb.js form"):
  * `routerAdd`, `routerUse`, the record hooks (`onRecordCreate`, … `onRecordAfterDeleteSuccess`,
  * the record request hooks), `cronAdd`/`cronRemove`, `$app`, `$apis.require…`, `$os.getenv`,
- * `console`, `new Record(…)` and PocketBase's error classes. Every other PocketBase global is a
- * stub that throws `"<name>" is not supported…`.
+ * `$security`, `$template`, `console`, `new Record(…)` and PocketBase's error classes. A file
+ * that uses another PocketBase global or member fails to load (`load-check.ts`); what a scan
+ * cannot see is a stub that throws `"<name>" is not supported…`.
  */
 import { dirname } from 'node:path'
 import { format } from 'node:util'
@@ -26,10 +27,11 @@ import {
 } from './events.js'
 import { collectionOf } from './find.js'
 import { currentApp, hostError, invoke } from './invocation.js'
+import { checkSupported } from './load-check.js'
 import { pbRecord } from './record.js'
 import { securityGlobal } from './security.js'
 import { templateGlobal } from './template.js'
-import { strict, unsupportedGlobals } from './unsupported.js'
+import { MISSING_CALLS, strict, unsupportedGlobals } from './unsupported.js'
 
 /** The top level of a file may run this long (milliseconds) before its load fails. */
 const LOAD_TIMEOUT_MS = 5_000
@@ -185,11 +187,14 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
 
 /**
  * Runs one `*.pb.js` file once, synchronously: its top-level code binds routes, hooks and jobs
- * through `api`. Throws on a load error (a syntax error, a throw at the top level, a call outside
- * the subset, a top level running over 5 s); the error's stack names `file:line`.
+ * through `api`. Throws on a load error (a use of a member or global svcbase lacks anywhere in
+ * the file's text, see `load-check.ts`; a syntax error, a throw at the top level, a top level
+ * running over 5 s); the error's stack names `file:line`.
  */
 export function runPbScript(file: string, source: string, api: ScriptApi): void {
-  const context = vm.createContext(globals(file, api), { name: file })
+  const scope = globals(file, api)
+  checkSupported(file, source, scope, MISSING_CALLS)
+  const context = vm.createContext(scope, { name: file })
   try {
     const script = new vm.Script(source, { filename: file })
     script.runInContext(context, { timeout: LOAD_TIMEOUT_MS, displayErrors: false })

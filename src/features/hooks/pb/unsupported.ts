@@ -1,7 +1,8 @@
 /**
  * What a `*.pb.js` script meets past the subset: every other name of PocketBase's JSVM is a stub
- * that throws `"<name>" is not supported…`, so a script learns which call it is, with the line
- * (top level: the load error; in a handler: the request's logged cause).
+ * that throws `"<name>" is not supported…`, so a script learns which call it is, with the line.
+ * Most such uses already fail the file's load (`load-check.ts` scans its text); the stubs catch
+ * what a scan cannot see (a member of a value, a name built at run time).
  */
 import { messages } from '../../../core/errors.js'
 
@@ -197,6 +198,9 @@ const HOOKS = [
   'onBatchRequest',
   'onCronJobExecute',
 ]
+
+/** PocketBase's global functions, classes and hooks svcbase lacks (checked at load). */
+export const MISSING_CALLS: readonly string[] = [...FUNCTIONS, ...HOOKS]
 
 /** The stubs of every PocketBase global outside the subset, by name. */
 export function unsupportedGlobals(): Record<string, unknown> {
