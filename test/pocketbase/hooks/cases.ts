@@ -146,5 +146,20 @@ export const templateSuite: HookSuite = {
   ],
 }
 
+export const osSuite: HookSuite = {
+  name: 'os',
+  files: ['os.pb.js', 'files/a.txt', 'files/sub/b.json'],
+  cases: [
+    get('readFile', '/os/read?p=files/a.txt'),
+    get('readFile json', '/os/read?p=files/sub/b.json'),
+    get('readFile missing', '/os/read?p=files/nope.txt'),
+    get('readDir', '/os/readdir'),
+    get('getenv unset', '/os/env'),
+    get('filepath', '/fp'),
+    get('filepath rel error', '/fp/rel-error'),
+    get('toString', '/tostring'),
+  ],
+}
+
 /** The AES key of the security suite's dynamic cases. */
 export const SECURITY_KEY = KEY32

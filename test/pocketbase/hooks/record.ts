@@ -19,6 +19,7 @@ import {
   routesSuite,
   securitySuite,
   templateSuite,
+  osSuite,
   type HookAnswer,
   type HookCase,
   type HookRecording,
@@ -129,6 +130,6 @@ async function record(suite: HookSuite): Promise<void> {
   }
 }
 
-const suites = [routesSuite, securitySuite, templateSuite]
+const suites = [routesSuite, securitySuite, templateSuite, osSuite]
 const wanted = process.argv.slice(2)
 for (const s of suites) if (wanted.length === 0 || wanted.includes(s.name)) await record(s)

@@ -3,8 +3,8 @@
  * runs unchanged against svcbase through a subset of PocketBase's globals, in a `node:vm`
  * context of its own (see docs/hook-scripts.md, "PocketBase's *.pb.js form"):
  * `routerAdd`, `routerUse`, the record hooks (`onRecordCreate`, … `onRecordAfterDeleteSuccess`,
- * the record request hooks), `cronAdd`/`cronRemove`, `$app`, `$apis.require…`, `$os.getenv`,
- * `$security`, `$template`, `console`, `new Record(…)` and PocketBase's error classes. A file
+ * the record request hooks), `cronAdd`/`cronRemove`, `$app`, `$apis.require…`, `$os` (`getenv`, `readFile`, `readDir`),
+ * `$security`, `$template`, `$filepath`, `toString`, `console`, `new Record(…)` and PocketBase's error classes. A file
  * that uses another PocketBase global or member fails to load (`load-check.ts`); what a scan
  * cannot see is a stub that throws `"<name>" is not supported…`.
  */
@@ -28,6 +28,7 @@ import {
 import { collectionOf } from './find.js'
 import { currentApp, hostError, invoke } from './invocation.js'
 import { checkSupported } from './load-check.js'
+import { filepathGlobal, osGlobal, toText } from './os.js'
 import { pbRecord } from './record.js'
 import { securityGlobal } from './security.js'
 import { templateGlobal } from './template.js'
@@ -158,9 +159,9 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
     $apis: apis(),
     $security: securityGlobal(),
     $template: templateGlobal(dirname(file)),
-    $os: strict('$os', {
-      getenv: (name: unknown): string => process.env[String(name)] ?? '',
-    }),
+    $os: osGlobal(dirname(file)),
+    $filepath: filepathGlobal(),
+    toString: (v: unknown): string => toText(v),
     console: strict('console', {
       log: log('info'),
       info: log('info'),

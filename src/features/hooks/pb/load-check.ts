@@ -8,7 +8,7 @@
  *   `$security`, `$template`, … and PocketBase's globals svcbase lacks, `$http`, `$mails`, …)
  *   and `member` is not one it offers;
  * - a call of one of PocketBase's global functions or classes that svcbase lacks (`sleep(`,
- *   `new DynamicModel(`, `onBootstrap(`, `arrayOf(`, …), and `require(` / `toString(`.
+ *   `new DynamicModel(`, `onBootstrap(`, `arrayOf(`, …), and `require(`.
  *
  * A name the file declares itself (`function sleep`, `const $http = …`) is the file's own and
  * not checked. Members of values (`e.request.x`, `record.x`, `txApp.x`) are not checked here:
@@ -18,7 +18,7 @@ import { messages } from '../../../core/errors.js'
 import { PbUnsupportedError } from './unsupported.js'
 
 /** PocketBase globals svcbase offers no form of at all, checked as calls. */
-const EXTRA_CALLS = ['require', 'toString']
+const EXTRA_CALLS = ['require']
 
 /**
  * The source with comments and the text of string, template and regex literals blanked (every

@@ -7,20 +7,14 @@
  * app's folders: the hooks dir and its parent folder; a missing file answers 404, as
  * PocketBase's; a file past 1 MiB, or one outside those folders, is an error naming it.
  */
-import { readFileSync, realpathSync, statSync } from 'node:fs'
-import { basename, dirname, isAbsolute, relative, resolve } from 'node:path'
-import { notFound } from '../../../core/errors.js'
+import { readFileSync, statSync } from 'node:fs'
+import { basename } from 'node:path'
+import { appPath } from './app-files.js'
 import { goText, render } from './template-exec.js'
 import { parseInto, type TemplateSet } from './template-parse.js'
 import { strict } from './unsupported.js'
 
 const MAX_FILE = 1024 * 1024
-
-/** True when `path` is `dir` or under it. */
-function inside(dir: string, path: string): boolean {
-  const rel = relative(dir, path)
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
-}
 
 /** A renderer of a parsed set. */
 function renderer(set: TemplateSet, name: string): object {
@@ -31,32 +25,11 @@ function renderer(set: TemplateSet, name: string): object {
 
 /** The `$template` object of a script whose hooks dir is `hooksDir`. */
 export function templateGlobal(hooksDir: string): object {
-  const roots = [hooksDir, dirname(hooksDir)].map((d) => {
-    try {
-      return realpathSync(d)
-    } catch {
-      return resolve(d)
-    }
-  })
   const read = (p: unknown): string => {
-    if (typeof p !== 'string' || p === '')
-      throw new Error('$template.loadFiles: a path must be a non-empty string')
-    const path = resolve(hooksDir, p)
-    let real: string
-    try {
-      real = realpathSync(path)
-    } catch {
-      if (!roots.some((r) => inside(r, resolve(path))))
-        throw new Error(`$template.loadFiles: "${p}" is outside the app's folders`)
-      throw notFound()
-    }
-    if (!roots.some((r) => inside(r, real)))
-      throw new Error(
-        `$template.loadFiles: "${p}" is outside the app's folders (the hooks dir and its parent)`,
-      )
-    if (statSync(real).size > MAX_FILE)
-      throw new Error(`$template.loadFiles: "${p}" is larger than ${MAX_FILE} bytes`)
-    return readFileSync(real, 'utf8')
+    const path = appPath(hooksDir, p, '$template.loadFiles')
+    if (statSync(path).size > MAX_FILE)
+      throw new Error(`$template.loadFiles: "${String(p)}" is larger than ${MAX_FILE} bytes`)
+    return readFileSync(path, 'utf8')
   }
   return strict('$template', {
     loadFiles: (...paths: unknown[]): object => {

@@ -65,16 +65,7 @@ function unsupportedFunction(name: string): () => never {
 }
 
 /** PocketBase's global objects that svcbase does not offer (`$os` and `$apis` are partial). */
-const OBJECTS = [
-  '$filesystem',
-  '$filepath',
-  '$mails',
-  '$http',
-  '$dbx',
-  '$tokens',
-  '$inflector',
-  '__hooks',
-]
+const OBJECTS = ['$filesystem', '$mails', '$http', '$dbx', '$tokens', '$inflector', '__hooks']
 
 /** PocketBase's global functions and classes that svcbase does not offer. */
 const FUNCTIONS = [
