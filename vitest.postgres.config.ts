@@ -141,6 +141,7 @@ export const postgresSuites = [
   'test/pocketbase-differential.test.ts',
   'test/migrations-pb.test.ts',
   'test/cli-migrate.test.ts',
+  'test/migrations-automigrate.test.ts',
 ]
 
 /**

@@ -48,7 +48,8 @@ as --flag or --flag=false):
 Flags of serve:
   --http=127.0.0.1:8090   the address to listen on (":8090" listens on every interface)
   --origins=*             the CORS allowed origins, comma separated
-  --automigrate           apply ./svc_schema.json at start when it exists (never --force)
+  --automigrate           apply ./svc_schema.json at start when it exists (never --force), and
+                          write a pb_migrations file for each collection changed through the API
   --hooksDir=./svc_hooks  the hook scripts folder (*.js, *.mjs, *.ts, *.pb.js); with --dev
                           a change in it reloads the scripts
   --publicDir=./svc_public  the static files served at / (outside /api and /_/)

@@ -9,6 +9,7 @@ import { IpcCluster, MAX_WORKERS, notifyReady, runPrimary, workerRole } from './
 import { typegenCommand } from './cli-typegen.js'
 import { copyCommand } from './cli-copy.js'
 import { defaultMigrationsDir, migrateCommand } from './cli-migrate.js'
+import { bindAutomigrate } from './features/hooks/pb/migrate/automigrate.js'
 import { applyMigrations } from './features/hooks/pb/migrate/runner.js'
 import { releaseYoungGenerationWhenBusy } from './cli-heap.js'
 import { createServer } from './server.js'
@@ -144,6 +145,7 @@ async function serve(cl: CommandLine): Promise<void> {
       async onRestarted(restarted) {
         if (f.automigrate === true) await automigrate(restarted)
         await applyPbMigrations(restarted, migrationsDir, hooksDir)
+        if (f.automigrate === true) bindAutomigrate(restarted.app, migrationsDir)
         console.log(`svcbase restarted in process ${process.pid}, serving the restored data`)
       },
       onFatal(err) {
@@ -155,6 +157,8 @@ async function serve(cl: CommandLine): Promise<void> {
   if (f.automigrate === true && role.first) await automigrate(server)
   // PocketBase applies the new pb_migrations files at every start (whatever --automigrate).
   if (role.first) await applyPbMigrations(server, migrationsDir, hooksDir)
+  // With --automigrate, a collection changed through the API writes a pb_migrations file.
+  if (f.automigrate === true) bindAutomigrate(server.app, migrationsDir)
   await server.listen({ host, port })
   // Loading is over: once requests keep it busy, the full young generation (see cli-heap.ts).
   releaseYoungGenerationWhenBusy()

@@ -7,9 +7,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { join, relative, resolve } from 'node:path'
-import { collectionToJSON } from './core/collections/codec.js'
 import { createApp } from './core/create-app.js'
 import type { App } from './core/app.js'
+import { pocketbaseJSON } from './features/hooks/pb/migrate/automigrate.js'
 import {
   applyMigrations,
   lastApplied,
@@ -51,26 +51,12 @@ function snakeName(name: string): string {
     .toLowerCase()
 }
 
-/** Sorts an object's keys, deeply (PocketBase's JSON of a collection). */
-function sortedKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortedKeys)
-  if (typeof v !== 'object' || v === null) return v
-  const out: Record<string, unknown> = {}
-  for (const k of Object.keys(v).sort()) out[k] = sortedKeys((v as Record<string, unknown>)[k])
-  return out
-}
-
-/** A collection as a snapshot holds it: PocketBase's JSON, keys sorted. */
-function snapshotJSON(app: App): unknown[] {
-  return app.collections.all().map((c) => {
-    const { schema: _s, authOptions: _a, database: _d, ...json } = collectionToJSON(c)
-    return sortedKeys(json)
-  })
-}
-
 /** The `collections` snapshot migration's text. */
 function snapshotMigration(app: App): string {
-  const json = JSON.stringify(snapshotJSON(app), null, 2).replace(/\n/g, '\n  ')
+  const json = JSON.stringify(app.collections.all().map(pocketbaseJSON), null, 2).replace(
+    /\n/g,
+    '\n  ',
+  )
   return `/// <reference path="../pb_data/types.d.ts" />
 migrate((app) => {
   const snapshot = ${json};

@@ -270,6 +270,55 @@ describe('serve', () => {
     expect(again.stderr).not.toContain('--migrationsDir')
   })
 
+  it('--automigrate writes a migration for a collection created through the API', async () => {
+    const s = appFolder('serve-auto')
+    expect(
+      (await runCli(['superuser', 'create', 'a@example.com', 'a-long-password', `--dir=${s.data}`]))
+        .code,
+    ).toBe(0)
+    const child = spawn(
+      process.execPath,
+      [...CLI, 'serve', '--http=127.0.0.1:0', '--automigrate', `--dir=${s.data}`],
+      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    try {
+      let out = ''
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString()
+          const m = SVCBASE_READY.exec(out)
+          if (m) resolve(m[1]!)
+        })
+        child.once('exit', () => reject(new Error(out)))
+      })
+      const login = await fetch(`${url}/api/collections/_superusers/auth-with-password`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ identity: 'a@example.com', password: 'a-long-password' }),
+      })
+      const { token } = (await login.json()) as { token: string }
+      const made = await fetch(`${url}/api/collections`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: token },
+        body: JSON.stringify({ name: 'auto' }),
+      })
+      expect(made.status).toBe(200)
+      const files = readdirSync(s.migrations)
+      expect(files).toHaveLength(1)
+      expect(files[0]).toMatch(/^\d+_created_auto\.js$/)
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r))
+        child.kill('SIGTERM')
+        await exited
+      }
+    }
+    // Written as applied: the next start applies nothing.
+    const again = await serveOnce([`--dir=${s.data}`])
+    expect(again.listened).toBe(true)
+    expect(again.stdout).not.toContain('Applied migration')
+  })
+
   it('does not start when a migration fails', async () => {
     const s = appFolder('serve-failing')
     copyFolder('legacy', s.migrations)

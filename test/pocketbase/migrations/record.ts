@@ -18,7 +18,15 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { oracleCommand } from '../oracle.js'
 import { ORACLE_VERSION, SUPERUSER } from '../harness.js'
-import { COLLECTIONS, copyFolder, HERE } from './folders.js'
+import { readdirSync, readFileSync } from 'node:fs'
+import {
+  AUTOMIGRATE_STEPS,
+  COLLECTIONS,
+  copyFolder,
+  HERE,
+  withoutTime,
+  type GeneratedFile,
+} from './folders.js'
 
 const PORT = 8122
 
@@ -61,7 +69,11 @@ function userCollections(data: string): string[] {
   }
 }
 
-async function served<T>(data: string, fn: (api: (p: string) => Promise<unknown>) => Promise<T>) {
+async function served<T>(
+  data: string,
+  fn: (api: (p: string, method?: string, body?: unknown) => Promise<unknown>) => Promise<T>,
+  port = PORT,
+) {
   execFileSync(cmd!, [
     ...pre,
     'superuser',
@@ -85,12 +97,12 @@ async function served<T>(data: string, fn: (api: (p: string) => Promise<unknown>
       `--migrationsDir=${dirs[0]}`,
       `--hooksDir=${dirs[1]}`,
       `--publicDir=${dirs[2]}`,
-      `--http=127.0.0.1:${PORT}`,
+      `--http=127.0.0.1:${port}`,
     ],
     { stdio: 'ignore' },
   )
   try {
-    const url = `http://127.0.0.1:${PORT}`
+    const url = `http://127.0.0.1:${port}`
     for (let i = 0; ; i++) {
       try {
         if ((await fetch(`${url}/api/health`)).ok) break
@@ -106,8 +118,16 @@ async function served<T>(data: string, fn: (api: (p: string) => Promise<unknown>
         body: JSON.stringify({ identity: SUPERUSER.email, password: SUPERUSER.password }),
       })
     ).json()) as { token: string }
-    const api = async (path: string) =>
-      (await fetch(`${url}${path}`, { headers: { authorization: login.token } })).json()
+    const api = async (path: string, method = 'GET', body?: unknown) => {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: login.token, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      const text = await res.text()
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`)
+      return text === '' ? null : (JSON.parse(text) as unknown)
+    }
     return await fn(api)
   } finally {
     child.kill('SIGTERM')
@@ -172,6 +192,27 @@ async function main(): Promise<void> {
     }
     rmSync(f.dir, { recursive: true, force: true })
   }
+  // --automigrate (PocketBase's default): the files the collections API calls write.
+  const a = scratch('failing')
+  for (const f of readdirSync(a.migrations)) rmSync(join(a.migrations, f))
+  await served(
+    a.data,
+    async (api) => {
+      for (const step of AUTOMIGRATE_STEPS) {
+        await api(step.path, step.method, step.body)
+        // One file per second at most: PocketBase names them by the second.
+        await new Promise((r) => setTimeout(r, 1100))
+      }
+    },
+    PORT + 1,
+  )
+  const generated: GeneratedFile[] = readdirSync(join(a.dir, 'm'))
+    .sort()
+    .map((f) => ({ name: withoutTime(f), text: readFileSync(join(a.dir, 'm', f), 'utf8') }))
+  Object.assign(result, {
+    automigrate: { files: generated, migrations: fileRows(a.data).map(withoutTime) },
+  })
+  rmSync(a.dir, { recursive: true, force: true })
   writeFileSync(join(HERE, 'expected.json'), `${JSON.stringify(result, null, 2)}\n`)
   console.log(`recorded ${join(HERE, 'expected.json')} (${ORACLE_VERSION})`)
 }
