@@ -161,5 +161,24 @@ export const osSuite: HookSuite = {
   ],
 }
 
+export const eventsSuite: HookSuite = {
+  name: 'events',
+  files: ['events.pb.js'],
+  cases: [
+    get('store along the chain', '/ev/store'),
+    get('blob', '/ev/blob'),
+    get('blob of bytes', '/ev/blob-bytes'),
+    get('html', '/ev/html'),
+    get('string', '/ev/string'),
+    get('noContent', '/ev/nocontent'),
+    ...['bad', 'nf', 'forbidden', 'unauth', 'many', 'internal', 'custom'].map((k) =>
+      get(`error ${k}`, `/ev/err/${k}`),
+    ),
+    get('redirect', '/ev/redirect'),
+    get('redirect with a bad status', '/ev/redirect-bad'),
+    get('ips', '/ev/ip'),
+  ],
+}
+
 /** The AES key of the security suite's dynamic cases. */
 export const SECURITY_KEY = KEY32

@@ -20,6 +20,7 @@ import {
   securitySuite,
   templateSuite,
   osSuite,
+  eventsSuite,
   type HookAnswer,
   type HookCase,
   type HookRecording,
@@ -130,6 +131,6 @@ async function record(suite: HookSuite): Promise<void> {
   }
 }
 
-const suites = [routesSuite, securitySuite, templateSuite, osSuite]
+const suites = [routesSuite, securitySuite, templateSuite, osSuite, eventsSuite]
 const wanted = process.argv.slice(2)
 for (const s of suites) if (wanted.length === 0 || wanted.includes(s.name)) await record(s)

@@ -21,6 +21,7 @@ import type { ScriptRouteEvent } from '../route-event.js'
 import type { RouteEvent } from '../script-api.js'
 import { appFacade } from './app-facade.js'
 import { storedRecord } from './find.js'
+import { apiErrorOf } from './errors.js'
 import { enqueue } from './invocation.js'
 import { pbRecord } from './record.js'
 import { strict } from './unsupported.js'
@@ -75,8 +76,33 @@ function requestMembers(e: RequestEvent | RouteEvent): Record<string, unknown> {
     noContent: (status?: number): void => e.noContent(status),
     hasSuperuserAuth: (): boolean => isSuperuser(e.requestInfo),
     realIP: (): string => e.requestInfo.ip,
+    remoteIP: (): string => e.requestInfo.ip,
+    get: (key: unknown): unknown => storeOf(e.requestInfo).get(String(key)) ?? null,
+    set: (key: unknown, value: unknown): void =>
+      void storeOf(e.requestInfo).set(String(key), value),
+    getAll: (): Record<string, unknown> => Object.fromEntries(storeOf(e.requestInfo)),
+    setAll: (values: unknown): void => {
+      if (values && typeof values === 'object')
+        for (const [k, v] of Object.entries(values)) storeOf(e.requestInfo).set(k, v)
+    },
+    error: (status: unknown, message: unknown, data: unknown) => apiErrorOf(status, message, data),
+    badRequestError: (message: unknown, data: unknown) => apiErrorOf(400, message, data),
+    unauthorizedError: (message: unknown, data: unknown) => apiErrorOf(401, message, data),
+    forbiddenError: (message: unknown, data: unknown) => apiErrorOf(403, message, data),
+    notFoundError: (message: unknown, data: unknown) => apiErrorOf(404, message, data),
+    tooManyRequestsError: (message: unknown, data: unknown) => apiErrorOf(429, message, data),
+    internalServerError: (message: unknown, data: unknown) => apiErrorOf(500, message, data),
     next: nextOf(e),
   }
+}
+
+/** The per-request store of `e.get`/`e.set`, shared along the chain (keyed by the request). */
+const stores = new WeakMap<object, Map<string, unknown>>()
+
+function storeOf(e: object): Map<string, unknown> {
+  let store = stores.get(e)
+  if (!store) stores.set(e, (store = new Map<string, unknown>()))
+  return store
 }
 
 /** `e.request` of a record request hook: its method and headers. */

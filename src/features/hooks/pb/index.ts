@@ -12,7 +12,7 @@ import { dirname } from 'node:path'
 import { format } from 'node:util'
 import vm from 'node:vm'
 import type { App } from '../../../core/app.js'
-import { ApiError, badRequest, forbidden, messages, unauthorized } from '../../../core/errors.js'
+import { badRequest, forbidden, messages, unauthorized } from '../../../core/errors.js'
 import type { AppHooks } from '../../../core/hooks.js'
 import { isSuperuser } from '../../../core/request-info.js'
 import type { RouteEvent, RouteHandler, ScriptApi } from '../script-api.js'
@@ -29,6 +29,7 @@ import { collectionOf } from './find.js'
 import { currentApp, hostError, invoke } from './invocation.js'
 import { checkSupported } from './load-check.js'
 import { filepathGlobal, osGlobal, toText } from './os.js'
+import { errorClass } from './errors.js'
 import { pbRecord } from './record.js'
 import { securityGlobal } from './security.js'
 import { templateGlobal } from './template.js'
@@ -68,16 +69,6 @@ function handlerArg(fn: unknown, name: string): (e: object) => unknown {
   if (typeof fn !== 'function')
     throw new Error(messages.pbBadArgument({ name, expected: 'a handler function' }))
   return fn as (e: object) => unknown
-}
-
-/** A PocketBase error class (`new BadRequestError(message, data)`): an svcbase `ApiError`. */
-function errorClass(status: number | null): (...args: unknown[]) => ApiError {
-  return function PbApiError(...args: unknown[]): ApiError {
-    const [code, message, data] = status === null ? args : [status, ...args]
-    const text = typeof message === 'string' ? message : undefined
-    const fields = data && typeof data === 'object' ? (data as ApiError['data']) : {}
-    return new ApiError(Number(code) || 400, text, fields)
-  }
 }
 
 /** PocketBase's `$apis` middlewares that svcbase runs; the rest of `$apis` is not supported. */
