@@ -23,6 +23,7 @@ import { RecordService } from './records/service.js'
 import { createServices, type ServiceRegistry } from './services.js'
 import { defaultStore } from './store-choice.js'
 import { SettingsRegistry, SettingsService, type SettingsGroup } from './settings/index.js'
+import { beginFirstOpen } from './first-open.js'
 import { createStorage } from './storage.js'
 import { sweepTemp } from './temp-sweep.js'
 import { followReadBudget } from './read-budget.js'
@@ -250,6 +251,7 @@ class AppImpl implements App {
     mkdirSync(config.dataDir, { recursive: true })
     // What a crashed process left (upload folders, storage temp files), before anything serves.
     await sweepTemp(config.dataDir, this.logger)
+    const first = await beginFirstOpen(store, config.dataDir, this.logger)
     await store.open()
     const { encryptionKey } = config
     const settings = new SettingsService(
@@ -277,12 +279,15 @@ class AppImpl implements App {
       await settings.load()
       this.shared.opened.unfollowReads = followReadBudget(store, settings, events)
       await this.collections.load()
+      if (first?.inspection.legacyFormat) await this.collections.rewriteStored()
       await this.collections.ensureSystemCollections()
       bridge.start()
     } catch (err) {
       await this.shutdown()
+      await first?.rollback()
       throw err
     }
+    await first?.done(this.registry.all().map((c) => c.name))
   }
 
   /**

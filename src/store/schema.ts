@@ -209,6 +209,8 @@ export interface SchemaManager {
   describeQuery(db: Db, query: string): Promise<QueryColumn[]>
   /** True when a table or view of that name exists. */
   exists(db: Db, name: string): Promise<boolean>
+  /** The column names of an existing table (none when it does not exist). */
+  columnNames(db: Db, table: string): Promise<string[]>
   /**
    * Makes the junction tables of `table` exactly `wanted`: missing ones are created and filled
    * from the rows, their triggers (re)created when missing or different, and junctions (with

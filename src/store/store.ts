@@ -12,6 +12,20 @@ import type { SchemaManager } from './schema.js'
 export type DatabaseName = 'main' | 'auxiliary'
 
 /**
+ * What a data folder held before svcbase first opened it (`Store.inspectFolder`): nothing yet,
+ * PocketBase's data (0.23 and later, or older), or svcbase's own.
+ */
+export interface FolderInspection {
+  kind: 'empty' | 'pocketbase' | 'pocketbase-legacy' | 'svcbase'
+  /** svcbase's own rows in its earlier `_collections` format (options nested). */
+  legacyFormat: boolean
+  /** The names of the collections the folder holds. */
+  collections: string[]
+  /** The database files (and WAL files) present, relative to the folder. */
+  files: string[]
+}
+
+/**
  * Where an app keeps its data: the seam a storage engine fills (SQLite files now, PostgreSQL
  * next). The app calls `open` then `migrate` when it bootstraps and `close` when it terminates,
  * and may do so again in the same process (a restart), so a closed store can be opened again.
@@ -26,6 +40,11 @@ export interface Store {
   readonly isOpen: boolean
   /** Opens (creating if needed) every database. Throws if the store is open already. */
   open(): Promise<void>
+  /**
+   * What the data folder holds, read without writing, before `open` (a store whose data is not
+   * in a folder of files has none).
+   */
+  inspectFolder?(): FolderInspection
   /** Creates or upgrades the system tables; idempotent, so it runs at every start. */
   migrate(): Promise<void>
   /** A database by role; throws while the store is closed. */

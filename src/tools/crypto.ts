@@ -74,3 +74,35 @@ export function decrypt(text: string, key: string | Uint8Array): string {
     throw new DecryptError('cannot decrypt: wrong encryption key or corrupted data', err)
   }
 }
+
+/**
+ * PocketBase's encryption of the stored settings (`security.Encrypt`): AES-256-GCM under the key's
+ * 32 bytes as they are, the text std-base64 of nonce (12 bytes), ciphertext and tag. Only a key of
+ * exactly 32 bytes works, as in PocketBase (`PB_ENCRYPTION_KEY`).
+ */
+export const pocketBaseCipher = {
+  /** True when `key` can be PocketBase's (32 bytes). */
+  fits(key: string): boolean {
+    return Buffer.byteLength(key) === KEY_BYTES
+  },
+  encrypt(plain: string, key: string): string {
+    const iv = randomBytes(IV_BYTES)
+    const cipher = createCipheriv('aes-256-gcm', Buffer.from(key), iv)
+    const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()])
+    return Buffer.concat([iv, data, cipher.getAuthTag()]).toString('base64')
+  },
+  /** Decrypts; throws `DecryptError` for a wrong key or a text that is not one. */
+  decrypt(text: string, key: string): string {
+    const raw = Buffer.from(text, 'base64')
+    if (!/^[A-Za-z0-9+/]+=*$/.test(text) || raw.length < IV_BYTES + TAG_BYTES)
+      throw new DecryptError('not a PocketBase encrypted text')
+    const decipher = createDecipheriv('aes-256-gcm', Buffer.from(key), raw.subarray(0, IV_BYTES))
+    decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES))
+    try {
+      const body = raw.subarray(IV_BYTES, raw.length - TAG_BYTES)
+      return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8')
+    } catch (err) {
+      throw new DecryptError('cannot decrypt: wrong encryption key or corrupted data', err)
+    }
+  },
+}

@@ -62,7 +62,7 @@ export const ALLOWED: Allowed[] = [
       'precise 400 messages: a rule’s error names the problem in svcbase’s words instead of PocketBase’s parser text (same code)',
   },
   {
-    step: /^admin \//,
+    step: /^(admin \/|folder \/ settings$)/,
     line: /^body\.(llm|sms|push|payments|webhooks|audit|reads|connections|oauth2): \(absent\) → \{/,
     reason:
       'svcbase’s own settings groups for what PocketBase lacks (SPEC 2.7: llm, sms, push; DECISIONS.md: payments, webhooks; docs/settings.md: audit, reads, connections, oauth2)',

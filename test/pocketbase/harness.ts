@@ -19,7 +19,7 @@ export interface Step {
   /** A JSON body. */
   body?: unknown
   /** A multipart body: text fields, or files given as their content. */
-  form?: Record<string, string | FormFile | FormFile[]>
+  form?: Record<string, string | string[] | FormFile | FormFile[]>
   /** A raw body sent as is (with `headers['content-type']`). */
   raw?: string
   headers?: Record<string, string>
@@ -138,12 +138,16 @@ function pick(body: unknown, path: string): string | undefined {
   return typeof v === 'string' ? v : JSON.stringify(v)
 }
 
-/** Runs a group against `baseUrl` (the superuser's token first), returning its raw answers. */
+/**
+ * Runs a group against `baseUrl` (the superuser's token first, then the `seed` values), returning
+ * its raw answers.
+ */
 export async function runGroup(
   baseUrl: string,
   group: Group,
+  seed: ReadonlyMap<string, string> = new Map(),
 ): Promise<Array<{ name: string; status: number; body: unknown }>> {
-  const saved = new Map<string, string>()
+  const saved = new Map<string, string>(seed)
   const login = await fetch(`${baseUrl}/api/collections/_superusers/auth-with-password`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -3,102 +3,32 @@
  * (test/pocketbase/groups/) into test/pocketbase/answers/<group>.json. Each group runs on a fresh
  * PocketBase 0.40.4 (`../shared/oracle/pocketbase.sh`, else `POCKETBASE_BIN`) in a temp dir, on
  * loopback, with the harness's superuser. The replay (test/pocketbase-differential.test.ts) needs
- * no oracle.
+ * no oracle. Recorders of their own (`RECORDERS`: a PocketBase data folder, …) run too, or by name.
  */
-import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { GROUPS } from './groups/index.js'
-import {
-  chosenIds,
-  normalise,
-  ORACLE_VERSION,
-  runGroup,
-  SUPERUSER,
-  type Recording,
-} from './harness.js'
+import { chosenIds, normalise, ORACLE_VERSION, runGroup, type Recording } from './harness.js'
+import { withOracle } from './oracle.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const ORACLE = join(ROOT, '..', 'shared', 'oracle', 'pocketbase.sh')
 
-function oracleCommand(): string[] {
-  if (process.env.POCKETBASE_BIN) return [process.env.POCKETBASE_BIN]
-  if (existsSync(ORACLE)) return ['bash', ORACLE]
-  throw new Error(
-    `no PocketBase: neither ${ORACLE} nor POCKETBASE_BIN (docs/pocketbase.md, "Differences")`,
-  )
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
-
-async function withOracle<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  const [cmd, ...pre] = oracleCommand()
-  const dir = mkdtempSync(join(tmpdir(), 'svcbase-oracle-'))
-  const d = (name: string) => {
-    mkdirSync(join(dir, name), { recursive: true })
-    return join(dir, name)
-  }
-  const data = d('pb_data')
-  const dirs = [
-    `--migrationsDir=${d('pb_migrations')}`,
-    `--hooksDir=${d('pb_hooks')}`,
-    `--publicDir=${d('pb_public')}`,
-  ]
-  execFileSync(
-    cmd!,
-    [...pre, 'superuser', 'upsert', SUPERUSER.email, SUPERUSER.password, `--dir=${data}`],
-    {
-      stdio: 'pipe',
-    },
-  )
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const child = spawn(
-    cmd!,
-    [...pre, 'serve', '--dev=false', `--dir=${data}`, ...dirs, `--http=127.0.0.1:${port}`],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  let out = ''
-  child.stdout.on('data', (b: Buffer) => (out += b.toString()))
-  child.stderr.on('data', (b: Buffer) => (out += b.toString()))
-  try {
-    const deadline = Date.now() + 30_000
-    for (;;) {
-      try {
-        if ((await fetch(`${url}/api/health`)).ok) break
-      } catch {
-        // not yet
-      }
-      if (Date.now() > deadline || child.exitCode !== null)
-        throw new Error(`PocketBase did not start:\n${out}`)
-      await new Promise((r) => setTimeout(r, 100))
-    }
-    return await fn(url)
-  } finally {
-    child.kill('SIGTERM')
-    await new Promise((r) => child.once('exit', r))
-    rmSync(dir, { recursive: true, force: true })
-  }
+/** Recorders of their own (each runs when imported): name → module. */
+const RECORDERS: Record<string, string> = {
+  folder: './folder/record.js',
 }
 
 async function main(): Promise<void> {
-  const wanted = process.argv.slice(2)
+  const args = process.argv.slice(2)
+  const others = Object.keys(RECORDERS).filter((r) => args.length === 0 || args.includes(r))
+  const wanted = args.filter((a) => !(a in RECORDERS))
+  for (const r of others) await import(RECORDERS[r]!)
+  if (args.length > 0 && wanted.length === 0) return
   const unknown = wanted.filter((w) => !GROUPS.some((g) => g.name === w))
   if (unknown.length) {
     console.error(
-      `unknown group(s): ${unknown.join(', ')}; known: ${GROUPS.map((g) => g.name).join(', ')}`,
+      `unknown group(s): ${unknown.join(', ')}; known: ${[...GROUPS.map((g) => g.name), ...Object.keys(RECORDERS)].join(', ')}`,
     )
     process.exit(2)
   }

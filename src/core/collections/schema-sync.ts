@@ -58,7 +58,14 @@ export async function syncSchema(
     return
   }
   if (!prev) {
-    await schema.createTable(db, next.name, next.fields.map(columnOf))
+    if (next.system && (await schema.exists(db, next.name))) {
+      // A system table that is there already (PocketBase's `_logs` in a PocketBase folder) is
+      // adopted: it gets the columns it lacks, its rows and its own indexes stay.
+      const have = new Set(await schema.columnNames(db, next.name))
+      for (const f of next.fields) {
+        if (!have.has(f.name)) await schema.addColumn(db, next.name, columnOf(f))
+      }
+    } else await schema.createTable(db, next.name, next.fields.map(columnOf))
     await syncIndexes(schema, db, next, false)
     await schema.syncJunctions(db, next.name, wantedJunctions(next))
     return

@@ -1,6 +1,5 @@
 import { DbError, UniqueViolation } from '../../store/db.js'
 import { ident, sql } from '../../store/sql.js'
-import type { DatabaseName } from '../../store/store.js'
 import { nowDate } from '../../tools/dates.js'
 import type { App } from '../app.js'
 import {
@@ -19,7 +18,7 @@ import { aroundCollectionWrite } from './model-hooks.js'
 import { ensureAuthIndexes, keepIndexes } from './index-text.js'
 import { parseIndex } from './indexes.js'
 import { blankCollection, crc32 } from './defaults.js'
-import type { AuthOptions, Collection, CollectionType } from './model.js'
+import type { Collection, CollectionType } from './model.js'
 import { dropSchema, ensureDerivedSchema, syncSchema } from './schema-sync.js'
 import { upgradeSystemCollections } from './system-upgrade.js'
 import { systemCollections, systemDatabase } from './system.js'
@@ -27,6 +26,7 @@ import { deleteFiles, deletePrefixLater, fileNames } from '../records/files.js'
 import { recordFromRow } from '../records/serialize.js'
 import { validateCollection } from './validate.js'
 import { isObject } from './input-views.js'
+import { fieldFromStored, fieldToStored, optionsFromStored, optionsToStored } from './stored.js'
 import { deriveViewFields, MISSING_VIEW_ID } from './view.js'
 
 interface CollectionRow {
@@ -47,18 +47,14 @@ interface CollectionRow {
 }
 
 function fromRow(r: CollectionRow): Collection {
-  const options = JSON.parse(r.options) as {
-    viewQuery?: string
-    authOptions?: AuthOptions
-    database?: DatabaseName
-  }
+  const options = optionsFromStored(r.type, JSON.parse(r.options) as Record<string, unknown>)
   const database = options.database ?? systemDatabase(r.id)
   return {
     id: r.id,
     name: r.name,
     type: r.type,
     system: Boolean(r.system),
-    fields: JSON.parse(r.fields) as Collection['fields'],
+    fields: (JSON.parse(r.fields) as Record<string, unknown>[]).map(fieldFromStored),
     indexes: JSON.parse(r.indexes) as string[],
     listRule: r.listRule,
     viewRule: r.viewRule,
@@ -99,6 +95,17 @@ export class CollectionService {
     }
     await upgradeSystemCollections(this.app, new Set(missing.map((c) => c.id)))
     await ensureDerivedSchema(this.app)
+  }
+
+  /** Writes every `_collections` row again in the current (PocketBase's) format. */
+  async rewriteStored(): Promise<void> {
+    await this.app.runInTransaction(async (tx) => {
+      for (const c of this.all()) {
+        await tx.db
+          .run(sql`UPDATE _collections SET fields = ${JSON.stringify(c.fields.map(fieldToStored))},
+          options = ${JSON.stringify(optionsToStored(c))} WHERE id = ${c.id}`)
+      }
+    })
   }
 
   /** A collection by id or name, or undefined. */
@@ -259,14 +266,10 @@ export class CollectionService {
     const now = nowDate()
     const c: Collection = { ...draft, created: old?.created ?? now, updated: now }
     if (c.id === '') c.id = this.newId(c)
-    const options = JSON.stringify({
-      viewQuery: c.viewQuery,
-      authOptions: c.authOptions,
-      database: c.database,
-    })
+    const options = JSON.stringify(optionsToStored(c))
+    const fields = JSON.stringify(c.fields.map(fieldToStored))
     if (old) {
-      await this.app.db
-        .run(sql`UPDATE _collections SET name = ${c.name}, fields = ${JSON.stringify(c.fields)},
+      await this.app.db.run(sql`UPDATE _collections SET name = ${c.name}, fields = ${fields},
         indexes = ${JSON.stringify(c.indexes)}, "listRule" = ${c.listRule}, "viewRule" = ${c.viewRule},
         "createRule" = ${c.createRule}, "updateRule" = ${c.updateRule}, "deleteRule" = ${c.deleteRule},
         options = ${options}, updated = ${c.updated} WHERE id = ${c.id}`)
@@ -274,7 +277,7 @@ export class CollectionService {
       await this.app.db
         .run(sql`INSERT INTO _collections (id, name, type, system, fields, indexes, "listRule",
         "viewRule", "createRule", "updateRule", "deleteRule", options, created, updated) VALUES (${c.id}, ${c.name},
-        ${c.type}, ${c.system}, ${JSON.stringify(c.fields)}, ${JSON.stringify(c.indexes)}, ${c.listRule},
+        ${c.type}, ${c.system}, ${fields}, ${JSON.stringify(c.indexes)}, ${c.listRule},
         ${c.viewRule}, ${c.createRule}, ${c.updateRule}, ${c.deleteRule}, ${options}, ${c.created}, ${c.updated})`)
     }
     const orphaned = old ? await this.filesOfRemovedFields(old, c) : []

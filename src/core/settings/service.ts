@@ -1,6 +1,6 @@
 import { Mutex } from 'async-mutex'
 import type { Db } from '../../store/db.js'
-import { decrypt, deriveKey, encrypt, isEncrypted } from '../../tools/crypto.js'
+import { decrypt, deriveKey, encrypt, isEncrypted, pocketBaseCipher } from '../../tools/crypto.js'
 import type { ValidationErrors } from '../errors.js'
 import { readParam, writeParam } from '../params.js'
 import type { EventBus } from '../events.js'
@@ -41,8 +41,9 @@ export type SettingsSaveHandler = (tx: Db) => Promise<void>
 /**
  * The stored settings, cached in memory: one JSON row `settings` in `_params`, merged over the
  * defaults of a table of groups (core's, plus those features register). With an encryption key
- * the row holds the JSON encrypted (AES-256-GCM) as a JSON string; without one it holds the
- * JSON object. Every change publishes a `settings` event.
+ * the row holds the JSON encrypted (AES-256-GCM): with a key of 32 bytes as PocketBase does
+ * (base64 text), else svcbase's way (scrypt-derived key) as a JSON string; without one it holds
+ * the JSON object. Every change publishes a `settings` event.
  */
 /** The `_params` row holding the stored settings. */
 const SETTINGS_PARAM = 'settings'
@@ -53,6 +54,8 @@ export class SettingsService {
   /** The stored row as read or last written: the source of groups registered later. */
   private stored: Obj = {}
   private readonly key: Buffer | null
+  /** The secret as given, when it can also be PocketBase's key (32 bytes): the row is then PocketBase's. */
+  private readonly pbKey: string | null
   private readonly lock = new Mutex()
   private readonly saveHandlers = new Set<SettingsSaveHandler>()
   private readonly applyHandlers = new Set<(settings: Settings) => void>()
@@ -72,6 +75,7 @@ export class SettingsService {
     groups: SettingsRegistry | Iterable<SettingsGroup> = CORE_SETTINGS_GROUPS,
   ) {
     this.key = encryptionKey ? deriveKey(encryptionKey) : null
+    this.pbKey = encryptionKey && pocketBaseCipher.fits(encryptionKey) ? encryptionKey : null
     this.registry = groups instanceof SettingsRegistry ? groups : new SettingsRegistry(groups)
     this.current = this.registry.defaults()
   }
@@ -124,8 +128,15 @@ export class SettingsService {
     this.current = this.registry.overlay(this.stored)
   }
 
-  /** Parses a stored row: a JSON object, or a JSON string holding the encrypted JSON object. */
-  private decode(value: string): Obj {
+  /**
+   * Parses a stored row: a JSON object, a JSON string holding svcbase's encrypted JSON object, or
+   * PocketBase's encrypted row (its base64 text as it is).
+   */
+  private decode(stored: string): Obj {
+    // NB: PocketBase writes the row as a BLOB: its bytes are the same text.
+    const value = String(stored)
+    if (/^[A-Za-z0-9+/]+=*$/.test(value.trim()) && !/^(true|false|null|\d+)$/.test(value.trim()))
+      return this.decodePocketBase(value.trim())
     let parsed = parseStored(value)
     if (typeof parsed === 'string' && isEncrypted(parsed)) {
       if (!this.key)
@@ -143,6 +154,26 @@ export class SettingsService {
       }
       parsed = parseStored(plain)
     }
+    if (!isObject(parsed)) throw new SettingsLoadError('The stored settings are not a JSON object.')
+    return parsed
+  }
+
+  /** PocketBase's encrypted row, opened with the key as PocketBase uses it. */
+  private decodePocketBase(value: string): Obj {
+    if (!this.pbKey)
+      throw new SettingsLoadError(
+        'The stored settings are encrypted by PocketBase: start the app with its 32-character encryption key (--encryptionEnv=PB_ENCRYPTION_KEY, the variable PocketBase read).',
+      )
+    let plain: string
+    try {
+      plain = pocketBaseCipher.decrypt(value, this.pbKey)
+    } catch (err) {
+      throw new SettingsLoadError(
+        'Cannot decrypt the stored settings: the encryption key is not the one PocketBase saved them with, or the data is corrupted.',
+        err,
+      )
+    }
+    const parsed = parseStored(plain)
     if (!isObject(parsed)) throw new SettingsLoadError('The stored settings are not a JSON object.')
     return parsed
   }
@@ -188,7 +219,12 @@ export class SettingsService {
       for (const [k, v] of Object.entries(this.stored))
         if (!Object.hasOwn(row, k)) define(row, k, v)
       const json = JSON.stringify(row)
-      const value = this.key ? JSON.stringify(encrypt(json, this.key)) : json
+      // A key PocketBase can use too writes PocketBase's row, so the folder opens in either.
+      const value = this.pbKey
+        ? pocketBaseCipher.encrypt(json, this.pbKey)
+        : this.key
+          ? JSON.stringify(encrypt(json, this.key))
+          : json
       await this.db.transaction(async (tx) => {
         await writeParam(tx, SETTINGS_PARAM, value)
         for (const fn of this.saveHandlers) await fn(tx)

@@ -5,22 +5,19 @@
  * sizes, CRC-32), so a zip-slip, a zip bomb or a damaged archive is refused early.
  */
 import { createWriteStream } from 'node:fs'
-import { lstat, mkdir, open, readdir } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { crc32 } from 'node:zlib'
 import type yauzl from 'yauzl'
-import type yazl from 'yazl'
+import { STORAGE_PREFIX } from '../../tools/archive-write.js'
 import { lazyPackage } from '../../tools/lazy-module.js'
-import { TEMP_PREFIX } from '../../tools/filesystem/keys.js'
 
-/** The ZIP writer and reader, loaded with the first backup or restore (tools/lazy-module.ts). */
-const loadYazl = lazyPackage<typeof yazl>('yazl')
+/** The ZIP reader, loaded with the first restore (tools/lazy-module.ts). */
 const loadYauzl = lazyPackage<typeof yauzl>('yauzl')
 
-/** The folder of local files inside an archive. */
-export const STORAGE_PREFIX = 'storage/'
+export { STORAGE_PREFIX }
 
 /** Limits of an archive read back (an upload's inspection, a restore's extraction). */
 export interface ArchiveLimits {
@@ -49,63 +46,7 @@ export class ArchiveError extends Error {
   }
 }
 
-/** A file of the archive to write: where it is on disk, its name inside the archive. */
-interface Source {
-  path: string
-  name: string
-}
-
-/** Every regular file under `root` (symlinks and other kinds left out), sorted by name. */
-async function walk(root: string, prefix: string): Promise<Source[]> {
-  const out: Source[] = []
-  let names: string[]
-  try {
-    names = (await readdir(root)).sort()
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return out
-    throw err
-  }
-  for (const name of names) {
-    // A local write in progress (renamed into place when done) is not a file yet.
-    if (name.startsWith(TEMP_PREFIX)) continue
-    const path = join(root, name)
-    const s = await lstat(path)
-    if (s.isDirectory()) out.push(...(await walk(path, `${prefix}${name}/`)))
-    else if (s.isFile()) out.push({ path, name: `${prefix}${name}` })
-  }
-  return out
-}
-
-/**
- * Writes the archive at `target`: each file of `databases` at the root, then (when `storageDir`
- * is given) every file under it below `storage/`. Files are read one at a time as the ZIP is
- * written out, so nothing is held whole in memory. Resolves to the archive's size.
- */
-export async function writeArchive(
-  target: string,
-  databases: readonly string[],
-  storageDir: string | null,
-): Promise<number> {
-  const zip = new (loadYazl().ZipFile)()
-  const sources: Source[] = databases.map((path) => ({ path, name: path.split(/[/\\]/).pop()! }))
-  if (storageDir) sources.push(...(await walk(storageDir, STORAGE_PREFIX)))
-  const out = createWriteStream(target)
-  const written = pipeline(zip.outputStream, out)
-  for (const s of sources) {
-    zip.addReadStreamLazy(s.name, { compressionLevel: 1 }, (cb) => {
-      // NB: a file deleted since the walk (its record deleted meanwhile) is archived empty
-      // rather than failing the whole backup.
-      open(s.path, 'r').then(
-        (handle) => cb(null, handle.createReadStream()),
-        (err: NodeJS.ErrnoException) =>
-          err.code === 'ENOENT' ? cb(null, Readable.from([])) : cb(err, undefined as never),
-      )
-    })
-  }
-  zip.end()
-  await written
-  return out.bytesWritten
-}
+export { writeArchive } from '../../tools/archive-write.js'
 
 /** One entry as the first pass sees it. */
 interface Entry {

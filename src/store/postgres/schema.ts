@@ -116,6 +116,13 @@ export const postgresSchema: SchemaManager = {
     const row = await db.get(sql`${inSchema(['r', 'v', 'm', 'p'])} AND c.relname = ${name}`)
     return row !== undefined
   },
+  async columnNames(db, table) {
+    const rows = await db.all<{ name: string }>(
+      sql`SELECT column_name AS name FROM information_schema.columns
+           WHERE table_schema = current_schema() AND table_name = ${table} ORDER BY ordinal_position`,
+    )
+    return rows.map((r) => r.name)
+  },
   syncJunctions: syncPostgresJunctions,
   dropJunctions: dropPostgresJunctions,
 }

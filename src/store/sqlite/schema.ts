@@ -91,6 +91,10 @@ export const sqliteSchema: SchemaManager = {
     )
     return row !== undefined
   },
+  async columnNames(db, table) {
+    const rows = await db.all<{ name: string }>(sql`SELECT name FROM pragma_table_info(${table})`)
+    return rows.map((r) => r.name)
+  },
   syncJunctions: syncSqliteJunctions,
   dropJunctions: dropSqliteJunctions,
 }

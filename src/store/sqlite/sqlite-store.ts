@@ -5,6 +5,7 @@ import type { Db } from '../db.js'
 import type { DatabaseName, Store } from '../store.js'
 import { runSqliteConsole } from './console.js'
 import { SqliteDb } from './database.js'
+import { inspectSqliteFolder } from './folder.js'
 import { migrateSqlite } from './migrations.js'
 import { sqliteSchema } from './schema.js'
 import { checkSqliteSnapshot } from './snapshot-check.js'
@@ -59,6 +60,12 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
         await main.close()
         throw err
       }
+    },
+    inspectFolder() {
+      return inspectSqliteFolder(
+        options.dir,
+        names.map((n) => fileNames[n]),
+      )
     },
     async migrate() {
       // The auxiliary database has no system tables: `_logs` is a collection, synced as any.

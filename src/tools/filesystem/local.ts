@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { createReadStream } from 'node:fs'
-import { mkdir, open, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises'
+import { mkdir, open, readdir, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { dirname, join, sep } from 'node:path'
-import { Readable } from 'node:stream'
+import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { assertKey, assertPrefix, clampRange, compareKeys, TEMP_PREFIX } from './keys.js'
 import {
@@ -15,6 +15,30 @@ import {
   type ReadResult,
   type WriteOptions,
 } from './types.js'
+
+/**
+ * The sidecar of an object's attributes, as PocketBase's local storage (Go CDK's `fileblob`)
+ * keeps them: `<file>.attrs`, JSON with the content type and the content's MD5. PocketBase
+ * serves a file without one as `application/octet-stream`.
+ */
+export const ATTRS_SUFFIX = '.attrs'
+
+/** The `.attrs` JSON of an object of `contentType` whose MD5 digest is `md5`. */
+function attrsJson(contentType: string, md5: Buffer): string {
+  return JSON.stringify({
+    'user.cache_control': '',
+    'user.content_disposition': '',
+    'user.content_encoding': '',
+    'user.content_language': '',
+    'user.content_type': contentType,
+    'user.metadata': {},
+    md5: md5.toString('base64'),
+  })
+}
+
+/** Whether `name` is the attributes sidecar of an object beside it (part of it, not an object). */
+const isAttrsOf = (name: string, siblings: ReadonlySet<string>): boolean =>
+  name.endsWith(ATTRS_SUFFIX) && siblings.has(name.slice(0, -ATTRS_SUFFIX.length))
 
 /** The longest file or folder name most local file systems allow, in bytes. */
 const MAX_NAME_BYTES = 255
@@ -36,7 +60,8 @@ export function isWritingTempFile(path: string): boolean {
 /**
  * The local-disk driver: key `a/b/c.txt` is the file `<root>/a/b/c.txt`. Writes go to a
  * temporary file in the same folder and are renamed into place, so a reader never sees half a
- * file and a failed write leaves nothing. Content types are not stored.
+ * file and a failed write leaves nothing. Each object's content type and MD5 go beside it in
+ * PocketBase's `<file>.attrs` sidecar, so PocketBase serves the same folder alike.
  *
  * NB: a key cannot be both an object and a folder here (`a` and `a/b`), unlike on S3.
  */
@@ -54,7 +79,7 @@ export class LocalFilesystem implements Filesystem {
     return join(this.root, ...segments)
   }
 
-  async write(key: string, body: Readable | Buffer, _options?: WriteOptions): Promise<void> {
+  async write(key: string, body: Readable | Buffer, options?: WriteOptions): Promise<void> {
     const target = this.path(key)
     const dir = dirname(target)
     // The owner's process id in the name lets the sweep at start tell a crash's left-over from
@@ -75,12 +100,23 @@ export class LocalFilesystem implements Filesystem {
       }
       try {
         const source = Buffer.isBuffer(body) ? Readable.from([body]) : body
+        const md5 = createHash('md5')
+        const digest = new Transform({
+          transform(chunk: Buffer, _enc, done) {
+            md5.update(chunk)
+            done(null, chunk)
+          },
+        })
         // The write stream closes the handle when it finishes or fails.
-        await pipeline(source, handle.createWriteStream())
+        await pipeline(source, digest, handle.createWriteStream())
+        const attrs = attrsJson(options?.contentType ?? '', md5.digest())
+        await writeFile(`${tmp}${ATTRS_SUFFIX}`, attrs)
+        await rename(`${tmp}${ATTRS_SUFFIX}`, `${target}${ATTRS_SUFFIX}`)
         await rename(tmp, target)
       } catch (err) {
         await handle.close().catch(() => undefined)
         await unlink(tmp).catch(() => undefined)
+        await unlink(`${tmp}${ATTRS_SUFFIX}`).catch(() => undefined)
         await this.prune(dir)
         throw err
       }
@@ -141,6 +177,7 @@ export class LocalFilesystem implements Filesystem {
       const s = await stat(path)
       if (!s.isFile()) return false
       await unlink(path)
+      await unlink(`${path}${ATTRS_SUFFIX}`).catch(ignoreMissing)
     } catch (err) {
       if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return false
       throw err
@@ -153,13 +190,15 @@ export class LocalFilesystem implements Filesystem {
     assertPrefix(prefix, false)
     const { dir, name } = this.split(prefix)
     let count = 0
-    for (const entry of await readdirOrEmpty(dir)) {
+    const entries = await readdirOrEmpty(dir)
+    const names = new Set(entries.map((e) => e.name))
+    for (const entry of entries) {
       if (!entry.name.startsWith(name) || entry.name.startsWith(TEMP_PREFIX)) continue
       const path = join(dir, entry.name)
       if (entry.isDirectory()) count += await removeTree(path)
       else if (entry.isFile()) {
         await unlink(path).catch(ignoreMissing)
-        count++
+        if (!isAttrsOf(entry.name, names)) count++
       }
     }
     await this.prune(dir)
@@ -172,8 +211,11 @@ export class LocalFilesystem implements Filesystem {
     const base = prefix.slice(0, prefix.length - name.length)
     const folders: string[] = []
     const files: FileInfo[] = []
-    for (const entry of await readdirOrEmpty(dir)) {
+    const entries = await readdirOrEmpty(dir)
+    const names = new Set(entries.map((e) => e.name))
+    for (const entry of entries) {
       if (!entry.name.startsWith(name) || entry.name.startsWith(TEMP_PREFIX)) continue
+      if (isAttrsOf(entry.name, names)) continue
       const key = base + entry.name
       if (entry.isDirectory()) folders.push(`${key}/`)
       else if (entry.isFile()) {
@@ -229,12 +271,14 @@ async function readdirOrEmpty(dir: string) {
 /** Deletes a folder tree; returns how many object files were in it (temporary files not counted). */
 async function removeTree(dir: string): Promise<number> {
   let count = 0
-  for (const entry of await readdirOrEmpty(dir)) {
+  const entries = await readdirOrEmpty(dir)
+  const names = new Set(entries.map((e) => e.name))
+  for (const entry of entries) {
     const path = join(dir, entry.name)
     if (entry.isDirectory()) count += await removeTree(path)
     else {
       await unlink(path).catch(ignoreMissing)
-      if (!entry.name.startsWith(TEMP_PREFIX)) count++
+      if (!entry.name.startsWith(TEMP_PREFIX) && !isAttrsOf(entry.name, names)) count++
     }
   }
   await rmdir(dir).catch(() => undefined)

@@ -17,13 +17,13 @@ const PNG =
 const JPEG =
   '/9j/2wBDABALDA4MChAODQ4SERATGCgaGBYWGDEjJR0oOjM9PDkzODdASFxOQERXRTc4UG1RV19iZ2hnPk1xeXBkeFxlZ2P/2wBDARESEhgVGC8aGi9jQjhCY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2P/wAARCAAeACgDASIAAhEBAxEB/8QAGAABAQEBAQAAAAAAAAAAAAAABAMABQb/xAAYEAADAQEAAAAAAAAAAAAAAAAAAgNhAf/EABcBAQEBAQAAAAAAAAAAAAAAAAMFBAf/xAAYEQEBAQEBAAAAAAAAAAAAAAADAAIBIf/aAAwDAQACEQMRAD8A8kkMLpDBaQwQkMKOlhF4aQwukMGJDC6QwDS1YXhpDDHTSGGA6tUw/kVIYXSGC0jwukeBaW54LRUhhdIYKSPBCR4Z9LVxaIkMMdJI8MB1anhvL//Z'
 
-const png = (file = 'pic.png'): FormFile => ({
+export const png = (file = 'pic.png'): FormFile => ({
   file,
   content: PNG,
   base64: true,
   type: 'image/png',
 })
-const jpeg = (file = 'pic.jpg'): FormFile => ({
+export const jpeg = (file = 'pic.jpg'): FormFile => ({
   file,
   content: JPEG,
   base64: true,
