@@ -108,6 +108,20 @@ async function crossCases(base: string): Promise<HookCase[]> {
   ]
 }
 
+/** A JSON value with its object keys sorted (Go's maps come in random order). */
+function sorted(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sorted)
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>
+    return Object.fromEntries(
+      Object.keys(o)
+        .sort()
+        .map((k) => [k, sorted(o[k])]),
+    )
+  }
+  return v
+}
+
 async function record(suite: HookSuite): Promise<void> {
   const { proc, dir } = await startOracle(suite)
   const base = `http://127.0.0.1:${PORT}`
@@ -115,7 +129,10 @@ async function record(suite: HookSuite): Promise<void> {
     const cases = [...suite.cases]
     if (suite.name === 'security') cases.push(...(await crossCases(base)))
     const answers: HookAnswer[] = []
-    for (const c of cases) answers.push(await ask(base, c))
+    for (const c of cases) {
+      const answer = await ask(base, c)
+      answers.push({ ...answer, body: sorted(answer.body) })
+    }
     const out: HookRecording = {
       oracle: ORACLE_VERSION,
       recorded: new Date().toISOString().slice(0, 10),
