@@ -30,6 +30,8 @@ import {
 
 const PORT = 8122
 
+type Json = Record<string, unknown>
+
 const [cmd, ...pre] = oracleCommand()
 
 function run(args: string[]): { status: number | null; out: string } {
@@ -171,7 +173,24 @@ async function main(): Promise<void> {
     failures: {} as Record<string, unknown>,
   }
   rmSync(s.dir, { recursive: true, force: true })
-  for (const name of ['failing', 'legacy']) {
+  // How app calls behave (errors caught, reads after writes), noted as records of `probe`.
+  const sem = scratch('semantics')
+  const semUp = run([
+    'migrate',
+    'up',
+    '--dev=false',
+    `--dir=${sem.data}`,
+    `--migrationsDir=${sem.migrations}`,
+  ])
+  if (semUp.status !== 0) throw new Error(`migrate up failed on the oracle: ${semUp.out}`)
+  const probe = await served(sem.data, async (api) =>
+    (
+      (await api('/api/collections/probe/records?perPage=100&sort=key')) as { items: Json[] }
+    ).items.map((r) => [r.key, r.value]),
+  )
+  Object.assign(result, { semantics: probe })
+  rmSync(sem.dir, { recursive: true, force: true })
+  for (const name of ['failing', 'legacy', 'invalid']) {
     const f = scratch(name)
     const r = run([
       'migrate',

@@ -22,19 +22,13 @@ export class Suspend extends Error {
   }
 }
 
-/** An error as a script sees it again on a later run: a fresh copy of the logged one. */
-function again(error: unknown): unknown {
-  if (!(error instanceof Error)) return error
-  const copy = new Error(error.message, { cause: error })
-  copy.name = error.name
-  copy.stack = error.stack
-  return copy
-}
-
 export class Replay {
   private readonly log: Outcome[] = []
   private index = 0
   private pending: (() => Promise<unknown>) | null = null
+
+  /** `mapError` turns an op's failure into what the script catches (and the log keeps). */
+  constructor(readonly mapError: (error: unknown) => unknown = (e) => e) {}
 
   /** Starts a run from the first op. */
   restart(): void {
@@ -57,7 +51,8 @@ export class Replay {
   /** The logged outcome of op `i`, as `make` turns its value into what the script gets. */
   private answer<T>(i: number, make: (value: unknown) => T): T {
     const o = this.log[i]!
-    if (!o.ok) throw again(o.error)
+    // NB: the same error object each run; a script has no use for its identity.
+    if (!o.ok) throw o.error
     return make(o.value)
   }
 
@@ -72,7 +67,8 @@ export class Replay {
     let value: unknown
     try {
       value = run()
-    } catch (error) {
+    } catch (err) {
+      const error = this.mapError(err)
       this.log.push({ ok: false, error })
       throw error
     }
@@ -116,7 +112,7 @@ export async function runToEnd(replay: Replay, call: () => unknown): Promise<voi
       try {
         replay.settle({ ok: true, value: await op() })
       } catch (error) {
-        replay.settle({ ok: false, error })
+        replay.settle({ ok: false, error: replay.mapError(error) })
       }
       continue
     }

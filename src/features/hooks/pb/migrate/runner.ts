@@ -16,6 +16,7 @@ import { lazyPackage } from '../../../../tools/lazy-module.js'
 import { hostError, locate } from '../invocation.js'
 import { migrationApp } from './app.js'
 import { migrationGlobals, type Registered, type RunState } from './globals.js'
+import { GoError, toGoError } from './go-error.js'
 import { Replay, runToEnd } from './replay.js'
 
 /** One up or down may run this long (milliseconds, each run of its replay) before it fails. */
@@ -41,12 +42,10 @@ export class MigrationError extends Error {
     where: string,
   ) {
     const err = hostError(cause)
-    let text = err instanceof Error ? `${err.name}: ${err.message}` : String(err)
-    // A service's refusal (a 400 with field errors) names the fields.
-    const data = (err as { data?: unknown } | null)?.data
-    if (data && typeof data === 'object' && Object.keys(data).length > 0)
-      text += ` ${JSON.stringify(data)}`
-    super(`failed to ${verb} migration ${file}: ${text}${where ? ` at ${where}` : ''}`, { cause })
+    // An `app` call's failure is PocketBase's Go error: its text alone, as PocketBase prints it.
+    const own = err instanceof Error ? `${err.name}: ${err.message}` : String(err)
+    const text = err instanceof GoError ? err.message : `${own}${where ? ` at ${where}` : ''}`
+    super(`failed to ${verb} migration ${file}: ${text}`, { cause })
     this.name = 'MigrationError'
   }
 }
@@ -96,7 +95,7 @@ async function runStep(
   fn: (app: object) => unknown,
   verb: 'apply' | 'revert',
 ): Promise<void> {
-  const replay = new Replay()
+  const replay = new Replay(toGoError)
   const app = migrationApp(tx, replay, m.file)
   m.state.run = { tx, replay }
   const ctx = m.context as { __svcFn?: unknown; __svcApp?: unknown }
