@@ -138,6 +138,7 @@ export const templateSuite: HookSuite = {
     get('string', '/tpl/string?name=%3Cx%3E'),
     get('blocks', '/tpl/blocks'),
     get('trim markers', '/tpl/trim'),
+    get('javascript strings', '/tpl/js'),
     get('syntax error', '/tpl/bad-syntax'),
     get('missing file', '/tpl/missing-file'),
     get('unknown func', '/tpl/unknown-func'),

@@ -59,3 +59,12 @@ routerAdd("GET", "/tpl/exec-error", (e) => {
 routerAdd("GET", "/tpl/trim", (e) => {
     return e.string(200, $template.loadString("a  {{- 1 -}}  b {{2}}  {{- /* c */ -}}  d\n{{- 3}}").render({}))
 })
+
+routerAdd("GET", "/tpl/js", (e) => {
+    const x = "a\"b'c<d>&e/f\\g+h`i\nj"
+    const out = $template.loadString(
+        "<script>var s = \"{{.x}}\"; var t = '{{.x}}'; var v = {{.x}}; var n = {{.n}};</script>" +
+        "<button onclick=\"f('{{.x}}', {{.n}})\">b</button><p title=\"{{.x}}\">{{.x}}</p>"
+    ).render({ x: x, n: [1, "two"] })
+    return e.string(200, out)
+})

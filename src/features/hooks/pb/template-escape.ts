@@ -110,6 +110,49 @@ function jsValue(v: unknown, text: (v: unknown) => string): string {
   return pad ? ` ${json} ` : json
 }
 
+const JS_STR: Record<string, string> = {
+  '\0': '\\u0000',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\v': '\\u000b',
+  '\f': '\\f',
+  '\r': '\\r',
+  '"': '\\u0022',
+  '&': '\\u0026',
+  "'": '\\u0027',
+  '+': '\\u002b',
+  '/': '\\/',
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '\\': '\\\\',
+  '`': '\\u0060',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+}
+
+/** Go's `jsStrEscaper`: a value inside a JavaScript string literal. */
+function jsString(s: string): string {
+  let out = ''
+  for (const c of s) {
+    const code = c.charCodeAt(0)
+    out += JS_STR[c] ?? (code < 0x20 ? `\\u${code.toString(16).padStart(4, '0')}` : c)
+  }
+  return out
+}
+
+/** The quote of the JavaScript string literal `code` ends inside, or ''. */
+function jsQuoteAt(code: string, from = ''): string {
+  let q = from
+  for (let i = 0; i < code.length; i++) {
+    const c = code[i]
+    if (q) {
+      if (c === '\\') i++
+      else if (c === q) q = ''
+    } else if (c === '"' || c === "'" || c === '`') q = c
+  }
+  return q
+}
+
 /** Follows the literal text of a render and escapes each value for where it lands. */
 export class HtmlContext {
   private state: State = 'text'
@@ -119,6 +162,9 @@ export class HtmlContext {
   /** Text of the current attribute value written so far. */
   private valueSoFar = ''
   private closingTag = false
+  /** The quote of the JavaScript string a `<script>` body is in, or ''. */
+  private jsQuote = ''
+  private jsEscaped = false
 
   /** Feeds literal template text. */
   feed(s: string): void {
@@ -135,6 +181,9 @@ export class HtmlContext {
         }
         return
       case 'script':
+        if (this.jsEscaped) this.jsEscaped = false
+        else if (this.jsQuote && c === '\\') this.jsEscaped = true
+        else this.jsQuote = jsQuoteAt(c, this.jsQuote)
         this.tagName += c
         if (/<\/script$/i.test(this.tagName)) {
           this.state = 'tag'
@@ -188,11 +237,13 @@ export class HtmlContext {
     const name = this.tagName.toLowerCase()
     this.state = name === 'script' && !this.closingTag ? 'script' : 'text'
     this.tagName = ''
+    this.jsQuote = ''
   }
 
   /** The escaped text of an action's value. */
   escape(v: unknown, text: (v: unknown) => string): string {
-    if (this.state === 'script') return jsValue(v, text)
+    if (this.state === 'script')
+      return this.jsQuote ? jsString(v instanceof SafeHTML ? v.html : text(v)) : jsValue(v, text)
     const raw = v instanceof SafeHTML ? v.html : text(v)
     if (this.state === 'text') return v instanceof SafeHTML ? raw : htmlEscape(raw)
     if (this.state === 'beforeValue') {
@@ -203,7 +254,8 @@ export class HtmlContext {
     }
     if (this.state !== 'value') return htmlEscape(raw) // an action in a tag's name or attributes
     let out: string
-    if (this.attr.startsWith('on')) out = jsValue(v, text)
+    if (this.attr.startsWith('on'))
+      out = jsQuoteAt(this.valueSoFar) ? jsString(raw) : jsValue(v, text)
     else if (URL_ATTRS.has(this.attr)) {
       out = /[?#]/.test(this.valueSoFar)
         ? urlProcess(raw, false)
@@ -211,7 +263,7 @@ export class HtmlContext {
           ? urlFilter(raw)
           : urlProcess(raw, true)
     } else out = raw
-    this.valueSoFar += out || 'x'
+    this.valueSoFar += 'x' // a value adds no quote or `?`
     return this.quote ? htmlEscape(out) : nospaceEscape(out)
   }
 }
