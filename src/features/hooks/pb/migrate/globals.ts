@@ -7,9 +7,8 @@
  */
 import { format } from 'node:util'
 import type { App } from '../../../../core/app.js'
-import { defaultFieldId } from '../../../../core/collections/defaults.js'
 import { messages } from '../../../../core/errors.js'
-import { FIELD_CLASSES, fieldsList, newCollection, newField, unmarshalInto } from '../collection.js'
+import { collectionGlobals } from '../collection.js'
 import { pbRecord } from '../record.js'
 import { unsupportedGlobals } from '../unsupported.js'
 import { recordCollection } from './app.js'
@@ -63,17 +62,7 @@ export function migrationGlobals(
       registered.up = up as Registered['up']
       registered.down = typeof down === 'function' ? (down as Registered['down']) : null
     },
-    Collection: function Collection(data?: unknown) {
-      return newCollection(data)
-    },
-    Field: function Field(data?: unknown) {
-      const f = newField(data)
-      if (f.getId() === '') f.setId(defaultFieldId(f.type(), f.getName()))
-      return f
-    },
-    FieldsList: function FieldsList(items?: unknown) {
-      return fieldsList(items)
-    },
+    ...collectionGlobals(),
     Record: function Record(collection: unknown, data?: unknown) {
       const { tx, replay } = current('new Record')
       const rec = pbRecord(recordCollection(tx, replay, collection), {}, true)
@@ -84,7 +73,6 @@ export function migrationGlobals(
       return dynamicModel(shape)
     },
     arrayOf,
-    unmarshal: (data: unknown, target: unknown) => unmarshalInto(data, target),
     toString: toText,
     sleep: () => undefined,
     console: {
@@ -95,10 +83,6 @@ export function migrationGlobals(
       error: say('error'),
     },
   }
-  for (const [cls, type] of Object.entries(FIELD_CLASSES))
-    out[cls] = function TypedField(data?: unknown) {
-      return newField(data, type)
-    }
   delete out.Dao
   void file
   return out
