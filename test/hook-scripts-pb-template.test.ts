@@ -1,5 +1,5 @@
 /**
- * `$template` in `*.pb.js` files: the same `template.pb.js` and `views/*.html` ran on PocketBase
+ * `$template` in `*.pb.js` files: the same `template.pb.js` and `views/*.gohtml` ran on PocketBase
  * 0.40.4 (`test/pocketbase/hooks/template.json`, recorded by `test/pocketbase/hooks/record.ts`)
  * and here render the same bytes: a layout with `block`/`template`/`define` across files,
  * `if`/`else if`/`range`/`with`, variables, the builtin funcs and `raw`, escaping by context

@@ -126,7 +126,12 @@ export const securitySuite: HookSuite = {
 
 export const templateSuite: HookSuite = {
   name: 'template',
-  files: ['template.pb.js', 'views/layout.html', 'views/page.html', 'views/content-only.html'],
+  files: [
+    'template.pb.js',
+    'views/layout.gohtml',
+    'views/page.gohtml',
+    'views/content-only.gohtml',
+  ],
   cases: [
     get('page', '/tpl/page'),
     get(
@@ -149,10 +154,10 @@ export const templateSuite: HookSuite = {
 
 export const osSuite: HookSuite = {
   name: 'os',
-  files: ['os.pb.js', 'files/a.txt', 'files/sub/b.json'],
+  files: ['os.pb.js', 'files/a.txt', 'files/sub/b.txt'],
   cases: [
     get('readFile', '/os/read?p=files/a.txt'),
-    get('readFile json', '/os/read?p=files/sub/b.json'),
+    get('readFile another', '/os/read?p=files/sub/b.txt'),
     get('readFile missing', '/os/read?p=files/nope.txt'),
     get('readDir', '/os/readdir'),
     get('getenv unset', '/os/env'),

@@ -12,6 +12,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { format } from 'prettier'
 import { security } from '../../../src/features/hooks/pb/security.js'
 import { ask } from './ask.js'
 import {
@@ -139,7 +140,8 @@ async function record(suite: HookSuite): Promise<void> {
       suite: suite.name,
       answers,
     }
-    writeFileSync(join(here, `${suite.name}.json`), `${JSON.stringify(out, null, 2)}\n`)
+    const text = await format(JSON.stringify(out), { parser: 'json' })
+    writeFileSync(join(here, `${suite.name}.json`), text)
     console.log(`${suite.name}: ${answers.length} answers recorded`)
   } finally {
     proc.kill()
