@@ -37,6 +37,7 @@ const expected = JSON.parse(readFileSync(join(HERE, 'expected.json'), 'utf8')) a
     appName: string
   }
   semantics: [string, string][]
+  snapshot: { name: string; text: string }
   failures: Record<
     string,
     { status: number; error: string; migrations: string[]; userCollections: string[] }
@@ -197,6 +198,31 @@ describe('a failing migration', () => {
       expect(userCollections(s)).toEqual(want.userCollections)
     })
   }
+})
+
+describe("PocketBase's own `migrate collections` snapshot of that app", () => {
+  let s: TestServer
+  let dir: string
+  beforeAll(async () => {
+    s = await startServer()
+    dir = mkdtempSync(join(tmpdir(), 'svcbase-mig-snapshot-'))
+    writeFileSync(join(dir, `1800000000_${expected.snapshot.name}`), expected.snapshot.text)
+  })
+  afterAll(async () => {
+    await s.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('applies on a new app (system collections included) and makes the same collections', async () => {
+    expect(await applyMigrations(s.server.app, dir)).toEqual([
+      `1800000000_${expected.snapshot.name}`,
+    ])
+    for (const [name, want] of Object.entries(expected.folder.collections)) {
+      const got = await s.api('GET', `/api/collections/${name}`, { token: s.suToken })
+      expect(got.status).toBe(200)
+      expect(collectionView(got.body, want), name).toEqual(collectionView(want, want))
+    }
+  })
 })
 
 describe('app calls behave synchronously, as in PocketBase', () => {

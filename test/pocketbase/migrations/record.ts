@@ -34,8 +34,8 @@ type Json = Record<string, unknown>
 
 const [cmd, ...pre] = oracleCommand()
 
-function run(args: string[]): { status: number | null; out: string } {
-  const r = spawnSync(cmd!, [...pre, ...args], { encoding: 'utf8' })
+function run(args: string[], input = ''): { status: number | null; out: string } {
+  const r = spawnSync(cmd!, [...pre, ...args], { encoding: 'utf8', input })
   return { status: r.status, out: `${r.stdout}${r.stderr}` }
 }
 
@@ -172,6 +172,17 @@ async function main(): Promise<void> {
     },
     failures: {} as Record<string, unknown>,
   }
+  // PocketBase's `migrate collections` snapshot of that app (answering its question with y).
+  const snap = join(s.dir, 'snapshot')
+  const made = run(
+    ['migrate', 'collections', '--dev=false', `--dir=${s.data}`, `--migrationsDir=${snap}`],
+    'y\n',
+  )
+  if (made.status !== 0) throw new Error(`migrate collections failed on the oracle: ${made.out}`)
+  const [snapFile] = readdirSync(snap)
+  Object.assign(result, {
+    snapshot: { name: withoutTime(snapFile!), text: readFileSync(join(snap, snapFile!), 'utf8') },
+  })
   rmSync(s.dir, { recursive: true, force: true })
   // How app calls behave (errors caught, reads after writes), noted as records of `probe`.
   const sem = scratch('semantics')
