@@ -3,12 +3,14 @@
  * PostgreSQL when it outgrows one machine, or back). The source app is opened without serving;
  * the target must hold no svcbase data. The target's collections are made by the schema apply
  * engine (so its own SchemaManager creates tables, indexes and views), then every row of every
- * base and auth collection, the `_params` rows and (unless `--noLogs`) the `_logs` are copied
- * table by table, one target transaction per table (`core/copy-data.ts`). Any failure drops
- * what was made, leaving the target empty. Files under `storage/` are not copied. See
- * docs/postgresql.md "Moving an app from SQLite to PostgreSQL".
+ * base and auth collection, the `_params` and `_migrations` rows and (unless `--noLogs`) the
+ * `_logs` are copied table by table, one target transaction per table (`core/copy-data.ts`).
+ * Any failure drops what was made, leaving the target empty. A folder source (svcbase's or
+ * PocketBase's `pb_data`) is read from a copy of its databases, so it is never changed. Files
+ * under `storage/` are not copied. See docs/postgresql.md "Moving an app from SQLite to
+ * PostgreSQL".
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join as joinPath, resolve } from 'node:path'
 import type { App, AppConfig } from './core/app.js'
@@ -17,6 +19,7 @@ import { applySchema, exportSchema } from './core/collections/apply.js'
 import { databaseOf, type Collection } from './core/collections/model.js'
 import {
   COLLECTIONS_COLUMNS,
+  MIGRATIONS_COLUMNS,
   PARAMS_COLUMNS,
   collectionColumns,
   copyRows,
@@ -47,7 +50,10 @@ export interface CopyCommandContext {
 interface Side {
   label: string
   config: AppConfig
-  /** A temporary data folder made for a PostgreSQL side (its `storage/`, never used here). */
+  /**
+   * A temporary data folder: a PostgreSQL side's (its `storage/`, never used here), or the copy of
+   * a folder source's databases the copy reads.
+   */
   scratch?: string
 }
 
@@ -55,6 +61,16 @@ const quiet = { debug() {}, info() {}, warn: console.warn, error: console.error 
 
 function isUrl(place: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(place)
+}
+
+/** Copies the database files of a folder side into a scratch folder (its `scratch`). */
+function databasesCopy(s: Side): string {
+  s.scratch = mkdtempSync(joinPath(tmpdir(), 'svcbase-copy-source-'))
+  for (const name of ['data.db', 'data.db-wal', 'auxiliary.db', 'auxiliary.db-wal']) {
+    const file = joinPath(s.config.dataDir, name)
+    if (existsSync(file)) copyFileSync(file, joinPath(s.scratch, name))
+  }
+  return s.scratch
 }
 
 /** A side's app config; a URL that is not PostgreSQL's is refused by the store choice. */
@@ -171,6 +187,7 @@ async function undo(target: App, extra: Collection[]): Promise<void> {
   }
   await target.db.run(sql`DELETE FROM _collections`)
   await target.db.run(sql`DELETE FROM _params`)
+  await target.db.run(sql`DELETE FROM _migrations`)
 }
 
 /** `svcbase copy`: see the top of this file. Prints progress on stderr and a summary. */
@@ -191,6 +208,9 @@ export async function copyCommand(positionals: string[], ctx: CopyCommandContext
     // NB: as typegen does, so a mistyped folder is never given an empty database.
     if (!isUrl(ctx.from) && !existsSync(joinPath(from.config.dataDir, 'data.db')))
       throw new Error(`copy: no svcbase data in ${from.label}: data.db is missing`)
+    // The source folder is read from a copy of its databases, so it is never changed (a
+    // PocketBase folder is not adopted by the copy; an earlier svcbase one is not rewritten).
+    if (!isUrl(ctx.from)) from.config = { ...from.config, dataDir: databasesCopy(from) }
     if ((await svcbaseRows(from.config, false)) === 0)
       throw new Error(`copy: ${from.label} holds no svcbase data`)
     if ((await svcbaseRows(to.config, true)) > 0)
@@ -225,6 +245,13 @@ async function run(from: Side, to: Side, noLogs: boolean): Promise<void> {
         source,
         target,
         { table: '_params', columns: PARAMS_COLUMNS, order: 'id' },
+        'main',
+      )
+      // The migrations already applied, so the target does not run them again.
+      await copyTable(
+        source,
+        target,
+        { table: '_migrations', columns: MIGRATIONS_COLUMNS, order: 'file' },
         'main',
       )
       console.log(

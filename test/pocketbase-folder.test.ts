@@ -283,3 +283,30 @@ describe('settings PocketBase stored encrypted (PB_ENCRYPTION_KEY)', () => {
     ).rejects.toThrow(/not the one PocketBase saved them with/)
   })
 })
+
+describe('a folder svcbase makes from nothing', () => {
+  it('counts PocketBase’s own migrations as applied, exactly those of PocketBase’s folder', async () => {
+    const dataDir = join(scratch, 'fresh', 'pb_data')
+    const server = await createServer({ dataDir, logger: keptLogger() })
+    await server.close()
+    const goRows = (dir: string) => {
+      const db = new Database(join(dir, 'data.db'), { readonly: true })
+      try {
+        return (
+          db.prepare('SELECT file FROM _migrations ORDER BY file').all() as Array<{ file: string }>
+        )
+          .map((r) => r.file)
+          .filter((f) => f.endsWith('.go'))
+      } finally {
+        db.close()
+      }
+    }
+    expect(goRows(dataDir)).toEqual(goRows(join(FIXTURE, 'pb_data')))
+    // What PocketBase answered when it opened such a folder (npm run oracle:record -- folder).
+    expect(recording.svcbaseFolder.map((a) => `${a.name} ${a.status}`)).toEqual([
+      'read svcbase note 200',
+      'write note 200',
+      'list notes 200',
+    ])
+  })
+})

@@ -43,6 +43,12 @@ export const PARAMS_COLUMNS: readonly ColumnSpec[] = [
   { name: 'updated', kind: 'text' },
 ]
 
+/** The columns of PocketBase's `_migrations` table (the applied migration files). */
+export const MIGRATIONS_COLUMNS: readonly ColumnSpec[] = [
+  { name: 'file', kind: 'text' },
+  { name: 'applied', kind: 'number' },
+]
+
 /** The columns of a base or auth collection's table, one per field (as schema sync makes them). */
 export function collectionColumns(c: Collection): ColumnSpec[] {
   return c.fields.map((f) => {
@@ -60,8 +66,9 @@ export interface CopyTable {
   /**
    * `rowid`: the insertion order (the dialect's row order column, when it has one; else `id`).
    * `id`: by `id` (system tables, which have no row order column on every engine).
+   * `file`: by `file` (`_migrations`, keyed by its file name).
    */
-  order: 'rowid' | 'id'
+  order: 'rowid' | 'id' | 'file'
   /** Only the rows matching this condition (over the table's columns), when given. */
   where?: Sql
 }
@@ -75,11 +82,13 @@ function convert(value: unknown, kind: ColumnKind): unknown {
     case 'number':
       return typeof value === 'bigint' ? Number(value) : value
     case 'json':
-      // Read through `jsonAsText`, so always JSON text.
+      // Read through `jsonAsText`, so JSON text; PocketBase writes some (`_params`) as a BLOB.
+      if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8')
       return typeof value === 'string' ? value : JSON.stringify(value)
     case 'blob':
       return Buffer.isBuffer(value) ? value : Buffer.from(value as Uint8Array)
     case 'text':
+      if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8')
       return typeof value === 'string' ? value : JSON.stringify(value)
   }
 }
@@ -101,7 +110,8 @@ export async function copyRows(
   const src = from.dialect
   const alias = 't'
   const key =
-    (spec.order === 'rowid' ? src.rowid(alias) : null) ?? sql`${ident(alias)}.${ident('id')}`
+    (spec.order === 'rowid' ? src.rowid(alias) : null) ??
+    sql`${ident(alias)}.${ident(spec.order === 'file' ? 'file' : 'id')}`
   const reads = spec.columns.map((c) => {
     const col = sql`${ident(alias)}.${ident(c.name)}`
     return sql`${c.kind === 'json' ? src.jsonAsText(col) : col} AS ${ident(c.name)}`

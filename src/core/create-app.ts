@@ -23,7 +23,7 @@ import { RecordService } from './records/service.js'
 import { createServices, type ServiceRegistry } from './services.js'
 import { defaultStore } from './store-choice.js'
 import { SettingsRegistry, SettingsService, type SettingsGroup } from './settings/index.js'
-import { beginFirstOpen } from './first-open.js'
+import { beginFirstOpen, recordPocketBaseMigrations } from './first-open.js'
 import { createStorage } from './storage.js'
 import { sweepTemp } from './temp-sweep.js'
 import { followReadBudget } from './read-budget.js'
@@ -251,7 +251,8 @@ class AppImpl implements App {
     mkdirSync(config.dataDir, { recursive: true })
     // What a crashed process left (upload folders, storage temp files), before anything serves.
     await sweepTemp(config.dataDir, this.logger)
-    const first = await beginFirstOpen(store, config.dataDir, this.logger)
+    const inspection = store.inspectFolder?.()
+    const first = await beginFirstOpen(inspection, config.dataDir, this.logger)
     await store.open()
     const { encryptionKey } = config
     const settings = new SettingsService(
@@ -281,6 +282,8 @@ class AppImpl implements App {
       await this.collections.load()
       if (first?.inspection.legacyFormat) await this.collections.rewriteStored()
       await this.collections.ensureSystemCollections()
+      // A folder svcbase made opens in PocketBase too: its schema migrations count as applied.
+      if (inspection) await recordPocketBaseMigrations(store.database('main'))
       bridge.start()
     } catch (err) {
       await this.shutdown()

@@ -6,7 +6,9 @@
  */
 import { copyFile, mkdir, readdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { FolderInspection, Store } from '../store/store.js'
+import type { Db } from '../store/db.js'
+import { join as joinSql, sql } from '../store/sql.js'
+import type { FolderInspection } from '../store/store.js'
 import { writeArchive } from '../tools/archive-write.js'
 import type { Logger } from './logger.js'
 
@@ -15,6 +17,39 @@ export const LEGACY_POCKETBASE =
   'this data folder was written by PocketBase before v0.23, which svcbase does not read. ' +
   'Upgrade it with PocketBase first: start it once with PocketBase v0.23 or later, which migrates ' +
   'the data (https://pocketbase.io/v023upgrade/), then serve the folder with svcbase.'
+
+/**
+ * PocketBase 0.40.4's own (Go) migrations, which make the system schema svcbase also makes. A new
+ * folder records them as applied, so PocketBase opening it does not try to make that schema again.
+ */
+export const POCKETBASE_SYSTEM_MIGRATIONS = [
+  '1640988000_aux_init.go',
+  '1640988000_init.go',
+  '1717233556_v0.23_migrate.go',
+  '1717233557_v0.23_migrate2.go',
+  '1717233558_v0.23_migrate3.go',
+  '1717233559_v0.23_migrate4.go',
+  '1763020353_update_default_auth_alert_templates.go',
+  '1778828400_normalize_indexes.go',
+] as const
+
+/**
+ * Records PocketBase's system migrations as applied in a folder PocketBase never opened (no
+ * `1640988000_init.go` row). A folder PocketBase made keeps its own rows: an older PocketBase's
+ * lack the newer migrations, which PocketBase must still run there.
+ */
+export async function recordPocketBaseMigrations(db: Db): Promise<void> {
+  const seen = await db.get(
+    sql`SELECT 1 AS found FROM _migrations WHERE file = ${'1640988000_init.go'}`,
+  )
+  if (seen) return
+  const applied = Date.now() * 1000
+  await db.run(
+    sql`INSERT INTO _migrations (file, applied) VALUES ${joinSql(
+      POCKETBASE_SYSTEM_MIGRATIONS.map((f) => sql`(${f}, ${applied})`),
+    )} ON CONFLICT (file) DO NOTHING`,
+  )
+}
 
 /** A first open in progress. */
 export interface FirstOpen {
@@ -44,11 +79,10 @@ async function rootFiles(dir: string): Promise<string[]> {
  * earlier format), else returns null. Throws for PocketBase data from before 0.23.
  */
 export async function beginFirstOpen(
-  store: Store,
+  inspection: FolderInspection | undefined,
   dir: string,
   logger: Logger,
 ): Promise<FirstOpen | null> {
-  const inspection = store.inspectFolder?.()
   if (!inspection || inspection.kind === 'empty') return null
   if (inspection.kind === 'pocketbase-legacy') throw new Error(LEGACY_POCKETBASE)
   if (inspection.kind === 'svcbase' && !inspection.legacyFormat) return null

@@ -42,12 +42,58 @@ export interface FolderRecording {
     svcbaseRecord: Answer
     svcbaseUpload: Answer
   }
+  /** PocketBase opening a folder svcbase made from nothing: what it answered. */
+  svcbaseFolder: Answer[]
 }
 
 const pick = (body: unknown, path: string): string => {
   let v: unknown = body
   for (const k of path.split('.')) v = (v as Record<string, unknown>)[k]
   return String(v)
+}
+
+/**
+ * A folder svcbase makes from nothing (a collection, a record), then opened by PocketBase: its
+ * answers to reading them and to writing a record and a collection.
+ */
+async function openedByPocketBase(dir: string): Promise<Answer[]> {
+  const server = await createServer({ dataDir: join(dir, 'pb_data'), logger: silentLogger })
+  await server.app.collections.create({
+    name: 'notes',
+    listRule: '',
+    viewRule: '',
+    createRule: '',
+    fields: [{ name: 'text', type: 'text' }],
+  })
+  const address = await server.listen({ host: '127.0.0.1', port: 0 })
+  const made = await fetch(`${address}/api/collections/notes/records`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'not000000000001', text: 'from svcbase' }),
+  })
+  if (made.status !== 200) throw new Error(`svcbase note: ${made.status}`)
+  await server.close()
+  return withOracle(
+    async (url) => {
+      const steps: Array<[string, string, unknown]> = [
+        ['read svcbase note', `GET /api/collections/notes/records/not000000000001`, undefined],
+        ['write note', 'POST /api/collections/notes/records', { text: 'from PocketBase' }],
+        ['list notes', 'GET /api/collections/notes/records?sort=created&fields=text', undefined],
+      ]
+      const out: Answer[] = []
+      for (const [name, line, body] of steps) {
+        const [method, path] = line.split(' ')
+        const res = await fetch(`${url}${path!}`, {
+          method,
+          headers: body ? { 'content-type': 'application/json' } : {},
+          body: body ? JSON.stringify(body) : undefined,
+        })
+        out.push({ name, status: res.status, body: normalise(await res.json(), new Set()) })
+      }
+      return out
+    },
+    { dir },
+  )
 }
 
 async function main(): Promise<void> {
@@ -141,6 +187,7 @@ async function main(): Promise<void> {
       for (const line of diff(first.body, normalise(a.body, ids), 'body'))
         differences.push(`${a.name} | ${line}`)
     }
+    const svcbaseFolder = await openedByPocketBase(join(scratch, 'fresh'))
     const recording: FolderRecording = {
       oracle: ORACLE_VERSION,
       recorded: new Date().toISOString().slice(0, 10),
@@ -152,12 +199,14 @@ async function main(): Promise<void> {
         svcbaseRecord: back.tag,
         svcbaseUpload: back.file,
       },
+      svcbaseFolder,
     }
     writeFileSync(join(HERE, 'answers.json'), `${JSON.stringify(recording, null, 1)}\n`)
     console.log(
       `folder: ${setup.steps.length} setup steps, ${answers.length} reads recorded; ` +
         `round trip through svcbase: ${differences.length} differing lines, ` +
-        `svcbase's record read by PocketBase: ${back.tag.status}, its upload: ${JSON.stringify(back.file)}`,
+        `svcbase's record read by PocketBase: ${back.tag.status}, its upload: ${JSON.stringify(back.file)}; ` +
+        `a folder svcbase made, opened by PocketBase: ${svcbaseFolder.map((a) => `${a.name} ${a.status}`).join(', ')}`,
     )
     for (const d of differences) console.log(`  ${d}`)
   } finally {
