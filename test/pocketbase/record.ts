@@ -5,6 +5,7 @@
  * loopback, with the harness's superuser. The replay (test/pocketbase-differential.test.ts) needs
  * no oracle. Recorders of their own (`RECORDERS`: a PocketBase data folder, …) run too, or by name.
  */
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,16 +15,21 @@ import { withOracle } from './oracle.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
-/** Recorders of their own (each runs when imported): name → module. */
+/** Recorders of their own, each run as `tsx <file>`: name → file. */
 const RECORDERS: Record<string, string> = {
-  folder: './folder/record.js',
+  folder: 'folder/record.ts',
+  hooks: 'hooks/record.ts',
+  migrations: 'migrations/record.ts',
 }
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2)
   const others = Object.keys(RECORDERS).filter((r) => args.length === 0 || args.includes(r))
   const wanted = args.filter((a) => !(a in RECORDERS))
-  for (const r of others) await import(RECORDERS[r]!)
+  for (const r of others) {
+    const file = join(ROOT, 'test', 'pocketbase', RECORDERS[r]!)
+    execFileSync(process.execPath, ['--import', 'tsx', file], { stdio: 'inherit' })
+  }
   if (args.length > 0 && wanted.length === 0) return
   const unknown = wanted.filter((w) => !GROUPS.some((g) => g.name === w))
   if (unknown.length) {
