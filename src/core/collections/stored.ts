@@ -7,6 +7,7 @@
  * `authOptions`) still read.
  */
 import { getFieldType } from '../fields/registry.js'
+import { fieldToFlat } from './codec.js'
 import { defaultAuthOptions } from './defaults.js'
 import type { DatabaseName } from '../../store/store.js'
 import type { AuthOptions, Collection, Field } from './model.js'
@@ -30,17 +31,7 @@ const COMMON = new Set([
 
 /** A field as PocketBase stores it: flat; `unique` (svcbase's) only when set. */
 export function fieldToStored(f: Field): Obj {
-  return {
-    ...f.options,
-    id: f.id,
-    name: f.name,
-    type: f.type,
-    ...(f.type === 'autodate' ? {} : { required: f.required, help: f.help ?? '' }),
-    ...(f.unique ? { unique: true } : {}),
-    system: f.system,
-    hidden: f.hidden,
-    presentable: f.presentable,
-  }
+  return { ...fieldToFlat(f), ...(f.unique ? { unique: true } : {}) }
 }
 
 /** A stored field, flat (PocketBase's and svcbase's now) or with nested `options` (svcbase's before). */
