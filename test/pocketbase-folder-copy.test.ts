@@ -6,23 +6,17 @@
  * with the tokens PocketBase issued, and applies none of the migrations PocketBase had applied.
  */
 import { execFile } from 'node:child_process'
-import { createHash } from 'node:crypto'
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { silentLogger } from '../src/core/logger.js'
 import { createServer } from '../src/server.js'
-import { allowedBy } from './pocketbase/allowed.js'
-import { reads } from './pocketbase/folder/app.js'
-import type { FolderRecording } from './pocketbase/folder/record.js'
-import { chosenIds, diff, normalise, runGroup } from './pocketbase/harness.js'
+import { digests, FIXTURE, unlistedDifferences } from './pocketbase/folder/replay.js'
 
 const url = process.env.SVC_TEST_PG_URL ?? ''
 const schema = `t_pbcopy_${process.pid}_${Date.now().toString(36)}`
-const FIXTURE = new URL('./pocketbase/folder/', import.meta.url).pathname
-const recording = JSON.parse(readFileSync(join(FIXTURE, 'answers.json'), 'utf8')) as FolderRecording
 const root = mkdtempSync(join(tmpdir(), 'svcbase-pbcopy-'))
 const folder = join(root, 'app', 'pb_data')
 cpSync(join(FIXTURE, 'pb_data'), folder, { recursive: true })
@@ -37,16 +31,6 @@ afterAll(async () => {
   )
   await client.end()
 })
-
-function digests(dir: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!e.isFile()) continue
-    const path = join(e.parentPath, e.name)
-    out[path.slice(dir.length)] = createHash('sha256').update(readFileSync(path)).digest('hex')
-  }
-  return out
-}
 
 function copy(): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = { ...process.env }
@@ -82,17 +66,7 @@ describe('a PocketBase folder copied into PostgreSQL', () => {
     })
     try {
       const address = await server.listen({ host: '127.0.0.1', port: 0 })
-      const raw = await runGroup(address, reads, new Map(Object.entries(recording.seed)))
-      const ids = chosenIds(reads)
-      const unlisted: string[] = []
-      for (const [i, a] of raw.entries()) {
-        const pb = recording.answers[i]!
-        const lines = pb.status === a.status ? [] : [`status: ${pb.status} → ${a.status}`]
-        lines.push(...diff(pb.body, normalise(a.body, ids), 'body'))
-        for (const line of lines)
-          if (!allowedBy({ group: 'folder', step: a.name, line, pb }))
-            unlisted.push(`${a.name} | ${line}`)
-      }
+      const unlisted = await unlistedDifferences(address)
       expect(unlisted).toEqual([])
     } finally {
       await server.close()

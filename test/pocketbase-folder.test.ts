@@ -4,7 +4,6 @@
  * client as PocketBase did, sign-ins and the tokens PocketBase issued included; svcbase backs it up
  * first in PocketBase's format, writes PocketBase's format, and a start that fails changes nothing.
  */
-import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,13 +12,9 @@ import yauzl from 'yauzl'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Logger } from '../src/core/logger.js'
 import { createServer, type Server } from '../src/server.js'
-import { allowedBy } from './pocketbase/allowed.js'
-import { reads } from './pocketbase/folder/app.js'
-import type { FolderRecording } from './pocketbase/folder/record.js'
-import { chosenIds, diff, normalise, ORACLE_VERSION, runGroup } from './pocketbase/harness.js'
+import { digests, FIXTURE, recording, unlistedDifferences } from './pocketbase/folder/replay.js'
+import { ORACLE_VERSION } from './pocketbase/harness.js'
 
-const FIXTURE = new URL('./pocketbase/folder/', import.meta.url).pathname
-const recording = JSON.parse(readFileSync(join(FIXTURE, 'answers.json'), 'utf8')) as FolderRecording
 const scratch = mkdtempSync(join(tmpdir(), 'svcbase-pbfolder-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
@@ -35,17 +30,6 @@ function keptLogger(): Logger & { lines: string[] } {
   const lines: string[] = []
   const keep = (m: string, d?: Record<string, unknown>) => lines.push(`${m} ${JSON.stringify(d)}`)
   return { lines, debug: keep, info: keep, warn: keep, error: keep }
-}
-
-/** Every file under `dir` (but `backups/`) with its SHA-256. */
-function digests(dir: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const name of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!name.isFile()) continue
-    const path = join(name.parentPath, name.name)
-    out[path.slice(dir.length)] = createHash('sha256').update(readFileSync(path)).digest('hex')
-  }
-  return out
 }
 
 /** The entry names of a ZIP archive. */
@@ -87,18 +71,7 @@ describe(`a data folder of ${ORACLE_VERSION}`, () => {
     expect(recording.oracle).toBe(ORACLE_VERSION)
     server = await createServer({ dataDir, logger })
     const url = await server.listen({ host: '127.0.0.1', port: 0 })
-    const raw = await runGroup(url, reads, new Map(Object.entries(recording.seed)))
-    const ids = chosenIds(reads)
-    const unlisted: string[] = []
-    for (const [i, a] of raw.entries()) {
-      const pb = recording.answers[i]!
-      expect(a.name).toBe(pb.name)
-      const lines = pb.status === a.status ? [] : [`status: ${pb.status} → ${a.status}`]
-      lines.push(...diff(pb.body, normalise(a.body, ids), 'body'))
-      for (const line of lines)
-        if (!allowedBy({ group: 'folder', step: a.name, line, pb }))
-          unlisted.push(`${a.name} | ${line}`)
-    }
+    const unlisted = await unlistedDifferences(url)
     expect(unlisted).toEqual([])
     await server.close()
   }, 60_000)

@@ -8,23 +8,13 @@ import { fieldToFlat, fieldToSchema } from './codec.js'
 import { defaultFieldId, idField, makeField } from './defaults.js'
 import { applyAuthOptions } from './input-auth.js'
 import { isObject, pickEdited, sameValue, type InputShape } from './input-views.js'
+import { FIELD_KEYS } from './stored.js'
 import { ruleKeys, type Collection, type Field } from './model.js'
 
 export { sameValue, type InputShape } from './input-views.js'
 
 /** Keys of a field object that are not type options. */
-const commonFieldKeys = new Set([
-  'id',
-  'name',
-  'type',
-  'required',
-  'unique',
-  'system',
-  'hidden',
-  'presentable',
-  'help',
-  'options',
-])
+const commonFieldKeys = new Set([...FIELD_KEYS, 'options'])
 
 /**
  * Parses one submitted field (either shape). `existing` is the field it replaces: a stored one

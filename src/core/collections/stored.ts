@@ -16,8 +16,8 @@ type Obj = Record<string, unknown>
 
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** The keys of a stored field that are not options. */
-const COMMON = new Set([
+/** The keys of a field (stored or sent flat) that are not options. */
+export const FIELD_KEYS: ReadonlySet<string> = new Set([
   'id',
   'name',
   'type',
@@ -41,7 +41,7 @@ export function fieldFromStored(raw: Obj): Field {
   if (isObject(raw.options)) options = raw.options
   else {
     options = {}
-    for (const [k, v] of Object.entries(raw)) if (!COMMON.has(k)) options[k] = v
+    for (const [k, v] of Object.entries(raw)) if (!FIELD_KEYS.has(k)) options[k] = v
   }
   // A folder of an older PocketBase may lack options added since: the type's defaults fill them.
   const defaults = getFieldType(type)?.defaultOptions() ?? {}
