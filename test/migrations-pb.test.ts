@@ -21,7 +21,15 @@ import { COLLECTIONS, copyFolder, HERE } from './pocketbase/migrations/folders.j
 /** The folders, copied where `*.ts_` files are `*.ts` again (see folders.ts). */
 const scratch = mkdtempSync(join(tmpdir(), 'svcbase-mig-folders-'))
 const FOLDERS: Record<string, string> = {}
-for (const name of ['folder', 'failing', 'legacy', 'semantics', 'invalid']) {
+for (const name of [
+  'folder',
+  'failing',
+  'legacy',
+  'semantics',
+  'invalid',
+  'invalid-settings',
+  'invalid-field',
+]) {
   FOLDERS[name] = join(scratch, name)
   copyFolder(name, FOLDERS[name])
 }
@@ -183,7 +191,7 @@ describe('a failing migration', () => {
   })
   afterAll(() => s.close())
 
-  for (const name of ['failing', 'legacy', 'invalid']) {
+  for (const name of ['failing', 'legacy', 'invalid', 'invalid-settings', 'invalid-field']) {
     it(`${name}: stops with the file and the error; nothing of the run is kept`, async () => {
       const want = expected.failures[name]!
       const err = await applyMigrations(s.server.app, FOLDERS[name]!).catch((e: unknown) => e)
@@ -196,6 +204,8 @@ describe('a failing migration', () => {
       else expect(text).toBe(want.error)
       expect(await fileRows(s)).toEqual(want.migrations)
       expect(userCollections(s)).toEqual(want.userCollections)
+      // The settings an earlier file of the run changed are not kept either.
+      expect(s.server.app.settings.get().meta.appName).not.toBe('From CLI')
     })
   }
 })

@@ -201,7 +201,7 @@ async function main(): Promise<void> {
   )
   Object.assign(result, { semantics: probe })
   rmSync(sem.dir, { recursive: true, force: true })
-  for (const name of ['failing', 'legacy', 'invalid']) {
+  for (const name of ['failing', 'legacy', 'invalid', 'invalid-settings', 'invalid-field']) {
     const f = scratch(name)
     const r = run([
       'migrate',

@@ -20,7 +20,7 @@ import { asPbRecord, pbRecord, type PbRecord } from '../record.js'
 import { strict } from '../unsupported.js'
 import { dbBuilder } from './db.js'
 import type { Replay } from './replay.js'
-import { isSettings, settingsPatch, settingsView } from './settings.js'
+import { checkSettings, isSettings, settingsPatch, settingsView } from './settings.js'
 
 type Json = Record<string, unknown>
 
@@ -98,7 +98,9 @@ export function migrationApp(tx: App, replay: Replay, file: string): object {
     if (r) return saveRecord(r)
     if (isSettings(model)) {
       const patch = settingsPatch(tx.settings.get(), model)
-      // NB: settings are written by their own service transaction: after this run commits.
+      // Checked now (a refusal fails the migration); written by the settings service's own
+      // transaction once this run commits.
+      replay.sync(() => checkSettings(tx, patch))
       replay.once(() => tx.onAfterCommit(() => tx.settings.update(patch).then(() => undefined)))
       return
     }

@@ -20,18 +20,31 @@ export class GoError extends Error {
 
 const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1)
 
-/** Go's text of an svcbase error: field errors as `key: message; key2: message.`. */
-function goText(err: unknown): string {
-  if (err instanceof ApiError) {
-    const entries = Object.entries(err.data ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))
-    if (entries.length === 0) return err.message
-    const parts = entries.map(([k, v]) => {
-      const m = (v as { message?: unknown } | null)?.message
-      const text = typeof m === 'string' ? lowerFirst(m.replace(/\.$/, '')) : JSON.stringify(v)
-      return `${k}: ${text}`
+/** A leaf of field errors: `{code, message}`. */
+const isLeaf = (v: unknown): v is { message: string } =>
+  typeof v === 'object' && v !== null && typeof (v as { message?: unknown }).message === 'string'
+
+/**
+ * Field errors as Go's validation package prints them: keys sorted, `key: message` joined by
+ * `; `, a final `.`, nested errors in parentheses (`fields: (1: (name: cannot be blank.).).`).
+ */
+function validationText(errors: Record<string, unknown>): string {
+  const parts = Object.keys(errors)
+    .sort()
+    .map((k) => {
+      const v = errors[k]
+      if (isLeaf(v)) return `${k}: ${lowerFirst(v.message.replace(/\.$/, ''))}`
+      if (typeof v === 'object' && v !== null)
+        return `${k}: (${validationText(v as Record<string, unknown>)})`
+      return `${k}: ${String(v)}`
     })
-    return `${parts.join('; ')}.`
-  }
+  return `${parts.join('; ')}.`
+}
+
+/** Go's text of an svcbase error: its field errors when it has some, else its message. */
+function goText(err: unknown): string {
+  if (err instanceof ApiError && Object.keys(err.data ?? {}).length > 0)
+    return validationText(err.data)
   return err instanceof Error ? err.message : String(err)
 }
 

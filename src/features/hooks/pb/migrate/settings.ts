@@ -3,7 +3,12 @@
  * `smtp`, …) that the script changes in place and hands back to `app.save(settings)`; the save
  * sends the groups that differ from the current ones to the settings service.
  */
+import type { App } from '../../../../core/app.js'
+import { badRequest, hasErrors, messages } from '../../../../core/errors.js'
+import { deepMerge } from '../../../../core/settings/merge.js'
+import type { SettingsValidationContext } from '../../../../core/settings/group.js'
 import type { Settings } from '../../../../core/settings/registry.js'
+import { validateIpList } from '../../../../http/superuser-ips.js'
 
 /** Marks a settings copy (so `app.save` knows it). */
 const SETTINGS = Symbol('svcbase.pbSettings')
@@ -29,4 +34,20 @@ export function settingsPatch(current: Settings, changed: Json): Json {
   for (const [k, v] of Object.entries(changed))
     if (JSON.stringify(v) !== JSON.stringify(now[k])) patch[k] = structuredClone(v)
   return patch
+}
+
+/** What settings validation needs to know of the app (as `PATCH /api/settings` gives it). */
+function validationContext(app: App): SettingsValidationContext {
+  return {
+    collectionExists: (name) =>
+      app.collections.find(name)?.name.toLowerCase() === name.toLowerCase(),
+    checkIpList: validateIpList,
+  }
+}
+
+/** Refuses `patch` as `PATCH /api/settings` would (a 400 with the field errors), else nothing. */
+export function checkSettings(app: App, patch: Json): void {
+  const merged = deepMerge(app.settings.get() as unknown as Json, patch)
+  const errors = app.settings.validate(patch, merged, validationContext(app))
+  if (hasErrors(errors)) throw badRequest(messages.settingsSaveFailed, errors)
 }

@@ -1,0 +1,3 @@
+migrate((app) => {
+  app.save(new Collection({ name: "x", fields: [{ name: "", type: "text" }] }))
+})

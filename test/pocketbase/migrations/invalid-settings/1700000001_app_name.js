@@ -1,0 +1,1 @@
+migrate((app) => { const s = app.settings(); s.meta.appName = "From CLI"; app.save(s) })

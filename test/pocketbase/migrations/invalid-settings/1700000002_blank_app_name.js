@@ -1,0 +1,5 @@
+migrate((app) => {
+  const settings = app.settings()
+  settings.meta.appName = ""
+  app.save(settings)
+})
