@@ -36,7 +36,6 @@ function toText(v: unknown): string {
 
 /** The globals of one migration file. */
 export function migrationGlobals(
-  file: string,
   hooksDir: string,
   state: RunState,
   registered: Registered,
@@ -83,7 +82,5 @@ export function migrationGlobals(
       error: say('error'),
     },
   }
-  delete out.Dao
-  void file
   return out
 }

@@ -70,7 +70,7 @@ export function loadMigrations(dir: string, hooksDir = ''): Migration[] {
     const path = join(dir, file)
     const registered: Registered = { up: null, down: null }
     const state: RunState = { run: null }
-    const context = vm.createContext(migrationGlobals(file, hooksDir, state, registered), {
+    const context = vm.createContext(migrationGlobals(hooksDir, state, registered), {
       name: path,
     })
     let source = readFileSync(path, 'utf8')
