@@ -267,6 +267,20 @@ describe('the history', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
+  it('transpiles a .ts file with TypeScript syntax (types stripped), as hook scripts', async () => {
+    const ts = mkdtempSync(join(tmpdir(), 'svcbase-mig-ts-'))
+    try {
+      writeFileSync(
+        join(ts, '1600000000_typed.ts'),
+        'interface Shape { name: string }\nconst shape: Shape = { name: "typed" }\nmigrate((app: any): void => { app.save(new Collection(shape as Shape)) })\n',
+      )
+      expect(await applyMigrations(s.server.app, ts)).toEqual(['1600000000_typed.ts'])
+      expect(s.server.app.collections.find('typed')).toBeDefined()
+    } finally {
+      rmSync(ts, { recursive: true, force: true })
+    }
+  })
+
   it('skips files PocketBase already applied and keeps its own .go rows', async () => {
     cpSync(join(FOLDERS.legacy!, '1700000001_ok.js'), join(dir, '1700000001_ok.js'))
     writeFileSync(
@@ -285,17 +299,18 @@ describe('the history', () => {
       sql`INSERT INTO _migrations (file, applied) VALUES ('1700000001_ok.js', 1796617262268416)`,
     )
     expect(await applyMigrations(s.server.app, dir)).toEqual(['1700000002_new.js'])
-    expect(userCollections(s)).toEqual(['fresh', 'users'])
+    expect(userCollections(s)).toEqual(['fresh', 'typed', 'users'])
     const rows = await s.server.app.db.all<{ file: string; applied: number | string }>(
       sql`SELECT file, applied FROM _migrations WHERE file NOT LIKE '%.go' OR file = '1640988000_init.go' ORDER BY file`,
     )
     expect(rows.map((r) => r.file)).toEqual([
+      '1600000000_typed.ts',
       '1640988000_init.go',
       '1700000001_ok.js',
       '1700000002_new.js',
     ])
     // `applied` in microseconds, as PocketBase writes it.
-    const micros = Number(rows[2]!.applied)
+    const micros = Number(rows.find((r) => r.file === '1700000002_new.js')!.applied)
     expect(Math.abs(micros / 1000 - Date.now())).toBeLessThan(60_000)
   })
 })
