@@ -19,7 +19,7 @@ const url = process.env.SVC_TEST_PG_URL ?? ''
 const schema = `t_pbcopy_${process.pid}_${Date.now().toString(36)}`
 const root = mkdtempSync(join(tmpdir(), 'svcbase-pbcopy-'))
 const folder = join(root, 'app', 'pb_data')
-cpSync(join(FIXTURE, 'pb_data'), folder, { recursive: true })
+cpSync(join(FIXTURE, 'app', 'pb_data'), folder, { recursive: true })
 
 afterAll(async () => {
   rmSync(root, { recursive: true, force: true })

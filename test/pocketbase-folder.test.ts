@@ -21,7 +21,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 /** A copy of the fixture's `pb_data` in a fresh folder. */
 function copyFixture(name: string): string {
   const dir = join(scratch, name, 'pb_data')
-  cpSync(join(FIXTURE, 'pb_data'), dir, { recursive: true })
+  cpSync(join(FIXTURE, 'app', 'pb_data'), dir, { recursive: true })
   return dir
 }
 
@@ -125,7 +125,7 @@ describe('a start on a PocketBase folder that fails', () => {
 
   it('refuses PocketBase data from before 0.23, naming PocketBase’s upgrade path', async () => {
     const dataDir = join(scratch, 'legacy', 'pb_data')
-    cpSync(join(FIXTURE, 'pb_data', 'auxiliary.db'), join(dataDir, 'auxiliary.db'))
+    cpSync(join(FIXTURE, 'app', 'pb_data', 'auxiliary.db'), join(dataDir, 'auxiliary.db'))
     const db = new Database(join(dataDir, 'data.db'))
     db.exec('CREATE TABLE _collections (id TEXT PRIMARY KEY, name TEXT, type TEXT, schema JSON)')
     db.exec('CREATE TABLE _admins (id TEXT PRIMARY KEY, email TEXT)')
@@ -274,7 +274,7 @@ describe('a folder svcbase makes from nothing', () => {
         db.close()
       }
     }
-    expect(goRows(dataDir)).toEqual(goRows(join(FIXTURE, 'pb_data')))
+    expect(goRows(dataDir)).toEqual(goRows(join(FIXTURE, 'app', 'pb_data')))
     // What PocketBase answered when it opened such a folder (npm run oracle:record -- folder).
     expect(recording.svcbaseFolder.map((a) => `${a.name} ${a.status}`)).toEqual([
       'read svcbase note 200',

@@ -268,3 +268,24 @@ export const reads: Group = {
     { name: 'view file', method: 'GET', path: `/api/files/posts_stats/${POST}/{{img}}` },
   ],
 }
+
+/** What the app's own hooks and migrations answer (app/pb_hooks, app/pb_migrations). */
+export const appReads: Group = {
+  name: 'folder app',
+  steps: [
+    { name: 'hook route as guest', method: 'GET', path: `/api/app/posts/${POST}` },
+    { name: 'hook route as user', method: 'GET', path: `/api/app/posts/${POST}`, as: 'ut' },
+    { name: 'hook route unknown post', method: 'GET', path: '/api/app/posts/nope' },
+    {
+      name: 'migration record',
+      method: 'GET',
+      path: `/api/collections/notes/records?filter=${encodeURIComponent("text = 'made by a migration'")}&fields=text`,
+    },
+    {
+      name: 'hook on create',
+      method: 'POST',
+      path: '/api/collections/notes/records?fields=text',
+      body: { text: 'shout' },
+    },
+  ],
+}

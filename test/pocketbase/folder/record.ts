@@ -1,7 +1,9 @@
 /**
  * `npm run oracle:record -- folder` (or `tsx test/pocketbase/folder/record.ts`): PocketBase
- * 0.40.4 builds an app (`setup` of ./app.ts) and answers a client's reads (`reads`); its
- * `pb_data` is kept as the fixture `./pb_data/` with the answers in `./answers.json`. Then the
+ * 0.40.4 starts with the app's hooks and migrations (`./app/pb_hooks`, `./app/pb_migrations`),
+ * builds the app (`setup` of ./app.ts) and answers a client's reads (`reads`, `appReads`); its
+ * `pb_data` is kept as the fixture `./app/pb_data/` (and the migration files it wrote beside the
+ * app's own) with the answers in `./answers.json`. Then the
  * round trip: svcbase serves a copy of the folder (and writes a record), PocketBase opens the
  * folder svcbase leaves and answers the same reads, which must equal its first answers.
  */
@@ -22,9 +24,11 @@ import {
 } from '../harness.js'
 import { png } from '../groups/files.js'
 import { withOracle } from '../oracle.js'
-import { reads, setup } from './app.js'
+import { appReads, reads, setup } from './app.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
+/** The app folder: `pb_data` (recorded), `pb_hooks` and `pb_migrations` (the app's own). */
+const APP = join(HERE, 'app')
 
 /** The values later reads need: the tokens PocketBase issued, the stored file names. */
 const SEEDS = ['pbsu', 'ut', 'img', 'img2'] as const
@@ -35,6 +39,8 @@ export interface FolderRecording {
   /** The values `reads` starts with (tokens valid for ten years). */
   seed: Record<string, string>
   answers: Answer[]
+  /** PocketBase's answers to `appReads` (its hooks and migrations of app/). */
+  appAnswers: Answer[]
   /** PocketBase's answers after svcbase served the folder: the differences from `answers`. */
   roundTrip: {
     reads: number
@@ -101,6 +107,10 @@ async function main(): Promise<void> {
   const ids = chosenIds(reads)
   try {
     let seed: Record<string, string> = {}
+    let appAnswers: Answer[] = []
+    // The app's own hooks and migrations, which PocketBase runs from its first start.
+    for (const d of ['pb_hooks', 'pb_migrations'])
+      cpSync(join(APP, d), join(scratch, d), { recursive: true })
     const answers = await withOracle(
       async (url) => {
         const made = await runGroup(url, setup)
@@ -114,16 +124,21 @@ async function main(): Promise<void> {
           img2: pick(byName.get('post'), 'img.1'),
         }
         const raw = await runGroup(url, reads, new Map(Object.entries(seed)))
+        const app = await runGroup(url, appReads, new Map(Object.entries(seed)))
+        appAnswers = app.map((a) => ({ ...a, body: normalise(a.body, chosenIds(appReads)) }))
         return raw.map((a) => ({ ...a, body: normalise(a.body, ids) }))
       },
       { dir: scratch },
     )
     if (SEEDS.some((k) => !seed[k])) throw new Error('a seed value is missing')
-    const fixture = join(HERE, 'pb_data')
+    const fixture = join(APP, 'pb_data')
     rmSync(fixture, { recursive: true, force: true })
     mkdirSync(fixture, { recursive: true })
     for (const f of ['data.db', 'auxiliary.db', 'storage'])
       cpSync(join(scratch, 'pb_data', f), join(fixture, f), { recursive: true })
+    // With the migration files PocketBase wrote for the setup's collection changes.
+    rmSync(join(APP, 'pb_migrations'), { recursive: true, force: true })
+    cpSync(join(scratch, 'pb_migrations'), join(APP, 'pb_migrations'), { recursive: true })
 
     // The round trip: svcbase serves the folder and writes to it, PocketBase opens it again.
     const server = await createServer({ dataDir: join(scratch, 'pb_data'), logger: silentLogger })
@@ -193,6 +208,7 @@ async function main(): Promise<void> {
       recorded: new Date().toISOString().slice(0, 10),
       seed,
       answers,
+      appAnswers,
       roundTrip: {
         reads: back.raw.length,
         differences,

@@ -6,11 +6,11 @@ import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { allowedBy } from '../allowed.js'
-import { chosenIds, diff, normalise, runGroup } from '../harness.js'
+import { chosenIds, diff, normalise, runGroup, type Answer, type Group } from '../harness.js'
 import { reads } from './app.js'
 import type { FolderRecording } from './record.js'
 
-/** The folder of the fixture: `pb_data/`, `answers.json`, `encrypted-settings.json`. */
+/** The folder of the fixture: `app/` (`pb_data`, `pb_hooks`, `pb_migrations`), `answers.json`, … */
 export const FIXTURE = new URL('./', import.meta.url).pathname
 
 /** PocketBase's recording of the fixture. */
@@ -19,15 +19,19 @@ export const recording = JSON.parse(
 ) as FolderRecording
 
 /**
- * Sends PocketBase's client's reads to `url` (with the tokens PocketBase issued) and returns each
+ * Sends PocketBase's client's reads (`group`, `reads` by default) to `url` (with the tokens PocketBase issued) and returns each
  * difference from PocketBase's answers that test/pocketbase/allowed.ts does not list.
  */
-export async function unlistedDifferences(url: string): Promise<string[]> {
-  const raw = await runGroup(url, reads, new Map(Object.entries(recording.seed)))
-  const ids = chosenIds(reads)
+export async function unlistedDifferences(
+  url: string,
+  group: Group = reads,
+  answers: readonly Answer[] = recording.answers,
+): Promise<string[]> {
+  const raw = await runGroup(url, group, new Map(Object.entries(recording.seed)))
+  const ids = chosenIds(group)
   const unlisted: string[] = []
   for (const [i, a] of raw.entries()) {
-    const pb = recording.answers[i]!
+    const pb = answers[i]!
     if (pb.name !== a.name) throw new Error(`answer ${i} is ${a.name}, recorded ${pb.name}`)
     const lines = pb.status === a.status ? [] : [`status: ${pb.status} → ${a.status}`]
     lines.push(...diff(pb.body, normalise(a.body, ids), 'body'))
