@@ -142,6 +142,7 @@ export const postgresSuites = [
   'test/migrations-pb.test.ts',
   'test/cli-migrate.test.ts',
   'test/migrations-automigrate.test.ts',
+  'test/hook-scripts-pb-auth.test.ts',
 ]
 
 /**

@@ -1,17 +1,52 @@
 /** One request of a `*.pb.js` suite, sent to a server, its answer read as the fixtures keep it. */
 import type { HookAnswer, HookCase } from './cases.js'
 
+/** A signed-in token for a case's `auth`. */
+async function tokenOf(base: string, auth: NonNullable<HookCase['auth']>): Promise<string> {
+  const res = await fetch(`${base}/api/collections/${auth.collection}/auth-with-password`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ identity: auth.identity, password: auth.password }),
+  })
+  const body = (await res.json()) as { token?: string }
+  if (typeof body.token !== 'string') throw new Error(`cannot sign in as ${auth.identity}`)
+  return body.token
+}
+
+/** Only the `paths` (`a.b`) of `v`, where present. */
+function pick(v: unknown, paths: readonly string[]): unknown {
+  if (!v || typeof v !== 'object') return v
+  const out: Record<string, unknown> = {}
+  for (const path of paths) {
+    const keys = path.split('.')
+    let from: unknown = v
+    for (const k of keys)
+      from = from && typeof from === 'object' ? (from as Record<string, unknown>)[k] : undefined
+    if (from === undefined) continue
+    let to = out
+    for (const k of keys.slice(0, -1)) to = (to[k] ??= {}) as Record<string, unknown>
+    to[keys[keys.length - 1] as string] = from
+  }
+  return out
+}
+
 /** Sends one case to `base` and reads the answer as the fixtures keep it. */
 export async function ask(base: string, c: HookCase): Promise<HookAnswer> {
+  if (c.wait) await new Promise((r) => setTimeout(r, c.wait))
+  const headers: Record<string, string> = { ...c.headers }
+  if (c.auth) headers.authorization = await tokenOf(base, c.auth)
+  if (c.send !== undefined) headers['content-type'] = 'application/json'
   const res = await fetch(base + c.path, {
     method: c.method,
-    headers: c.headers,
+    headers,
+    body: c.send === undefined ? undefined : JSON.stringify(c.send),
     redirect: 'manual',
   })
   const text = await res.text()
   const type = (res.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? ''
   let body: unknown = text
   if (type === 'application/json' && text !== '') body = JSON.parse(text) as unknown
+  if (c.keep) body = pick(body, c.keep)
   const answer: HookAnswer = { ...c, status: res.status, type, body }
   if (c.random) answer.body = null
   const location = res.headers.get('location')

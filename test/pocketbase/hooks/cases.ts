@@ -11,6 +11,14 @@ export interface HookCase {
   headers?: Record<string, string>
   /** True when the body is random (only status and type are compared). */
   random?: true
+  /** A JSON body to send. */
+  send?: unknown
+  /** Signs in first (password) and sends the token. */
+  auth?: { collection: string; identity: string; password: string }
+  /** Only these paths (`a.b`) of a JSON answer are kept (the rest is random: ids, dates). */
+  keep?: string[]
+  /** Milliseconds to wait before the request (for work the server does in the background). */
+  wait?: number
 }
 
 /** The answer to one case, as recorded. */
@@ -188,3 +196,130 @@ export const eventsSuite: HookSuite = {
 
 /** The AES key of the security suite's dynamic cases. */
 export const SECURITY_KEY = KEY32
+
+const PASSWORD = 'password123'
+const user = (email: string, name: string, id?: string) => ({
+  email,
+  name,
+  password: PASSWORD,
+  passwordConfirm: PASSWORD,
+  ...(id ? { id } : {}),
+})
+const post = (
+  name: string,
+  path: string,
+  body: unknown,
+  extra: Partial<HookCase> = {},
+): HookCase => ({
+  name,
+  method: 'POST',
+  path,
+  send: body,
+  ...extra,
+})
+const USERS = '/api/collections/users'
+const RECORD_KEEP = ['name', 'collectionName', 'verified', 'status', 'message', 'data']
+const AUTH_KEEP = ['meta', 'record.name', 'record.email', 'stopped', 'method', 'refreshSkipped']
+const signIn = (identity: string) => ({ collection: 'users', identity, password: PASSWORD })
+const signInCase = (name: string, identity: string, extra: Partial<HookCase> = {}) =>
+  post(
+    name,
+    `${USERS}/auth-with-password`,
+    { identity, password: PASSWORD },
+    {
+      keep: AUTH_KEEP,
+      ...extra,
+    },
+  )
+export const SU = {
+  collection: '_superusers',
+  identity: 'hooks-admin@example.com',
+  password: 'supersecret123',
+}
+
+export const authSuite: HookSuite = {
+  name: 'auth',
+  files: ['auth.pb.js'],
+  cases: [
+    post(
+      'create: create, validate, execute',
+      `${USERS}/records`,
+      user('a@example.com', 'n', 'aaaaaaaaaaaaaaa'),
+      { keep: RECORD_KEEP },
+    ),
+    post('create stop', `${USERS}/records`, user('stop@example.com', 'n'), { keep: RECORD_KEEP }),
+    post('create d', `${USERS}/records`, user('d@example.com', 'd', 'ddddddddddddddd'), {
+      keep: RECORD_KEEP,
+    }),
+    post('validate throws', `${USERS}/records`, user('b@example.com', 'vthrow'), {
+      keep: RECORD_KEEP,
+    }),
+    post('validate skips next', `${USERS}/records`, user('vs@example.com', 'vskip'), {
+      keep: RECORD_KEEP,
+    }),
+    post('validate skips next, invalid email', `${USERS}/records`, user('bad', 'vskip'), {
+      keep: RECORD_KEEP,
+    }),
+    post('execute skips next', `${USERS}/records`, user('c@example.com', 'xskip'), {
+      keep: [...RECORD_KEEP, 'created'],
+    }),
+    signInCase('auth request meta', 'a@example.com'),
+    signInCase('auth request answers itself', 'stop@example.com'),
+    signInCase('auth with password throws', 'blocked@example.com', { keep: undefined }),
+    signInCase('auth with password: no record', 'who@example.com', { keep: undefined }),
+    signInCase('a record whose create execute skipped', 'c@example.com', { keep: undefined }),
+    signInCase('a record whose validate skipped', 'vs@example.com'),
+    post(
+      'auth refresh',
+      `${USERS}/auth-refresh`,
+      {},
+      { auth: signIn('a@example.com'), keep: AUTH_KEEP },
+    ),
+    post(
+      'auth refresh answered by the hook',
+      `${USERS}/auth-refresh`,
+      {},
+      { auth: signIn('d@example.com'), keep: AUTH_KEEP },
+    ),
+    {
+      name: 'update execute',
+      method: 'PATCH',
+      path: `${USERS}/records/aaaaaaaaaaaaaaa`,
+      send: { name: 'u' },
+      auth: signIn('a@example.com'),
+      keep: RECORD_KEEP,
+    },
+    {
+      name: 'update execute throws',
+      method: 'PATCH',
+      path: `${USERS}/records/aaaaaaaaaaaaaaa`,
+      send: { name: 'uthrow' },
+      auth: signIn('a@example.com'),
+      keep: RECORD_KEEP,
+    },
+    {
+      name: 'delete execute skips next',
+      method: 'DELETE',
+      path: `${USERS}/records/ddddddddddddddd`,
+      auth: signIn('d@example.com'),
+    },
+    signInCase('the record whose delete execute skipped', 'd@example.com'),
+    post('password reset request answered by the hook', `${USERS}/request-password-reset`, {
+      email: 'stop@example.com',
+    }),
+    post('password reset request', `${USERS}/request-password-reset`, { email: 'a@example.com' }),
+    signInCase('the mail hook saved the record', 'a@example.com', { wait: 500 }),
+    post(
+      'collection create hook throws',
+      '/api/collections',
+      { name: 'blocked', type: 'base' },
+      { auth: SU },
+    ),
+    post(
+      'collection create hook passes',
+      '/api/collections',
+      { name: 'notes', type: 'base' },
+      { auth: SU, keep: ['name', 'type'] },
+    ),
+  ],
+}

@@ -1,13 +1,13 @@
 /**
  * Records PocketBase's answers to the `*.pb.js` suites of this folder (`cases.ts`) into
  * `<suite>.json`: each suite's files go into a fresh hooks dir of the real PocketBase 0.40.4
- * (`/work/shared/oracle/pocketbase.sh`, port 8111), the cases run in order, the answers are kept.
+ * (`/work/shared/oracle/pocketbase.sh`, port 8111 or `ORACLE_PORT`), the cases run in order, the answers are kept.
  * The security suite adds cases made of values from both sides: an oracle cipher and JWT that
  * svcbase must read, and an svcbase cipher and JWT that PocketBase read (its answers recorded).
  *
  *   npx tsx test/pocketbase/hooks/record.ts [suite…]
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -22,6 +22,8 @@ import {
   templateSuite,
   osSuite,
   eventsSuite,
+  authSuite,
+  SU,
   type HookAnswer,
   type HookCase,
   type HookRecording,
@@ -30,7 +32,8 @@ import {
 
 const ORACLE = '/work/shared/oracle/pocketbase.sh'
 const ORACLE_VERSION = 'PocketBase 0.40.4 (Debian build of the upstream source)'
-const PORT = 8111
+/** The oracle's port (`ORACLE_PORT` overrides it, for engineers given other ports). */
+const PORT = Number(process.env.ORACLE_PORT ?? 8111)
 const here = dirname(fileURLToPath(import.meta.url))
 
 async function startOracle(suite: HookSuite): Promise<{ proc: ChildProcess; dir: string }> {
@@ -40,6 +43,10 @@ async function startOracle(suite: HookSuite): Promise<{ proc: ChildProcess; dir:
     mkdirSync(dirname(join(dir, 'h', f)), { recursive: true })
     cpSync(join(here, f), join(dir, 'h', f))
   }
+  // The superuser the test server has too (test/fixtures/hooks/server.ts), for `auth: SU` cases.
+  execFileSync(ORACLE, ['superuser', 'upsert', SU.identity, SU.password, `--dir=${dir}/pb_data`], {
+    stdio: 'ignore',
+  })
   const proc = spawn(
     ORACLE,
     [
@@ -150,6 +157,6 @@ async function record(suite: HookSuite): Promise<void> {
   }
 }
 
-const suites = [routesSuite, securitySuite, templateSuite, osSuite, eventsSuite]
+const suites = [routesSuite, securitySuite, templateSuite, osSuite, eventsSuite, authSuite]
 const wanted = process.argv.slice(2)
 for (const s of suites) if (wanted.length === 0 || wanted.includes(s.name)) await record(s)

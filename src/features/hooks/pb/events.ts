@@ -61,12 +61,12 @@ function requestInfoOf(info: RequestInfo): () => object {
  * A JSON answer's body as plain values: records become their public export (`toJSON`) and no
  * script proxy reaches the HTTP layer (which probes bodies for streams and buffers).
  */
-function plain(body: unknown): unknown {
+export function plain(body: unknown): unknown {
   return body === undefined ? null : (JSON.parse(JSON.stringify(body)) as unknown)
 }
 
 /** What every request event offers (PocketBase's `core.RequestEvent`). */
-function requestMembers(e: RequestEvent | RouteEvent): Record<string, unknown> {
+export function requestMembers(e: RequestEvent | RouteEvent): Record<string, unknown> {
   return {
     app: appFacade(() => e.app),
     auth: authOf(e.requestInfo),
@@ -106,7 +106,7 @@ function storeOf(e: object): Map<string, unknown> {
 }
 
 /** `e.request` of a record request hook: its method and headers. */
-function hookRequest(info: RequestInfo): object {
+export function hookRequest(info: RequestInfo): object {
   return strict('e.request', {
     method: info.method,
     header: strict('e.request.header', {

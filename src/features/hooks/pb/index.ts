@@ -2,8 +2,8 @@
  * The runner of PocketBase's `pb_hooks` files (`*.pb.js`): a file written for PocketBase's JSVM
  * runs unchanged against svcbase through a subset of PocketBase's globals, in a `node:vm`
  * context of its own (see docs/hook-scripts.md, "PocketBase's *.pb.js form"):
- * `routerAdd`, `routerUse`, the record hooks (`onRecordCreate`, … `onRecordAfterDeleteSuccess`,
- * the record request hooks), `cronAdd`/`cronRemove`, `$app`, `$apis.require…`, `$os` (`getenv`, `readFile`, `readDir`),
+ * `routerAdd`, `routerUse`, the record, auth, collection and mailer hooks (`bindings.ts`),
+ * `cronAdd`/`cronRemove`, `$app`, `$apis.require…`, `$os` (`getenv`, `readFile`, `readDir`),
  * `$security`, `$template`, `$filepath`, `toString`, `console`, `new Record(…)` and PocketBase's error classes. A file
  * that uses another PocketBase global or member fails to load (`load-check.ts`); what a scan
  * cannot see is a stub that throws `"<name>" is not supported…`.
@@ -13,18 +13,11 @@ import { format } from 'node:util'
 import vm from 'node:vm'
 import type { App } from '../../../core/app.js'
 import { badRequest, forbidden, messages, unauthorized } from '../../../core/errors.js'
-import type { AppHooks } from '../../../core/hooks.js'
 import { isSuperuser } from '../../../core/request-info.js'
 import type { RouteEvent, RouteHandler, ScriptApi } from '../script-api.js'
 import { globalApp } from './app-facade.js'
-import {
-  recordEventOf,
-  recordRequestEventOf,
-  recordSuccessEventOf,
-  recordsListEventOf,
-  recordUpdateRequestEventOf,
-  routeEventOf,
-} from './events.js'
+import { HOOK_NAMES, hookRegistrations } from './bindings.js'
+import { routeEventOf } from './events.js'
 import { collectionOf } from './find.js'
 import { currentApp, hostError, invoke } from './invocation.js'
 import { checkSupported } from './load-check.js'
@@ -34,6 +27,9 @@ import { pbRecord } from './record.js'
 import { securityGlobal } from './security.js'
 import { templateGlobal } from './template.js'
 import { MISSING_CALLS, strict, unsupportedGlobals } from './unsupported.js'
+
+/** The calls a file may not make: PocketBase's globals svcbase lacks. */
+const MISSING = MISSING_CALLS.filter((n) => !HOOK_NAMES.includes(n))
 
 /** The top level of a file may run this long (milliseconds) before its load fails. */
 const LOAD_TIMEOUT_MS = 5_000
@@ -46,23 +42,6 @@ interface NativeMiddleware {
 
 const isNative = (v: unknown): v is NativeMiddleware =>
   typeof v === 'object' && v !== null && NATIVE in v
-
-/** The record hooks a script may bind, each with the event facade its handlers receive. */
-const RECORD_HOOKS = {
-  onRecordCreate: recordEventOf,
-  onRecordUpdate: recordEventOf,
-  onRecordDelete: recordEventOf,
-  onRecordAfterCreateSuccess: recordSuccessEventOf,
-  onRecordAfterUpdateSuccess: recordSuccessEventOf,
-  onRecordAfterDeleteSuccess: recordSuccessEventOf,
-  onRecordsListRequest: recordsListEventOf,
-  onRecordViewRequest: recordRequestEventOf,
-  onRecordCreateRequest: recordRequestEventOf,
-  onRecordUpdateRequest: recordUpdateRequestEventOf,
-  onRecordDeleteRequest: recordRequestEventOf,
-} as const satisfies Partial<Record<keyof AppHooks, (e: never) => object>>
-
-type RecordHookName = keyof typeof RECORD_HOOKS
 
 /** The handler a script passed, or a clear error naming the call. */
 function handlerArg(fn: unknown, name: string): (e: object) => unknown {
@@ -112,16 +91,16 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
     return (e) => invoke(e.app, file, () => handler(routeEventOf(e)))
   }
 
-  const hookBinder = (name: RecordHookName) => {
-    const facade = RECORD_HOOKS[name] as (e: never) => object
-    const hook = api.hooks[name] as unknown as {
-      bind(fn: (e: { app: App }) => Promise<void>, tags?: string[]): string
-    }
-    return (fn: unknown, ...tags: unknown[]): void => {
+  const registrations = hookRegistrations(api.hooks)
+  const hookBinder =
+    (name: string) =>
+    (fn: unknown, ...tags: unknown[]): void => {
       const handler = handlerArg(fn, name)
-      hook.bind((e) => invoke(e.app, file, () => handler(facade(e as never))), tags.map(String))
+      registrations[name]?.(
+        (app, facade) => invoke(app, file, () => handler(facade)),
+        tags.map(String),
+      )
     }
-  }
 
   const log =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
@@ -173,7 +152,7 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
     TooManyRequestsError: errorClass(429),
     InternalServerError: errorClass(500),
   }
-  for (const name of Object.keys(RECORD_HOOKS) as RecordHookName[]) out[name] = hookBinder(name)
+  for (const name of HOOK_NAMES) out[name] = hookBinder(name)
   return out
 }
 
@@ -185,7 +164,7 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
  */
 export function runPbScript(file: string, source: string, api: ScriptApi): void {
   const scope = globals(file, api)
-  checkSupported(file, source, scope, MISSING_CALLS)
+  checkSupported(file, source, scope, MISSING)
   const context = vm.createContext(scope, { name: file })
   try {
     const script = new vm.Script(source, { filename: file })

@@ -113,7 +113,10 @@ const FUNCTIONS = [
   'Settings',
 ]
 
-/** PocketBase's hook registrations that svcbase does not offer to `*.pb.js` scripts. */
+/**
+ * PocketBase's hook registrations; those svcbase offers (`bindings.ts`) replace their stub in
+ * a file's context and are not checked at load (`index.ts`).
+ */
 const HOOKS = [
   'onBootstrap',
   'onServe',
@@ -190,7 +193,7 @@ const HOOKS = [
   'onCronJobExecute',
 ]
 
-/** PocketBase's global functions, classes and hooks svcbase lacks (checked at load). */
+/** PocketBase's global functions, classes and hooks (less those offered: checked at load). */
 export const MISSING_CALLS: readonly string[] = [...FUNCTIONS, ...HOOKS]
 
 /** The stubs of every PocketBase global outside the subset, by name. */

@@ -1,0 +1,62 @@
+/**
+ * The auth request hooks, the record execute/validate hooks, a mailer hook and a collection hook
+ * of `*.pb.js` files: the same `auth.pb.js` ran on PocketBase 0.40.4
+ * (`test/pocketbase/hooks/auth.json`, recorded by `test/pocketbase/hooks/record.ts`) and here
+ * answers alike, request after request: `e.meta` set by `onRecordAuthRequest` is answered,
+ * a handler that answers itself without `e.next()` stops the sign-in, `e.identity`/`e.password`/
+ * `e.record` (null when no record) of `onRecordAuthWithPasswordRequest`, the order create →
+ * validate → execute, an execute handler that skips `e.next()` writes nothing, tags.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { HooksServer } from './fixtures/hooks/server.js'
+import { authSuite } from './pocketbase/hooks/cases.js'
+import { recording, replay, startSuiteServer } from './pocketbase/hooks/replay.js'
+
+const recorded = recording(authSuite)
+
+/** Where svcbase answers otherwise, on purpose (docs/hook-scripts.md). */
+const ALLOWED: Record<string, { status: number; why: string }> = {
+  'validate throws': {
+    status: 400,
+    why: 'PocketBase wraps it in "Failed to create record."; svcbase answers a script error of any record model hook with the generic 400 message',
+  },
+  'validate skips next, invalid email': {
+    status: 400,
+    why: 'PocketBase validates inside onRecordValidate (skipping e.next() skips it); svcbase validates before the model hooks, always',
+  },
+  'execute skips next': {
+    status: 200,
+    why: 'the unsaved record is answered; PocketBase leaves its autodates empty, svcbase has filled them before the hooks',
+  },
+  'auth with password throws': {
+    status: 400,
+    why: 'PocketBase answers a non-validation value of the error data as {code: "validation_invalid_value"}; errors.ts passes it as given',
+  },
+  'collection create hook throws': {
+    status: 400,
+    why: 'PocketBase prefixes the message with "Failed to create collection. Raw error:"; svcbase answers the handler\'s message',
+  },
+}
+
+describe('auth, execute, validate, mailer and collection hooks in *.pb.js files, as PocketBase', () => {
+  let s: HooksServer
+  beforeAll(async () => {
+    s = await startSuiteServer(authSuite)
+  })
+  afterAll(async () => {
+    await s.close()
+  })
+
+  it('loads the file', async () => {
+    const listing = await s.api('GET', '/api/functions', { token: s.suToken })
+    expect(listing.body.errors).toEqual([])
+  })
+
+  // In order: each case sees what the ones before it wrote.
+  it.each(recorded.answers.map((a) => [a.name, a] as const))('%s', async (_label, pb) => {
+    const svc = await replay(s, pb)
+    const allowed = ALLOWED[pb.name]
+    if (allowed) expect(svc.status, allowed.why).toBe(allowed.status)
+    else expect(svc).toEqual(pb)
+  })
+})
