@@ -50,9 +50,13 @@ Flags of serve:
   --origins=*             the CORS allowed origins, comma separated
   --automigrate           apply ./svc_schema.json at start when it exists (never --force), and
                           write a pb_migrations file for each collection changed through the API
+                          (without the flag: written when the migrations folder exists;
+                          --automigrate=false: never)
   --hooksDir=./svc_hooks  the hook scripts folder (*.js, *.mjs, *.ts, *.pb.js); with --dev
-                          a change in it reloads the scripts
-  --publicDir=./svc_public  the static files served at / (outside /api and /_/)
+                          a change in it reloads the scripts (default: <dir>/../pb_hooks when it
+                          exists, as PocketBase's)
+  --publicDir=./svc_public  the static files served at / (outside /api and /_/); default
+                          <dir>/../pb_public when it exists
   --indexFallback         missing extensionless paths answer publicDir's index.html (single-page
                           apps); on by default, --indexFallback=false turns it off
   --workers=1             processes sharing the port and the data (all the cores of one

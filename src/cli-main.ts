@@ -107,14 +107,28 @@ async function applyPbMigrations(
   }
 }
 
+/**
+ * A folder of the app: the flag's, else PocketBase's beside the data folder when it exists
+ * (`<dir>/../pb_hooks` for a `pb_data`), else svcbase's default.
+ */
+function appFolder(flag: unknown, dataDir: string, pocketBase: string, fallback: string): string {
+  if (typeof flag === 'string') return resolve(flag)
+  const beside = resolve(dataDir, '..', pocketBase)
+  return existsSync(beside) ? beside : resolve(fallback)
+}
+
 async function serve(cl: CommandLine): Promise<void> {
   const f = cl.flags
   const dir = resolve((f.dir as string | undefined) ?? './svc_data')
-  const hooksDir = resolve((f.hooksDir as string | undefined) ?? './svc_hooks')
-  const publicDir = resolve((f.publicDir as string | undefined) ?? './svc_public')
+  const hooksDir = appFolder(f.hooksDir, dir, 'pb_hooks', './svc_hooks')
+  const publicDir = appFolder(f.publicDir, dir, 'pb_public', './svc_public')
   const migrationsDir = resolve(
     (f.migrationsDir as string | undefined) ?? defaultMigrationsDir(dir),
   )
+  // As PocketBase's (default on), migration files are written for an app that keeps them: one
+  // whose migrations folder exists. `--automigrate` also applies ./svc_schema.json.
+  const writeMigrations =
+    f.automigrate === true || (f.automigrate === undefined && existsSync(migrationsDir))
   const { host, port } = splitAddress((f.http as string | undefined) ?? '127.0.0.1:8090')
   const origins = f.origins as string[] | undefined
   if (origins && origins.length === 0)
@@ -145,7 +159,7 @@ async function serve(cl: CommandLine): Promise<void> {
       async onRestarted(restarted) {
         if (f.automigrate === true) await automigrate(restarted)
         await applyPbMigrations(restarted, migrationsDir, hooksDir)
-        if (f.automigrate === true) bindAutomigrate(restarted.app, migrationsDir)
+        if (writeMigrations) bindAutomigrate(restarted.app, migrationsDir)
         console.log(`svcbase restarted in process ${process.pid}, serving the restored data`)
       },
       onFatal(err) {
@@ -157,8 +171,8 @@ async function serve(cl: CommandLine): Promise<void> {
   if (f.automigrate === true && role.first) await automigrate(server)
   // PocketBase applies the new pb_migrations files at every start (whatever --automigrate).
   if (role.first) await applyPbMigrations(server, migrationsDir, hooksDir)
-  // With --automigrate, a collection changed through the API writes a pb_migrations file.
-  if (f.automigrate === true) bindAutomigrate(server.app, migrationsDir)
+  // With automigrate, a collection changed through the API writes a pb_migrations file.
+  if (writeMigrations) bindAutomigrate(server.app, migrationsDir)
   await server.listen({ host, port })
   // Loading is over: once requests keep it busy, the full young generation (see cli-heap.ts).
   releaseYoungGenerationWhenBusy()

@@ -6,7 +6,7 @@
  * PocketBase had applied.
  */
 import { spawn } from 'node:child_process'
-import { cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -18,8 +18,8 @@ const root = mkdtempSync(join(tmpdir(), 'svcbase-pbapp-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 /** `svcbase serve` on a copy of the app folder; resolves once it serves. */
-function serve(args: (app: string) => string[]) {
-  const app = join(root, 'app')
+function serve(name: string, args: (app: string) => string[]) {
+  const app = join(root, name)
   cpSync(join(FIXTURE, 'app'), app, { recursive: true })
   const env = { ...process.env }
   delete env.SVC_DATABASE_URL
@@ -52,10 +52,11 @@ function serve(args: (app: string) => string[]) {
 
 describe('a PocketBase app folder served whole by `svcbase serve`', () => {
   it('answers the app’s client, hooks and migrations included, as PocketBase did', async () => {
-    const server = await serve((app) => [
+    const server = await serve('flags', (app) => [
       `--dir=${join(app, 'pb_data')}`,
       `--hooksDir=${join(app, 'pb_hooks')}`,
       `--migrationsDir=${join(app, 'pb_migrations')}`,
+      `--publicDir=${join(app, 'pb_public')}`,
     ])
     try {
       expect(await unlistedDifferences(server.url)).toEqual([])
@@ -63,6 +64,24 @@ describe('a PocketBase app folder served whole by `svcbase serve`', () => {
       expect(lines).toEqual([])
       // Every migration file there was applied by PocketBase: none runs again.
       expect(server.output()).not.toMatch(/Applied migration/)
+    } finally {
+      await server.stop()
+    }
+  }, 120_000)
+
+  it('finds pb_hooks, pb_migrations and pb_public beside --dir, and writes migrations there', async () => {
+    const server = await serve('defaults', (app) => [`--dir=${join(app, 'pb_data')}`])
+    try {
+      expect(await unlistedDifferences(server.url, appReads, recording.appAnswers)).toEqual([])
+      // The app keeps its migrations in files: a collection made through the API writes one.
+      const made = await fetch(`${server.url}/api/collections`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: recording.seed.pbsu! },
+        body: JSON.stringify({ name: 'extra', fields: [{ name: 'x', type: 'text' }] }),
+      })
+      expect(made.status).toBe(200)
+      const files = readdirSync(join(root, 'defaults', 'pb_migrations'))
+      expect(files.filter((f) => /^\d+_created_extra\.js$/.test(f))).toHaveLength(1)
     } finally {
       await server.stop()
     }

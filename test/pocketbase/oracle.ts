@@ -91,8 +91,12 @@ export async function withOracle<T>(
     }
     return await fn(url, dir)
   } finally {
-    child.kill('SIGTERM')
-    await new Promise((r) => child.once('exit', r))
+    // NB: a PocketBase that exited already (it failed to start) sends no second 'exit'.
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r))
+      child.kill('SIGTERM')
+      await exited
+    }
     if (!options.dir) rmSync(dir, { recursive: true, force: true })
   }
 }

@@ -269,10 +269,11 @@ export const reads: Group = {
   ],
 }
 
-/** What the app's own hooks and migrations answer (app/pb_hooks, app/pb_migrations). */
+/** What the app's own folders answer (app/pb_public, app/pb_hooks, app/pb_migrations). */
 export const appReads: Group = {
   name: 'folder app',
   steps: [
+    { name: 'public file', method: 'GET', path: '/hello.txt' },
     { name: 'hook route as guest', method: 'GET', path: `/api/app/posts/${POST}` },
     { name: 'hook route as user', method: 'GET', path: `/api/app/posts/${POST}`, as: 'ut' },
     { name: 'hook route unknown post', method: 'GET', path: '/api/app/posts/nope' },

@@ -108,9 +108,14 @@ async function main(): Promise<void> {
   try {
     let seed: Record<string, string> = {}
     let appAnswers: Answer[] = []
-    // The app's own hooks and migrations, which PocketBase runs from its first start.
-    for (const d of ['pb_hooks', 'pb_migrations'])
-      cpSync(join(APP, d), join(scratch, d), { recursive: true })
+    // The app's own hooks, migrations and public files, which PocketBase runs from its first start.
+    // (Only the app's own migrations: those PocketBase wrote at the last recording are its output.)
+    for (const d of ['pb_hooks', 'pb_migrations', 'pb_public'])
+      cpSync(join(APP, d), join(scratch, d), {
+        recursive: true,
+        filter: (src) =>
+          d !== 'pb_migrations' || !/\/\d+_(created|updated|deleted)_\w+\.js$/.test(src),
+      })
     const answers = await withOracle(
       async (url) => {
         const made = await runGroup(url, setup)

@@ -23,7 +23,7 @@ migrate((app) => {
         "autogeneratePattern": "",
         "help": "",
         "hidden": false,
-        "id": "_clone_s9FA",
+        "id": "_clone_7Hsl",
         "max": 100,
         "min": 1,
         "name": "title",
@@ -37,7 +37,7 @@ migrate((app) => {
       {
         "help": "",
         "hidden": false,
-        "id": "_clone_ANWw",
+        "id": "_clone_oK54",
         "max": null,
         "min": 0,
         "name": "views",
@@ -50,7 +50,7 @@ migrate((app) => {
       {
         "help": "",
         "hidden": false,
-        "id": "_clone_7Z1E",
+        "id": "_clone_0Uo8",
         "maxSelect": 2,
         "maxSize": 0,
         "mimeTypes": [
