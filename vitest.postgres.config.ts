@@ -143,6 +143,7 @@ export const postgresSuites = [
   'test/cli-migrate.test.ts',
   'test/migrations-automigrate.test.ts',
   'test/hook-scripts-pb-auth.test.ts',
+  'test/hook-scripts-pb-mails.test.ts',
 ]
 
 /**

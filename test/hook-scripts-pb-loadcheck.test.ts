@@ -16,7 +16,7 @@ routerAdd("GET", "/lc/http", (e) => {
 })
 
 onRecordAfterCreateSuccess((e) => {
-    $mails.sendRecordVerification(e.app, e.record)
+    $inflector.columnify(e.record.id)
     e.next()
 }, "users")
 `,
@@ -83,7 +83,7 @@ describe('*.pb.js uses of what svcbase lacks fail at load', () => {
       file: 'http.pb.js',
       line: 4,
       column: 17,
-      message: `${unsupported('$http.send')} Also not supported: $mails.sendRecordVerification.`,
+      message: `${unsupported('$http.send')} Also not supported: $inflector.columnify.`,
     })
     expect(errors.find((e) => e.file === 'os.pb.js')).toMatchObject({
       line: 2,

@@ -1,5 +1,6 @@
 /** One request of a `*.pb.js` suite, sent to a server, its answer read as the fixtures keep it. */
-import type { HookAnswer, HookCase } from './cases.js'
+import type { TestSmtp } from '../../helpers/smtp.js'
+import type { HookAnswer, HookCase, SentMail } from './cases.js'
 
 /** A signed-in token for a case's `auth`. */
 async function tokenOf(base: string, auth: NonNullable<HookCase['auth']>): Promise<string> {
@@ -30,8 +31,54 @@ function pick(v: unknown, paths: readonly string[]): unknown {
   return out
 }
 
+/** Points the server's mail at `smtp` (signed in as the superuser both servers have). */
+export async function useSmtp(base: string, smtp: TestSmtp, su: NonNullable<HookCase['auth']>) {
+  const res = await fetch(`${base}/api/settings`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json', authorization: await tokenOf(base, su) },
+    body: JSON.stringify({
+      meta: {
+        appName: 'Acme',
+        appURL: 'http://localhost:8090',
+        senderAddress: 'sender@example.com',
+        senderName: 'Sender',
+      },
+      smtp: { enabled: true, host: smtp.host, port: smtp.port, tls: false },
+    }),
+  })
+  if (!res.ok) throw new Error(`the settings were not saved: ${await res.text()}`)
+}
+
+/**
+ * A mail as compared: JWTs masked, the HTML's spacing normalised, and only the inside of its
+ * `<body>` (PocketBase wraps an auth mail's template in a layout of its own; svcbase does not).
+ */
+function sentMail(m: TestSmtp['mails'][number]): SentMail {
+  const mask = (t: string) =>
+    (/<body>([\s\S]*)<\/body>/.exec(t)?.[1] ?? t)
+      .replace(/eyJ[\w-]+\.[\w-]+\.[\w-]+/g, 'TOKEN')
+      .replace(/\s+/g, ' ')
+      .trim()
+  return {
+    from: m.from,
+    fromHeader: m.fromHeader,
+    to: m.to,
+    subject: m.subject,
+    html: mask(m.html),
+  }
+}
+
+/** The mails the server sends from now on: `count` of them (waited for), then any more. */
+async function mailsAfter(smtp: TestSmtp, before: number, count: number): Promise<SentMail[]> {
+  for (let i = 0; i < 100 && smtp.mails.length < before + count; i++)
+    await new Promise((r) => setTimeout(r, 50))
+  await new Promise((r) => setTimeout(r, 300))
+  return smtp.mails.slice(before).map(sentMail)
+}
+
 /** Sends one case to `base` and reads the answer as the fixtures keep it. */
-export async function ask(base: string, c: HookCase): Promise<HookAnswer> {
+export async function ask(base: string, c: HookCase, smtp?: TestSmtp): Promise<HookAnswer> {
+  const before = smtp?.mails.length ?? 0
   if (c.wait) await new Promise((r) => setTimeout(r, c.wait))
   const headers: Record<string, string> = { ...c.headers }
   if (c.auth) headers.authorization = await tokenOf(base, c.auth)
@@ -48,6 +95,7 @@ export async function ask(base: string, c: HookCase): Promise<HookAnswer> {
   if (type === 'application/json' && text !== '') body = JSON.parse(text) as unknown
   if (c.keep) body = pick(body, c.keep)
   const answer: HookAnswer = { ...c, status: res.status, type, body }
+  if (smtp && c.mails !== undefined) answer.sent = await mailsAfter(smtp, before, c.mails)
   if (c.random) answer.body = null
   const location = res.headers.get('location')
   if (location !== null) {

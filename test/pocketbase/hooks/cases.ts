@@ -19,6 +19,17 @@ export interface HookCase {
   keep?: string[]
   /** Milliseconds to wait before the request (for work the server does in the background). */
   wait?: number
+  /** How many mails the request sends (the suite's SMTP listener receives them). */
+  mails?: number
+}
+
+/** A mail the suite's SMTP listener received, as compared (tokens masked). */
+export interface SentMail {
+  from: string
+  fromHeader: string
+  to: string[]
+  subject: string
+  html: string
 }
 
 /** The answer to one case, as recorded. */
@@ -30,6 +41,8 @@ export interface HookAnswer extends HookCase {
   body: unknown
   /** The path (and query) a redirect sends to. */
   location?: string
+  /** The mails the request sent (a case with `mails`). */
+  sent?: SentMail[]
 }
 
 export interface HookSuite {
@@ -37,6 +50,8 @@ export interface HookSuite {
   /** The files of this folder the suite's hooks dir holds (a path under it keeps its folders). */
   files: string[]
   cases: HookCase[]
+  /** Mail goes to an SMTP listener of the test (set in the settings before the cases). */
+  smtp?: true
 }
 
 export interface HookRecording {
@@ -320,6 +335,35 @@ export const authSuite: HookSuite = {
       '/api/collections',
       { name: 'notes', type: 'base' },
       { auth: SU, keep: ['name', 'type'] },
+    ),
+  ],
+}
+
+export const mailsSuite: HookSuite = {
+  name: 'mails',
+  files: ['mails.pb.js'],
+  smtp: true,
+  cases: [
+    post('create a', `${USERS}/records`, user('a@example.com', 'A'), { keep: ['name'] }),
+    post('create skip', `${USERS}/records`, user('skip@example.com', 'S'), { keep: ['name'] }),
+    post('create noverify', `${USERS}/records`, user('noverify@example.com', 'N'), {
+      keep: ['name'],
+    }),
+    post('$mails.sendRecordPasswordReset', '/mails/reset/a@example.com', {}, { mails: 1 }),
+    post('$mails.sendRecordVerification', '/mails/verify/a@example.com', {}, { mails: 1 }),
+    post('$mails.sendRecordChangeEmail', '/mails/change/a@example.com', {}, { mails: 1 }),
+    post('$mails.sendRecordOTP', '/mails/otp/a@example.com', {}, { mails: 1 }),
+    post('$mails.sendRecordAuthAlert', '/mails/alert/a@example.com', {}, { mails: 1 }),
+    post('onMailerSend skips next', '/mails/reset/skip@example.com', {}, { mails: 0 }),
+    post('a record mail hook skips next', '/mails/verify/noverify@example.com', {}, { mails: 0 }),
+    post('MailerMessage and newMailClient', '/mails/message', {}, { mails: 1 }),
+    post(
+      'request-password-reset sends through the hooks',
+      `${USERS}/request-password-reset`,
+      {
+        email: 'a@example.com',
+      },
+      { mails: 1 },
     ),
   ],
 }

@@ -14,7 +14,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { format } from 'prettier'
 import { security } from '../../../src/features/hooks/pb/security.js'
-import { ask } from './ask.js'
+import { startSmtp } from '../../helpers/smtp.js'
+import { ask, useSmtp } from './ask.js'
 import {
   SECURITY_KEY,
   routesSuite,
@@ -23,6 +24,7 @@ import {
   osSuite,
   eventsSuite,
   authSuite,
+  mailsSuite,
   SU,
   type HookAnswer,
   type HookCase,
@@ -133,12 +135,14 @@ function sorted(v: unknown): unknown {
 async function record(suite: HookSuite): Promise<void> {
   const { proc, dir } = await startOracle(suite)
   const base = `http://127.0.0.1:${PORT}`
+  const smtp = suite.smtp ? await startSmtp() : undefined
   try {
+    if (smtp) await useSmtp(base, smtp, SU)
     const cases = [...suite.cases]
     if (suite.name === 'security') cases.push(...(await crossCases(base)))
     const answers: HookAnswer[] = []
     for (const c of cases) {
-      const answer = await ask(base, c)
+      const answer = await ask(base, c, smtp)
       answers.push({ ...answer, body: sorted(answer.body) })
     }
     const out: HookRecording = {
@@ -151,12 +155,21 @@ async function record(suite: HookSuite): Promise<void> {
     writeFileSync(join(here, `${suite.name}.json`), text)
     console.log(`${suite.name}: ${answers.length} answers recorded`)
   } finally {
+    await smtp?.close()
     proc.kill()
     await new Promise((r) => proc.once('exit', r))
     rmSync(dir, { recursive: true, force: true })
   }
 }
 
-const suites = [routesSuite, securitySuite, templateSuite, osSuite, eventsSuite, authSuite]
+const suites = [
+  routesSuite,
+  securitySuite,
+  templateSuite,
+  osSuite,
+  eventsSuite,
+  authSuite,
+  mailsSuite,
+]
 const wanted = process.argv.slice(2)
 for (const s of suites) if (wanted.length === 0 || wanted.includes(s.name)) await record(s)

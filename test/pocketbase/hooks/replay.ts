@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startHooksServer, type HooksServer } from '../../fixtures/hooks/server.js'
+import type { TestSmtp } from '../../helpers/smtp.js'
 import { ask } from './ask.js'
 import type { HookAnswer, HookRecording, HookSuite } from './cases.js'
 
@@ -29,9 +30,13 @@ export function startSuiteServer(suite: HookSuite): Promise<HooksServer> {
  * svcbase's answer to a recorded case, in the recording's shape. An error body's `code` (svcbase
  * adds it beside `status`, the same value: docs/pocketbase.md, SPEC §7) is dropped.
  */
-export async function replay(server: HooksServer, recorded: HookAnswer): Promise<HookAnswer> {
-  const { status: _s, type: _t, body: _b, location: _l, ...c } = recorded
-  const answer = await ask(server.url, c)
+export async function replay(
+  server: HooksServer,
+  recorded: HookAnswer,
+  smtp?: TestSmtp,
+): Promise<HookAnswer> {
+  const { status: _s, type: _t, body: _b, location: _l, sent: _m, ...c } = recorded
+  const answer = await ask(server.url, c, smtp)
   const body = answer.body as Record<string, unknown> | null
   if (body && typeof body === 'object' && 'code' in body && body.code === body.status)
     delete body.code

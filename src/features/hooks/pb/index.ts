@@ -26,10 +26,8 @@ import { errorClass } from './errors.js'
 import { pbRecord } from './record.js'
 import { securityGlobal } from './security.js'
 import { templateGlobal } from './template.js'
-import { MISSING_CALLS, strict, unsupportedGlobals } from './unsupported.js'
-
-/** The calls a file may not make: PocketBase's globals svcbase lacks. */
-const MISSING = MISSING_CALLS.filter((n) => !HOOK_NAMES.includes(n))
+import { MISSING_CALLS, isStub, strict, unsupportedGlobals } from './unsupported.js'
+import { MailerMessage, mailsGlobal, withMailClient } from './mails.js'
 
 /** The top level of a file may run this long (milliseconds) before its load fails. */
 const LOAD_TIMEOUT_MS = 5_000
@@ -125,8 +123,10 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
       api.cronAdd(String(id), String(expression), () => invoke(app, file, () => handler({}), 'job'))
     },
     cronRemove: (id: unknown) => api.cronRemove(String(id)),
-    $app: globalApp(app),
+    $app: withMailClient(globalApp(app), appNow),
     $apis: apis(),
+    $mails: mailsGlobal(app),
+    MailerMessage,
     $security: securityGlobal(),
     $template: templateGlobal(dirname(file)),
     $os: osGlobal(dirname(file)),
@@ -164,7 +164,9 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
  */
 export function runPbScript(file: string, source: string, api: ScriptApi): void {
   const scope = globals(file, api)
-  checkSupported(file, source, scope, MISSING)
+  // The calls a file may not make: PocketBase's globals still stubs in its context.
+  const missing = MISSING_CALLS.filter((n) => isStub(scope[n]))
+  checkSupported(file, source, scope, missing)
   const context = vm.createContext(scope, { name: file })
   try {
     const script = new vm.Script(source, { filename: file })

@@ -56,18 +56,30 @@ function unsupportedObject(label: string): object {
   return strict(label, {})
 }
 
+/** The stubs made below: a context global still one of them is not offered. */
+const stubs = new WeakSet<object>()
+
+/** True for a stub of a PocketBase global svcbase lacks. */
+export function isStub(v: unknown): boolean {
+  return typeof v === 'function' && stubs.has(v)
+}
+
 /** A global function or class of PocketBase's JSVM that svcbase lacks: calling it throws. */
 function unsupportedFunction(name: string): () => never {
   const fn = function unsupported(): never {
     throw new PbUnsupportedError(name)
   }
+  stubs.add(fn)
   return fn
 }
 
 /** PocketBase's global objects that svcbase does not offer (`$os` and `$apis` are partial). */
 const OBJECTS = ['$filesystem', '$mails', '$http', '$dbx', '$tokens', '$inflector', '__hooks']
 
-/** PocketBase's global functions and classes that svcbase does not offer. */
+/**
+ * PocketBase's global functions and classes; one a context offers replaces its stub (and is
+ * then not checked at load).
+ */
 const FUNCTIONS = [
   'sleep',
   'arrayOf',
@@ -115,7 +127,7 @@ const FUNCTIONS = [
 
 /**
  * PocketBase's hook registrations; those svcbase offers (`bindings.ts`) replace their stub in
- * a file's context and are not checked at load (`index.ts`).
+ * a file's context and are not checked at load (`index.ts`), as the functions above.
  */
 const HOOKS = [
   'onBootstrap',
