@@ -144,6 +144,7 @@ export const postgresSuites = [
   'test/migrations-automigrate.test.ts',
   'test/hook-scripts-pb-auth.test.ts',
   'test/hook-scripts-pb-mails.test.ts',
+  'test/hook-scripts-pb-dbx.test.ts',
 ]
 
 /**

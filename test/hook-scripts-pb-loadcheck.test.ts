@@ -28,7 +28,7 @@ onRecordAfterCreateSuccess((e) => {
 routerAdd("GET", "/lc/os", (e) => e.string(200, $os.getenv("HOME")))
 `,
   'model.pb.js': `routerAdd("GET", "/lc/model", (e) => {
-    const result = arrayOf(new DynamicModel({ id: "" }))
+    const result = readerToString(new ValidationError("x", "y"))
     return e.json(200, result)
 })
 `,
@@ -91,7 +91,7 @@ describe('*.pb.js uses of what svcbase lacks fail at load', () => {
     })
     expect(errors.find((e) => e.file === 'model.pb.js')).toMatchObject({
       line: 2,
-      message: `${unsupported('arrayOf')} Also not supported: DynamicModel.`,
+      message: `${unsupported('readerToString')} Also not supported: ValidationError.`,
     })
     expect(errors.find((e) => e.file === 'require.pb.js')).toMatchObject({
       line: 2,

@@ -367,3 +367,49 @@ export const mailsSuite: HookSuite = {
     ),
   ],
 }
+
+const DBX_KINDS = [
+  'none',
+  'hash',
+  'hashMulti',
+  'hashIn',
+  'hashEmpty',
+  'exp',
+  'expQuoted',
+  'two',
+  'and',
+  'or',
+  'in',
+  'notIn',
+  'like',
+  'likeTwo',
+  'likeUnderscore',
+  'notLike',
+  'orLike',
+  'orNotLike',
+  'between',
+  'notBetween',
+  'exists',
+  'notExists',
+]
+
+export const dbxSuite: HookSuite = {
+  name: 'dbx',
+  files: ['dbx.pb.js'],
+  cases: [
+    ...(['alice', 'bob', 'carol', 'da_ve'] as const).map((n) =>
+      post(`create ${n}`, `${USERS}/records`, user(`${n.replace('_', '')}@example.com`, n), {
+        keep: ['name'],
+      }),
+    ),
+    ...DBX_KINDS.map((k) => get(`findAllRecords ${k}`, `/dbx/all/${k}`)),
+    get('countRecords', '/dbx/count'),
+    get('findFirstRecordByData', '/dbx/first/carol'),
+    get('findFirstRecordByData none', '/dbx/first/nobody'),
+    get('newQuery all', '/dbx/query'),
+    get('newQuery one', '/dbx/one'),
+    get('newQuery one without a row', '/dbx/one-missing'),
+    post('newQuery execute', '/dbx/exec', {}),
+    get('after execute', '/dbx/all/none'),
+  ],
+}

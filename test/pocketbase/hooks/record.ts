@@ -25,6 +25,7 @@ import {
   eventsSuite,
   authSuite,
   mailsSuite,
+  dbxSuite,
   SU,
   type HookAnswer,
   type HookCase,
@@ -170,6 +171,7 @@ const suites = [
   eventsSuite,
   authSuite,
   mailsSuite,
+  dbxSuite,
 ]
 const wanted = process.argv.slice(2)
 for (const s of suites) if (wanted.length === 0 || wanted.includes(s.name)) await record(s)

@@ -27,7 +27,10 @@ import { pbRecord } from './record.js'
 import { securityGlobal } from './security.js'
 import { templateGlobal } from './template.js'
 import { MISSING_CALLS, isStub, strict, unsupportedGlobals } from './unsupported.js'
-import { MailerMessage, mailsGlobal, withMailClient } from './mails.js'
+import { MailerMessage, mailsGlobal } from './mails.js'
+import { withExtras } from './app-extras.js'
+import { dbxGlobal } from './dbx.js'
+import { arrayOf, dynamicModel } from './migrate/db.js'
 
 /** The top level of a file may run this long (milliseconds) before its load fails. */
 const LOAD_TIMEOUT_MS = 5_000
@@ -123,7 +126,12 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
       api.cronAdd(String(id), String(expression), () => invoke(app, file, () => handler({}), 'job'))
     },
     cronRemove: (id: unknown) => api.cronRemove(String(id)),
-    $app: withMailClient(globalApp(app), appNow),
+    $app: withExtras(globalApp(app), appNow),
+    $dbx: dbxGlobal(),
+    DynamicModel: function DynamicModel(shape?: unknown) {
+      return dynamicModel(shape)
+    },
+    arrayOf,
     $apis: apis(),
     $mails: mailsGlobal(app),
     MailerMessage,

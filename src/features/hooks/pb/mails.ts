@@ -146,15 +146,3 @@ export function mailClient(appOf: () => App): object {
     },
   })
 }
-
-/**
- * The global `$app` with `newMailClient()` added (a view over the facade: the other members
- * and the load check's `in` test go through to it).
- */
-export function withMailClient(facade: object, appOf: () => App): object {
-  const newMailClient = (): object => mailClient(appOf)
-  return new Proxy(facade, {
-    get: (t, k, r) => (k === 'newMailClient' ? newMailClient : (Reflect.get(t, k, r) as unknown)),
-    has: (t, k) => k === 'newMailClient' || k in t,
-  })
-}
