@@ -106,8 +106,9 @@ export default tseslint.config(
       'bin',
       '.test-data',
       'test-artifacts',
-      // Migration files as PocketBase 0.40.4 wrote them (JSVM globals, its formatting).
+      // Migration files in PocketBase's JSVM (its globals, its generated formatting).
       'test/pocketbase/folder/app/pb_migrations',
+      'test/pocketbase/migrations/*/**/*.js',
     ],
   },
   js.configs.recommended,
