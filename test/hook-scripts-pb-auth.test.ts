@@ -32,6 +32,10 @@ const ALLOWED: Record<string, { status: number; why: string }> = {
     status: 400,
     why: 'PocketBase answers a non-validation value of the error data as {code: "validation_invalid_value"}; errors.ts passes it as given',
   },
+  'collection update hook throws': {
+    status: 400,
+    why: 'PocketBase prefixes the message with "Failed to update collection. Raw error:"; svcbase answers the handler\'s message',
+  },
   'collection create hook throws': {
     status: 400,
     why: 'PocketBase prefixes the message with "Failed to create collection. Raw error:"; svcbase answers the handler\'s message',

@@ -87,3 +87,21 @@ onCollectionCreate((e) => {
   if (e.collection.name === 'blocked') throw new BadRequestError('no ' + e.collection.type)
   e.next()
 })
+
+onCollectionUpdate((e) => {
+  if (e.collection.name === 'renamed') throw new BadRequestError('no renaming to ' + e.collection.name)
+  e.next()
+})
+
+onCollectionDelete((e) => {
+  if (e.collection.name === 'notes') return
+  e.next()
+})
+
+onRecordRequestVerificationRequest((e) => {
+  return e.json(200, { verify: e.record.get('email'), coll: e.collection.name })
+}, 'users')
+
+onRecordRequestEmailChangeRequest((e) => {
+  return e.json(200, { from: e.record.get('email'), to: e.newEmail })
+}, 'users')

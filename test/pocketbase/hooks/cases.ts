@@ -336,6 +336,39 @@ export const authSuite: HookSuite = {
       { name: 'notes', type: 'base' },
       { auth: SU, keep: ['name', 'type'] },
     ),
+    {
+      name: 'collection update hook throws',
+      method: 'PATCH',
+      path: '/api/collections/notes',
+      send: { name: 'renamed' },
+      auth: SU,
+    },
+    {
+      name: 'collection update hook passes',
+      method: 'PATCH',
+      path: '/api/collections/notes',
+      send: { listRule: '' },
+      auth: SU,
+      keep: ['name', 'listRule'],
+    },
+    {
+      name: 'collection delete hook skips next',
+      method: 'DELETE',
+      path: '/api/collections/notes',
+      auth: SU,
+    },
+    get('the collection is still there', '/api/collections/notes', { auth: SU, keep: ['name'] }),
+    post('request verification answered by the hook', `${USERS}/request-verification`, {
+      email: 'a@example.com',
+    }),
+    post(
+      'request email change answered by the hook',
+      `${USERS}/request-email-change`,
+      { newEmail: 'z@example.com' },
+      {
+        auth: signIn('vs@example.com'),
+      },
+    ),
   ],
 }
 

@@ -40,3 +40,18 @@ onMailerRecordVerificationSend((e) => {
   if (e.record.get('email') === 'noverify@example.com') return
   e.next()
 })
+
+onMailerRecordEmailChangeSend((e) => {
+  e.message.subject += ' [' + e.meta.newEmail + ', ' + typeof e.meta.token + ']'
+  e.next()
+})
+
+onMailerRecordOTPSend((e) => {
+  e.message.subject += ' [' + e.meta.otpId + ', ' + e.meta.password + ']'
+  e.next()
+})
+
+onMailerRecordAuthAlertSend((e) => {
+  e.message.subject += ' [' + e.meta.info + ', ' + e.record.collection().name + ']'
+  e.next()
+})

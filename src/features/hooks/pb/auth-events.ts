@@ -151,10 +151,12 @@ export function mailerEventOf(e: MailerEvent): object {
   return strict('e', mailBase(e))
 }
 
-/** `onMailerRecord…Send`: an auth mail for `e.record`, with `e.meta` (token, newEmail, …). */
+/**
+ * `onMailerRecord…Send`: an auth mail for `e.record`, with `e.meta` (token, newEmail, …); no
+ * `e.collection`, as PocketBase's (`e.record.collection()`).
+ */
 export function mailerRecordEventOf(e: MailerRecordEvent): object {
   const base = mailBase(e)
-  base.collection = e.collection
   base.meta = e.meta
   return strict(
     'e',
