@@ -14,6 +14,7 @@ onRecordAuthRequest((e) => {
     tok: typeof e.token,
     tokLen: e.token.length > 20,
   }
+  if (e.record.get('email') === 'tok@example.com') e.token = 'replaced-token'
   e.next()
 }, 'users')
 
@@ -104,4 +105,8 @@ onRecordRequestVerificationRequest((e) => {
 
 onRecordRequestEmailChangeRequest((e) => {
   return e.json(200, { from: e.record.get('email'), to: e.newEmail })
+}, 'users')
+
+onRecordRequestOTPRequest((e) => {
+  return e.json(200, { otpFor: e.record ? e.record.get('email') : null })
 }, 'users')

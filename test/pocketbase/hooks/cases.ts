@@ -358,6 +358,20 @@ export const authSuite: HookSuite = {
       auth: SU,
     },
     get('the collection is still there', '/api/collections/notes', { auth: SU, keep: ['name'] }),
+    post('create tok', `${USERS}/records`, user('tok@example.com', 't'), { keep: RECORD_KEEP }),
+    signInCase('auth request replaces the token', 'tok@example.com', {
+      keep: ['token', 'meta.method', 'record.email'],
+    }),
+    {
+      name: 'enable OTP',
+      method: 'PATCH',
+      path: '/api/collections/users',
+      send: { otp: { enabled: true } },
+      auth: SU,
+      keep: ['otp.enabled'],
+    },
+    post('request OTP answered by the hook', `${USERS}/request-otp`, { email: 'a@example.com' }),
+    post('request OTP of no record', `${USERS}/request-otp`, { email: 'nobody@example.com' }),
     post('request verification answered by the hook', `${USERS}/request-verification`, {
       email: 'a@example.com',
     }),
