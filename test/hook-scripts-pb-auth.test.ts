@@ -8,7 +8,7 @@
  * validate → execute, an execute handler that skips `e.next()` writes nothing, tags.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { HooksServer } from './fixtures/hooks/server.js'
+import { startHooksServer, type HooksServer } from './fixtures/hooks/server.js'
 import { authSuite } from './pocketbase/hooks/cases.js'
 import { recording, replay, startSuiteServer } from './pocketbase/hooks/replay.js'
 
@@ -62,5 +62,36 @@ describe('auth, execute, validate, mailer and collection hooks in *.pb.js files,
     const allowed = ALLOWED[pb.name]
     if (allowed) expect(svc.status, allowed.why).toBe(allowed.status)
     else expect(svc).toEqual(pb)
+  })
+})
+
+describe('a PocketBase hook svcbase has no counterpart for', () => {
+  it("fails the file at load, naming it (and the file's other such hooks); the hooks it offers load", async () => {
+    const t = await startHooksServer({
+      'lacking.pb.js': `onRecordAuthRequest((e) => e.next())
+
+onRecordAfterCreateError((e) => e.next(), "users")
+onRecordEnrich((e) => e.next())
+onRecordValidate((e) => e.next())
+`,
+    })
+    try {
+      const listing = await t.api('GET', '/api/functions', { token: t.suToken })
+      expect(listing.body.errors).toEqual([
+        {
+          file: 'lacking.pb.js',
+          line: 3,
+          column: 1,
+          message:
+            '"onRecordAfterCreateError" is not supported in svcbase *.pb.js scripts (see docs/hook-scripts.md). Also not supported: onRecordEnrich.',
+        },
+      ])
+      // nothing of the file is bound
+      expect(
+        t.server.app.hooks.onRecordAuthRequest.ids().some((id) => !id.startsWith('__svc')),
+      ).toBe(false)
+    } finally {
+      await t.close()
+    }
   })
 })
