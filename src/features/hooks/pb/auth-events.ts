@@ -51,8 +51,15 @@ function recordMember(
   get: () => RecordData | null,
   set: (r: RecordData) => void,
 ): Accessors[string] {
+  // The same record object while the event's record stays the same (`e.record === e.record`).
+  let cached: { data: RecordData; record: object } | null = null
   return {
-    get: () => (get() === null ? null : pbRecord(c(), () => get() as RecordData)),
+    get: () => {
+      const data = get()
+      if (data === null) return null
+      if (cached?.data !== data) cached = { data, record: pbRecord(c(), () => get() as RecordData) }
+      return cached.record
+    },
     set: (v) => {
       const r = asPbRecord(v)
       if (r) set(r.svcData)
