@@ -110,3 +110,23 @@ onRecordRequestEmailChangeRequest((e) => {
 onRecordRequestOTPRequest((e) => {
   return e.json(200, { otpFor: e.record ? e.record.get('email') : null })
 }, 'users')
+
+onCollectionViewRequest((e) => {
+  if (e.requestInfo().headers['x_hooked'] !== '1') return e.next()
+  return e.json(200, { viewed: e.collection.name, type: e.collection.type, auth: e.hasSuperuserAuth() })
+})
+
+onCollectionDeleteRequest((e) => {
+  if (e.requestInfo().headers['x_hooked'] === '1') throw new ForbiddenError('not ' + e.collection.name)
+  e.next()
+})
+
+onCollectionsListRequest((e) => {
+  if (e.requestInfo().headers['x_hooked'] !== '1') return e.next()
+  return e.json(200, {
+    some: e.collections.length > 0,
+    users: e.collections.some((c) => c.name === 'users'),
+    total: e.result.totalItems > 0,
+    page: e.result.page,
+  })
+})

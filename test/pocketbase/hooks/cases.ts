@@ -358,6 +358,21 @@ export const authSuite: HookSuite = {
       auth: SU,
     },
     get('the collection is still there', '/api/collections/notes', { auth: SU, keep: ['name'] }),
+    get('collection view request answered by the hook', '/api/collections/notes', {
+      auth: SU,
+      headers: { 'x-hooked': '1' },
+    }),
+    {
+      name: 'collection delete request hook throws',
+      method: 'DELETE',
+      path: '/api/collections/notes',
+      auth: SU,
+      headers: { 'x-hooked': '1' },
+    },
+    get('collections list request answered by the hook', '/api/collections', {
+      auth: SU,
+      headers: { 'x-hooked': '1' },
+    }),
     post('create tok', `${USERS}/records`, user('tok@example.com', 't'), { keep: RECORD_KEEP }),
     signInCase('auth request replaces the token', 'tok@example.com', {
       keep: ['token', 'meta.method', 'record.email'],

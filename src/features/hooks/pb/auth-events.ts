@@ -14,13 +14,18 @@ import type {
   RecordAuthWithPasswordRequestEvent,
   RecordEmailChangeRequestEvent,
 } from '../../../core/hooks-auth.js'
-import type { CollectionEvent, CollectionSuccessEvent } from '../../../core/hooks-collection.js'
+import type {
+  CollectionEvent,
+  CollectionRequestEvent,
+  CollectionsListRequestEvent,
+  CollectionSuccessEvent,
+} from '../../../core/hooks-collection.js'
 import type { MailerEvent, MailerRecordEvent } from '../../../core/hooks-mail.js'
 import type { HookEvent } from '../../../tools/hook.js'
 import type { App } from '../../../core/app.js'
 import type { RecordData } from '../../../core/request-info.js'
 import { appFacade } from './app-facade.js'
-import { pbCollectionOf } from './collection.js'
+import { pbCollectionOf, PbCollection } from './collection.js'
 import { hookRequest, plain, requestMembers } from './events.js'
 import { enqueue } from './invocation.js'
 import { asPbRecord, pbRecord } from './record.js'
@@ -183,5 +188,24 @@ export function collectionEventOf(e: CollectionEvent | CollectionSuccessEvent): 
     app: appFacade((): App => e.app),
     collection: pbCollectionOf(e.collection),
     next: nextOf(e),
+  })
+}
+
+/** `onCollectionViewRequest` / `onCollectionDeleteRequest`: the collection as JSON (read it). */
+export function collectionRequestEventOf(e: CollectionRequestEvent): object {
+  return strict('e', {
+    ...requestMembers(e),
+    request: hookRequest(e.requestInfo),
+    collection: pbCollectionOf(e.collection),
+  })
+}
+
+/** `onCollectionsListRequest`: the page's collections (as JSON: read them) and `e.result`. */
+export function collectionsListEventOf(e: CollectionsListRequestEvent): object {
+  return strict('e', {
+    ...requestMembers(e),
+    request: hookRequest(e.requestInfo),
+    collections: e.collections.map((c) => new PbCollection(c)),
+    result: e.result,
   })
 }
