@@ -130,3 +130,18 @@ onCollectionsListRequest((e) => {
     page: e.result.page,
   })
 })
+
+onCollectionCreateRequest((e) => {
+  if (e.collection.name === 'hooked_create') {
+    e.collection.listRule = ''
+    e.collection.viewRule = 'id != ""'
+  }
+  e.next()
+})
+
+onCollectionUpdateRequest((e) => {
+  if (e.requestInfo().headers['x_hooked'] === '1')
+    return e.json(200, { name: e.collection.name, type: e.collection.type, listRule: e.collection.listRule })
+  if (e.collection.name === 'hooked_create') e.collection.deleteRule = 'id = "z"'
+  e.next()
+})

@@ -373,6 +373,28 @@ export const authSuite: HookSuite = {
       auth: SU,
       headers: { 'x-hooked': '1' },
     }),
+    post(
+      'collection create request: the hook sets rules',
+      '/api/collections',
+      { name: 'hooked_create', type: 'base' },
+      { auth: SU, keep: ['name', 'listRule', 'viewRule', 'deleteRule'] },
+    ),
+    {
+      name: 'collection update request: the hook reads the stored collection',
+      method: 'PATCH',
+      path: '/api/collections/hooked_create',
+      send: { updateRule: '' },
+      auth: SU,
+      headers: { 'x-hooked': '1' },
+    },
+    {
+      name: 'collection update request: the hook adds a rule, the update stays partial',
+      method: 'PATCH',
+      path: '/api/collections/hooked_create',
+      send: { updateRule: '' },
+      auth: SU,
+      keep: ['name', 'listRule', 'viewRule', 'updateRule', 'deleteRule', 'fields.0.name'],
+    },
     post('create tok', `${USERS}/records`, user('tok@example.com', 't'), { keep: RECORD_KEEP }),
     signInCase('auth request replaces the token', 'tok@example.com', {
       keep: ['token', 'meta.method', 'record.email'],

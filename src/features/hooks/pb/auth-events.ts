@@ -19,7 +19,9 @@ import type {
   CollectionRequestEvent,
   CollectionsListRequestEvent,
   CollectionSuccessEvent,
+  CollectionWriteRequestEvent,
 } from '../../../core/hooks-collection.js'
+import { collectionToJSON } from '../../../core/collections/codec.js'
 import type { MailerEvent, MailerRecordEvent } from '../../../core/hooks-mail.js'
 import type { HookEvent } from '../../../tools/hook.js'
 import type { App } from '../../../core/app.js'
@@ -208,4 +210,40 @@ export function collectionsListEventOf(e: CollectionsListRequestEvent): object {
     collections: e.collections.map((c) => new PbCollection(c)),
     result: e.result,
   })
+}
+
+/**
+ * `onCollectionCreateRequest` / `onCollectionUpdateRequest`: `e.collection` is PocketBase's
+ * collection as it will be saved (an update's: the stored one with the submitted values over
+ * it). What the handler changes in it before `e.next()` is submitted with the rest; nothing else
+ * of it is (so a partial update stays partial).
+ */
+export function collectionWriteRequestEventOf(e: CollectionWriteRequestEvent): object {
+  const id = typeof e.collection.id === 'string' ? e.collection.id : ''
+  const stored = id !== '' ? e.app.registry.find(id) : undefined
+  const collection = new PbCollection({
+    ...(stored ? collectionToJSON(stored) : {}),
+    ...e.collection,
+  })
+  const before = snapshot(collection)
+  return strict('e', {
+    ...requestMembers(e),
+    request: hookRequest(e.requestInfo),
+    collection,
+    next: (): void => {
+      enqueue('e.next', () => {
+        const after = snapshot(collection)
+        for (const [k, v] of Object.entries(after))
+          if (before[k] !== v) e.collection[k] = JSON.parse(v) as unknown
+        return e.next()
+      })
+    },
+  })
+}
+
+/** Each key of a collection as its JSON text. */
+function snapshot(c: PbCollection): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(c.toJSON())) out[k] = JSON.stringify(v) ?? 'null'
+  return out
 }
