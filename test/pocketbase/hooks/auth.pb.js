@@ -145,3 +145,11 @@ onCollectionUpdateRequest((e) => {
   if (e.collection.name === 'hooked_create') e.collection.deleteRule = 'id = "z"'
   e.next()
 })
+
+onCollectionsImportRequest((e) => {
+  return e.json(200, {
+    n: e.collectionsData.length,
+    first: e.collectionsData[0].name,
+    deleteMissing: e.deleteMissing,
+  })
+})

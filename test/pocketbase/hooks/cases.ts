@@ -395,6 +395,13 @@ export const authSuite: HookSuite = {
       auth: SU,
       keep: ['name', 'listRule', 'viewRule', 'updateRule', 'deleteRule', 'fields.0.name'],
     },
+    {
+      name: 'collections import request answered by the hook',
+      method: 'PUT',
+      path: '/api/collections/import',
+      send: { collections: [{ name: 'imported', type: 'base' }], deleteMissing: false },
+      auth: SU,
+    },
     post('create tok', `${USERS}/records`, user('tok@example.com', 't'), { keep: RECORD_KEEP }),
     signInCase('auth request replaces the token', 'tok@example.com', {
       keep: ['token', 'meta.method', 'record.email'],

@@ -19,6 +19,7 @@ import type {
   CollectionRequestEvent,
   CollectionsListRequestEvent,
   CollectionSuccessEvent,
+  CollectionsImportRequestEvent,
   CollectionWriteRequestEvent,
 } from '../../../core/hooks-collection.js'
 import { collectionToJSON } from '../../../core/collections/codec.js'
@@ -246,4 +247,21 @@ function snapshot(c: PbCollection): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [k, v] of Object.entries(c.toJSON())) out[k] = JSON.stringify(v) ?? 'null'
   return out
+}
+
+/** `onCollectionsImportRequest`: the submitted `e.collectionsData` and `e.deleteMissing`. */
+export function collectionsImportEventOf(e: CollectionsImportRequestEvent): object {
+  return strict(
+    'e',
+    live(
+      { ...requestMembers(e), request: hookRequest(e.requestInfo) },
+      {
+        collectionsData: {
+          get: () => e.collectionsData,
+          set: (v) => (e.collectionsData = plain(v)),
+        },
+        deleteMissing: { get: () => e.deleteMissing, set: (v) => (e.deleteMissing = v === true) },
+      },
+    ),
+  )
 }
