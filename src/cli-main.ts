@@ -103,8 +103,11 @@ async function applyPbMigrations(
     for (const file of applied) console.log(`Applied migration ${file}`)
   } catch (err) {
     await server.close()
+    // A PocketBase folder opened for the first time is put back as it was.
+    await server.app.settleFirstOpen(false)
     throw err
   }
+  await server.app.settleFirstOpen(true)
 }
 
 /**
@@ -150,6 +153,8 @@ async function serve(cl: CommandLine): Promise<void> {
       indexFallback: f.indexFallback !== false,
       dev: f.dev === true,
       encryptionKey: key,
+      // Settled once the migrations applied (a failure there puts a PocketBase folder back).
+      holdFirstOpen: true,
       // With PostgreSQL the store's own cluster links the workers (and other machines).
       cluster: role.worker && !process.env.SVC_DATABASE_URL ? new IpcCluster() : undefined,
     },
@@ -171,6 +176,7 @@ async function serve(cl: CommandLine): Promise<void> {
   if (f.automigrate === true && role.first) await automigrate(server)
   // PocketBase applies the new pb_migrations files at every start (whatever --automigrate).
   if (role.first) await applyPbMigrations(server, migrationsDir, hooksDir)
+  else await server.app.settleFirstOpen(true)
   // With automigrate, a collection changed through the API writes a pb_migrations file.
   if (writeMigrations) bindAutomigrate(server.app, migrationsDir)
   await server.listen({ host, port })

@@ -6,21 +6,21 @@
  * PocketBase had applied.
  */
 import { spawn } from 'node:child_process'
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SVCBASE_READY } from '../bench/servers.js'
 import { appReads } from './pocketbase/folder/app.js'
-import { FIXTURE, recording, unlistedDifferences } from './pocketbase/folder/replay.js'
+import { digests, FIXTURE, recording, unlistedDifferences } from './pocketbase/folder/replay.js'
 
 const root = mkdtempSync(join(tmpdir(), 'svcbase-pbapp-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 /** `svcbase serve` on a copy of the app folder; resolves once it serves. */
-function serve(name: string, args: (app: string) => string[]) {
+function serve(name: string, args: (app: string) => string[], copy = true) {
   const app = join(root, name)
-  cpSync(join(FIXTURE, 'app'), app, { recursive: true })
+  if (copy) cpSync(join(FIXTURE, 'app'), app, { recursive: true })
   const env = { ...process.env }
   delete env.SVC_DATABASE_URL
   delete env.SVC_DATABASE_SCHEMA
@@ -85,5 +85,20 @@ describe('a PocketBase app folder served whole by `svcbase serve`', () => {
     } finally {
       await server.stop()
     }
+  }, 120_000)
+
+  it('stops when a new migration fails, and the folder is as it was, no backup left', async () => {
+    const app = join(root, 'failing')
+    cpSync(join(FIXTURE, 'app'), app, { recursive: true })
+    writeFileSync(
+      join(app, 'pb_migrations', '1800000000_boom.js'),
+      "migrate((app) => { app.save(new Collection({ name: 'boom_made', type: 'base' })); throw new Error('boom') }, () => {})\n",
+    )
+    const before = digests(join(app, 'pb_data'))
+    await expect(serve('failing', (a) => [`--dir=${join(a, 'pb_data')}`], false)).rejects.toThrow(
+      /1800000000_boom\.js[\s\S]*boom/,
+    )
+    expect(digests(join(app, 'pb_data'))).toEqual(before)
+    expect(existsSync(join(app, 'pb_data', 'backups'))).toBe(false)
   }, 120_000)
 })

@@ -42,6 +42,12 @@ export interface AppConfig {
   /** Encrypts the stored settings at rest (AES-256-GCM) with a key derived from this secret. */
   encryptionKey?: string
   /**
+   * Keeps the first open of a folder PocketBase wrote (its backup and the copies to put back,
+   * `core/first-open.ts`) unsettled after bootstrap, until `settleFirstOpen`: `serve` settles it
+   * once the migrations applied, so a start that fails there too changes nothing.
+   */
+  holdFirstOpen?: boolean
+  /**
    * A PostgreSQL URL (`postgres://…`): the data lives there instead of SQLite files in `dataDir`.
    * Default: the `SVC_DATABASE_URL` environment variable; neither means SQLite.
    */
@@ -142,4 +148,9 @@ export interface App {
   terminate(options?: TerminateOptions): Promise<void>
   /** `terminate()`: stops the app and closes its databases. */
   close(): Promise<void>
+  /**
+   * Settles a first open held by `holdFirstOpen`: `ok` keeps the changes; otherwise (call it once
+   * the app is closed) the folder is put back as it was. Does nothing when none is held.
+   */
+  settleFirstOpen(ok: boolean): Promise<void>
 }

@@ -23,7 +23,7 @@ import { RecordService } from './records/service.js'
 import { createServices, type ServiceRegistry } from './services.js'
 import { defaultStore } from './store-choice.js'
 import { SettingsRegistry, SettingsService, type SettingsGroup } from './settings/index.js'
-import { beginFirstOpen, recordPocketBaseMigrations } from './first-open.js'
+import { beginFirstOpen, recordPocketBaseMigrations, type FirstOpen } from './first-open.js'
 import { createStorage } from './storage.js'
 import { sweepTemp } from './temp-sweep.js'
 import { followReadBudget } from './read-budget.js'
@@ -74,6 +74,8 @@ interface Shared {
   settingsGroups: SettingsRegistry
   serving: boolean
   terminating: Promise<void> | null
+  /** A first open held until `settleFirstOpen` (`AppConfig.holdFirstOpen`). */
+  heldFirstOpen: { first: FirstOpen; collections: string[] } | null
 }
 
 class AppImpl implements App {
@@ -241,6 +243,14 @@ class AppImpl implements App {
     return this.terminate()
   }
 
+  async settleFirstOpen(ok: boolean): Promise<void> {
+    const held = this.shared.heldFirstOpen
+    if (!held) return
+    this.shared.heldFirstOpen = null
+    if (ok) await held.first.done(held.collections)
+    else await held.first.rollback()
+  }
+
   private assertRoot(what: string): void {
     if (this.tx) throw new Error(`cannot ${what} an app from inside a transaction`)
   }
@@ -290,7 +300,9 @@ class AppImpl implements App {
       await first?.rollback()
       throw err
     }
-    await first?.done(this.registry.all().map((c) => c.name))
+    const collections = this.registry.all().map((c) => c.name)
+    if (first && config.holdFirstOpen) this.shared.heldFirstOpen = { first, collections }
+    else await first?.done(collections)
   }
 
   /**
@@ -353,6 +365,7 @@ export function newApp(config: AppConfig): App {
       },
     }),
     opened: null,
+    heldFirstOpen: null,
     settingsGroups: new SettingsRegistry(),
     serving: false,
     terminating: null,
