@@ -46,4 +46,33 @@ describe('$mails, MailerMessage and the mailer hooks in *.pb.js files, as Pocket
     if (why) expect({ ...svc, body: pb.body }, why).toEqual(pb)
     else expect(svc).toEqual(pb)
   })
+
+  it('sends tokens the auth endpoints take: a $mails reset link resets, a verification link verifies', async () => {
+    const tokenOf = async (kind: 'reset' | 'verify') => {
+      const before = smtp.mails.length
+      expect((await s.api('POST', `/mails/${kind}/a@example.com`)).status).toBe(200)
+      const mail = await smtp.waitForMail((m) => smtp.mails.indexOf(m) >= before)
+      return /\/(eyJ[\w-]+\.[\w-]+\.[\w-]+)"/.exec(mail.html)?.[1] ?? 'no token'
+    }
+    const reset = await s.api('POST', '/api/collections/users/confirm-password-reset', {
+      body: {
+        token: await tokenOf('reset'),
+        password: 'another-pass-1',
+        passwordConfirm: 'another-pass-1',
+      },
+    })
+    expect(reset.status).toBe(204)
+    const signIn = await s.api('POST', '/api/collections/users/auth-with-password', {
+      body: { identity: 'a@example.com', password: 'another-pass-1' },
+    })
+    expect(signIn.status).toBe(200)
+    const verify = await s.api('POST', '/api/collections/users/confirm-verification', {
+      body: { token: await tokenOf('verify') },
+    })
+    expect(verify.status).toBe(204)
+    const me = await s.api('POST', '/api/collections/users/auth-refresh', {
+      token: signIn.body.token,
+    })
+    expect(me.body.record.verified).toBe(true)
+  })
 })
