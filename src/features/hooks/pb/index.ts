@@ -4,7 +4,9 @@
  * context of its own (see docs/hook-scripts.md, "PocketBase's *.pb.js form"):
  * `routerAdd`, `routerUse`, the record, auth, collection and mailer hooks (`bindings.ts`),
  * `cronAdd`/`cronRemove`, `$app`, `$apis.require…`, `$os` (`getenv`, `readFile`, `readDir`),
- * `$security`, `$template`, `$filepath`, `toString`, `console`, `new Record(…)` and PocketBase's error classes. A file
+ * `$security`, `$template`, `$filepath`, `$mails` and `new MailerMessage` (`mails.ts`), `$dbx`,
+ * `new DynamicModel`, `arrayOf` (`dbx.ts`, `db-query.ts`), `toString`, `console`,
+ * `new Record(…)` and PocketBase's error classes. A file
  * that uses another PocketBase global or member fails to load (`load-check.ts`); what a scan
  * cannot see is a stub that throws `"<name>" is not supported…`.
  */
