@@ -22,6 +22,10 @@ const ALLOWED: Record<string, { status: number; why: string }> = {
         },
       }
     : {}),
+  'txApp execute rolled back with its transaction': {
+    status: 400,
+    why: 'a queued save fails the handler with the record service\'s answer ("Failed to update record." and the field errors); PocketBase wraps it in the generic message',
+  },
   'findAllRecords hashEmpty': {
     status: 200,
     why: 'an empty hashExp adds no condition in svcbase (every record); PocketBase 0.40.4 fails the query (400)',

@@ -502,5 +502,8 @@ export const dbxSuite: HookSuite = {
     get('newQuery one without a row', '/dbx/one-missing'),
     post('newQuery execute', '/dbx/exec', {}),
     get('after execute', '/dbx/all/none'),
+    get('e.app and txApp', '/dbx/eapp'),
+    post('txApp execute rolled back with its transaction', '/dbx/tx-exec', {}),
+    get('after the rolled back transaction', '/dbx/all/none'),
   ],
 }

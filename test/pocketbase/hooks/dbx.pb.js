@@ -77,3 +77,29 @@ routerAdd('POST', '/dbx/exec', (e) => {
     .execute()
   return e.json(200, { ok: true })
 })
+
+routerAdd('GET', '/dbx/eapp', (e) => {
+  const m = new DynamicModel({ n: 0 })
+  e.app.db().newQuery('SELECT COUNT(*) AS n FROM users').one(m)
+  let inTx = null
+  $app.runInTransaction((txApp) => {
+    inTx = txApp.findAllRecords('users', $dbx.like('name', 'o')).map((r) => r.get('name')).sort()
+  })
+  return e.json(200, {
+    count: e.app.countRecords('users', $dbx.like('name', 'a')),
+    all: e.app.findAllRecords('users', $dbx.like('name', 'a')).map((r) => r.get('name')).sort(),
+    first: e.app.findFirstRecordByData('users', 'name', 'alice').get('email'),
+    n: m.n,
+    inTx: inTx,
+  })
+})
+
+routerAdd('POST', '/dbx/tx-exec', (e) => {
+  $app.runInTransaction((txApp) => {
+    txApp.db().newQuery("UPDATE users SET name = 'renamed-in-tx' WHERE name = 'carol'").execute()
+    const r = txApp.findFirstRecordByData('users', 'name', 'alice')
+    r.set('email', 'not-an-email')
+    txApp.save(r)
+  })
+  return e.json(200, { ok: true })
+})

@@ -8,11 +8,17 @@ import { countRecords, findAllRecords, findFirstRecordByData } from './dbx.js'
 import { dbOf } from './db-query.js'
 import { mailClient } from './mails.js'
 
-/** The extra members, over the app `appOf` gives (the event's, a transaction's inside one). */
-export function appExtras(appOf: () => App): Record<string, unknown> {
+/** Queues a write (the facade's: on the running handler, or into `runInTransaction`'s). */
+export type QueueWrite = (name: string, write: (app: App) => Promise<unknown>) => void
+
+/**
+ * The extra members, over the app `appOf` gives (the event's, a transaction's inside one);
+ * `db().newQuery().execute()` writes through `queue`, so a `txApp`'s joins its transaction.
+ */
+export function appExtras(appOf: () => App, queue: QueueWrite): Record<string, unknown> {
   return {
     newMailClient: (): object => mailClient(appOf),
-    db: (): object => dbOf(appOf),
+    db: (): object => dbOf(appOf, queue),
     findAllRecords: (collection: unknown, ...exprs: unknown[]) =>
       findAllRecords(appOf(), collection, exprs),
     countRecords: (collection: unknown, ...exprs: unknown[]) =>
@@ -20,17 +26,4 @@ export function appExtras(appOf: () => App): Record<string, unknown> {
     findFirstRecordByData: (collection: unknown, key: unknown, value: unknown) =>
       findFirstRecordByData(appOf(), collection, key, value),
   }
-}
-
-/**
- * `facade` (an `$app`) with the extra members added: a view whose other members, and the load
- * check's `in` test, go through to it.
- */
-export function withExtras(facade: object, appOf: () => App): object {
-  const extras = appExtras(appOf)
-  return new Proxy(facade, {
-    get: (t, k, r) =>
-      typeof k === 'string' && k in extras ? extras[k] : (Reflect.get(t, k, r) as unknown),
-    has: (t, k) => (typeof k === 'string' && k in extras) || k in t,
-  })
 }

@@ -4,7 +4,8 @@
  * running handler (see `invocation.ts`) and carried out through the one record service
  * (`app.records`, as a superuser: validation, hooks and events happen as for any write);
  * the save or delete of a collection (`collection.ts`, once hook files have its globals) goes
- * through the collection service (`app.collections`).
+ * through the collection service (`app.collections`); `newMailClient()`, `db()` and the `$dbx`
+ * finds come from `app-extras.ts`.
  */
 import { format } from 'node:util'
 import type { App } from '../../../core/app.js'
@@ -12,6 +13,7 @@ import { systemRequest } from '../../../core/auth/superusers.js'
 import { collectionToJSON } from '../../../core/collections/codec.js'
 import { messages } from '../../../core/errors.js'
 import { newId } from '../../../tools/ids.js'
+import { appExtras } from './app-extras.js'
 import { collectionInput, PbCollection } from './collection.js'
 import { currentApp, enqueue } from './invocation.js'
 import {
@@ -144,6 +146,7 @@ export function appFacade(appOf: () => App, sink?: Sink): object {
       findRecordsByIds(appOf(), collection, ids),
     findAuthRecordByEmail: (collection: unknown, email: unknown) =>
       findAuthRecordByEmail(appOf(), collection, email),
+    ...appExtras(appOf, queue),
     save,
     delete: remove,
     runInTransaction,

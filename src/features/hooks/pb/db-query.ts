@@ -2,8 +2,9 @@
  * `$app.db()` in a `*.pb.js` handler: the `newQuery(sql)` builder of `pb_migrations` files
  * (`migrate/db.ts`, reused as it is) run on the store's synchronous reads instead of a replay:
  * `.bind({...})`, `.all(arrayOf(new DynamicModel({...})))`, `.one(model)` and `.column(list)`
- * fill their target at once; `.execute()` is a write, queued on the running handler as
- * `$app.save` is (see `invocation.ts`), so its `rowsAffected()` is not known in the handler.
+ * fill their target at once; `.execute()` is a write, queued as `$app.save` is (on the running
+ * handler, or with a `txApp`'s writes: see `invocation.ts`), so its `rowsAffected()` is not known
+ * in the handler.
  */
 import type { App } from '../../../core/app.js'
 import { messages, notFound } from '../../../core/errors.js'
@@ -11,7 +12,7 @@ import type { Row } from '../../../store/db.js'
 import type { Sql } from '../../../store/sql.js'
 import { arrayOf, dbBuilder } from './migrate/db.js'
 import type { Replay } from './migrate/replay.js'
-import { enqueue } from './invocation.js'
+import type { QueueWrite } from './app-extras.js'
 import { PbUnsupportedError, strict } from './unsupported.js'
 
 /** The replay `dbBuilder` expects, carrying each op out at once (reads are synchronous here). */
@@ -23,7 +24,7 @@ const immediate = {
  * An app whose `db` reads synchronously (the store's `allSync`/`getSync`) and queues writes on
  * the running handler; the builder of `migrate/db.ts` runs over it.
  */
-function syncApp(app: App): App {
+function syncApp(app: App, queue: QueueWrite): App {
   const db = app.db
   const reads = (name: string) => {
     if (!db.allSync || !db.getSync)
@@ -34,7 +35,7 @@ function syncApp(app: App): App {
     all: (q: Sql): Row[] => reads('$app.db().newQuery().all').allSync(q),
     get: (q: Sql): Row | undefined => reads('$app.db().newQuery().one').getSync(q),
     run: (q: Sql): { changes: number } => {
-      enqueue('$app.db().newQuery().execute', () => db.run(q))
+      queue('$app.db().newQuery().execute', (target) => target.db.run(q))
       return { changes: Number.NaN }
     },
   }
@@ -42,11 +43,11 @@ function syncApp(app: App): App {
 }
 
 /** `$app.db()`: `newQuery(sql)` over the app of the handler running now. */
-export function dbOf(appOf: () => App): object {
+export function dbOf(appOf: () => App, queue: QueueWrite): object {
   return strict('$app.db()', {
     newQuery: (text: unknown): object => {
       const inner = (
-        dbBuilder(syncApp(appOf()), immediate) as { newQuery(t: unknown): object }
+        dbBuilder(syncApp(appOf(), queue), immediate) as { newQuery(t: unknown): object }
       ).newQuery(text) as Record<string, (...a: unknown[]) => unknown>
       const query: object = strict('query', {
         bind: (p: unknown) => {

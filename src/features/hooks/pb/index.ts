@@ -30,7 +30,6 @@ import { securityGlobal } from './security.js'
 import { templateGlobal } from './template.js'
 import { MISSING_CALLS, isStub, strict, unsupportedGlobals } from './unsupported.js'
 import { MailerMessage, mailsGlobal } from './mails.js'
-import { withExtras } from './app-extras.js'
 import { dbxGlobal } from './dbx.js'
 import { arrayOf, dynamicModel } from './migrate/db.js'
 
@@ -128,7 +127,7 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
       api.cronAdd(String(id), String(expression), () => invoke(app, file, () => handler({}), 'job'))
     },
     cronRemove: (id: unknown) => api.cronRemove(String(id)),
-    $app: withExtras(globalApp(app), appNow),
+    $app: globalApp(app),
     $dbx: dbxGlobal(),
     DynamicModel: function DynamicModel(shape?: unknown) {
       return dynamicModel(shape)
