@@ -277,6 +277,8 @@ export const appReads: Group = {
     { name: 'hook route as guest', method: 'GET', path: `/api/app/posts/${POST}` },
     { name: 'hook route as user', method: 'GET', path: `/api/app/posts/${POST}`, as: 'ut' },
     { name: 'hook route unknown post', method: 'GET', path: '/api/app/posts/nope' },
+    { name: 'hook collection', method: 'GET', path: '/api/app/schema/posts' },
+    { name: 'hook collection unknown', method: 'GET', path: '/api/app/schema/nope' },
     {
       name: 'migration record',
       method: 'GET',

@@ -14,9 +14,10 @@ import { collectionToJSON } from '../../../core/collections/codec.js'
 import { messages } from '../../../core/errors.js'
 import { newId } from '../../../tools/ids.js'
 import { appExtras } from './app-extras.js'
-import { collectionInput, PbCollection } from './collection.js'
+import { collectionInput, PbCollection, pbCollectionOf } from './collection.js'
 import { currentApp, enqueue } from './invocation.js'
 import {
+  collectionOf,
   findAuthRecordByEmail,
   findFirstRecordByFilter,
   findRecordById,
@@ -132,6 +133,8 @@ export function appFacade(appOf: () => App, sink?: Sink): object {
 
   return strict('$app', {
     findRecordById: (collection: unknown, id: unknown) => findRecordById(appOf(), collection, id),
+    findCollectionByNameOrId: (ref: unknown) =>
+      pbCollectionOf(collectionOf(appOf(), ref, '$app.findCollectionByNameOrId')),
     findRecordsByFilter: (
       collection: unknown,
       filter: string,

@@ -22,6 +22,7 @@ import { HOOK_NAMES, hookRegistrations } from './bindings.js'
 import { routeEventOf } from './events.js'
 import { collectionOf } from './find.js'
 import { currentApp, hostError, invoke } from './invocation.js'
+import { collectionGlobals } from './collection.js'
 import { checkSupported } from './load-check.js'
 import { filepathGlobal, osGlobal, toText } from './os.js'
 import { errorClass } from './errors.js'
@@ -112,6 +113,8 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
 
   const out: Record<string, unknown> = {
     ...unsupportedGlobals(),
+    // Collection, Field, the typed field classes and unmarshal, as in migrations.
+    ...collectionGlobals(),
     __hooks: dirname(file),
     routerAdd: (method: unknown, path: unknown, handler: unknown, ...middlewares: unknown[]) => {
       api.routerAdd(

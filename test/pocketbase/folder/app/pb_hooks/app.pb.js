@@ -19,3 +19,15 @@ onRecordCreateRequest((e) => {
   e.record.set('text', String(e.record.get('text')).toUpperCase())
   return e.next()
 }, 'notes')
+
+routerAdd('GET', '/api/app/schema/{name}', (e) => {
+  const c = $app.findCollectionByNameOrId(e.request.pathValue('name'))
+  const draft = new Collection({ name: 'draft', type: 'base', fields: [{ name: 'a', type: 'text' }] })
+  return e.json(200, {
+    id: c.id,
+    name: c.name,
+    listRule: c.listRule,
+    title: c.fields.getByName('title') ? c.fields.getByName('title').required : null,
+    draft: draft.name,
+  })
+})

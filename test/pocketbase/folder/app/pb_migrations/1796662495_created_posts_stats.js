@@ -23,7 +23,7 @@ migrate((app) => {
         "autogeneratePattern": "",
         "help": "",
         "hidden": false,
-        "id": "_clone_7Hsl",
+        "id": "_clone_Jkn0",
         "max": 100,
         "min": 1,
         "name": "title",
@@ -37,7 +37,7 @@ migrate((app) => {
       {
         "help": "",
         "hidden": false,
-        "id": "_clone_oK54",
+        "id": "_clone_sAS9",
         "max": null,
         "min": 0,
         "name": "views",
@@ -50,7 +50,7 @@ migrate((app) => {
       {
         "help": "",
         "hidden": false,
-        "id": "_clone_0Uo8",
+        "id": "_clone_nkmY",
         "maxSelect": 2,
         "maxSize": 0,
         "mimeTypes": [
