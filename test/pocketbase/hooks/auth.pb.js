@@ -26,7 +26,12 @@ onRecordAuthRequest((e) => {
 onRecordAuthWithPasswordRequest((e) => {
   if (e.identity === 'blocked@example.com') throw new BadRequestError('blocked', { why: 'x' })
   if (e.identity === 'who@example.com')
-    return e.json(200, { rec: e.record, idf: e.identityField, pw: e.password, coll: e.collection.name })
+    return e.json(200, {
+      rec: e.record,
+      idf: e.identityField,
+      pw: e.password,
+      coll: e.collection.name,
+    })
   if (e.identity === 'a@example.com' && e.record) e.record.set('name', e.record.get('name') + '|pw')
   e.next()
 }, 'users')
@@ -80,7 +85,10 @@ onRecordRequestPasswordResetRequest((e) => {
 
 onMailerRecordPasswordResetSend((e) => {
   const r = e.record
-  r.set('name', 'mailed:' + (e.message.to[0].address === r.get('email')) + ':' + (typeof e.meta.token))
+  r.set(
+    'name',
+    'mailed:' + (e.message.to[0].address === r.get('email')) + ':' + typeof e.meta.token,
+  )
   $app.save(r)
 })
 
@@ -90,7 +98,8 @@ onCollectionCreate((e) => {
 })
 
 onCollectionUpdate((e) => {
-  if (e.collection.name === 'renamed') throw new BadRequestError('no renaming to ' + e.collection.name)
+  if (e.collection.name === 'renamed')
+    throw new BadRequestError('no renaming to ' + e.collection.name)
   e.next()
 })
 
@@ -113,11 +122,16 @@ onRecordRequestOTPRequest((e) => {
 
 onCollectionViewRequest((e) => {
   if (e.requestInfo().headers['x_hooked'] !== '1') return e.next()
-  return e.json(200, { viewed: e.collection.name, type: e.collection.type, auth: e.hasSuperuserAuth() })
+  return e.json(200, {
+    viewed: e.collection.name,
+    type: e.collection.type,
+    auth: e.hasSuperuserAuth(),
+  })
 })
 
 onCollectionDeleteRequest((e) => {
-  if (e.requestInfo().headers['x_hooked'] === '1') throw new ForbiddenError('not ' + e.collection.name)
+  if (e.requestInfo().headers['x_hooked'] === '1')
+    throw new ForbiddenError('not ' + e.collection.name)
   e.next()
 })
 
@@ -141,7 +155,11 @@ onCollectionCreateRequest((e) => {
 
 onCollectionUpdateRequest((e) => {
   if (e.requestInfo().headers['x_hooked'] === '1')
-    return e.json(200, { name: e.collection.name, type: e.collection.type, listRule: e.collection.listRule })
+    return e.json(200, {
+      name: e.collection.name,
+      type: e.collection.type,
+      listRule: e.collection.listRule,
+    })
   if (e.collection.name === 'hooked_create') e.collection.deleteRule = 'id = "z"'
   e.next()
 })

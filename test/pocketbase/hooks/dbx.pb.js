@@ -83,11 +83,17 @@ routerAdd('GET', '/dbx/eapp', (e) => {
   e.app.db().newQuery('SELECT COUNT(*) AS n FROM users').one(m)
   let inTx = null
   $app.runInTransaction((txApp) => {
-    inTx = txApp.findAllRecords('users', $dbx.like('name', 'o')).map((r) => r.get('name')).sort()
+    inTx = txApp
+      .findAllRecords('users', $dbx.like('name', 'o'))
+      .map((r) => r.get('name'))
+      .sort()
   })
   return e.json(200, {
     count: e.app.countRecords('users', $dbx.like('name', 'a')),
-    all: e.app.findAllRecords('users', $dbx.like('name', 'a')).map((r) => r.get('name')).sort(),
+    all: e.app
+      .findAllRecords('users', $dbx.like('name', 'a'))
+      .map((r) => r.get('name'))
+      .sort(),
     first: e.app.findFirstRecordByData('users', 'name', 'alice').get('email'),
     n: m.n,
     inTx: inTx,

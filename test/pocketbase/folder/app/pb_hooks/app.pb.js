@@ -22,7 +22,11 @@ onRecordCreateRequest((e) => {
 
 routerAdd('GET', '/api/app/schema/{name}', (e) => {
   const c = $app.findCollectionByNameOrId(e.request.pathValue('name'))
-  const draft = new Collection({ name: 'draft', type: 'base', fields: [{ name: 'a', type: 'text' }] })
+  const draft = new Collection({
+    name: 'draft',
+    type: 'base',
+    fields: [{ name: 'a', type: 'text' }],
+  })
   return e.json(200, {
     id: c.id,
     name: c.name,
