@@ -111,6 +111,38 @@ describe(`a data folder of ${ORACLE_VERSION}`, () => {
   })
 })
 
+describe('a one-time password PocketBase issued (its `_otps` row, bcrypt-hashed)', () => {
+  it('signs the user in once, as PocketBase 0.40.4 does (checked on the oracle by hand)', async () => {
+    // The recorded row is days old, past the 180 s an OTP lives: make it fresh, as if just sent.
+    const dataDir = copyFixture('otp')
+    const db = new Database(join(dataDir, 'data.db'))
+    const now = new Date().toISOString().replace('T', ' ')
+    db.prepare('UPDATE _otps SET created = ?, updated = ?').run(now, now)
+    const { id } = db.prepare('SELECT id FROM _otps').get() as { id: string }
+    db.close()
+    const server = await createServer({ dataDir, logger: keptLogger() })
+    const url = await server.listen({ host: '127.0.0.1', port: 0 })
+    const signIn = (password: string) =>
+      fetch(`${url}/api/collections/users/auth-with-otp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ otpId: id, password }),
+      })
+    // PocketBase's answers to the same three requests: 200 with the user, then 400 twice.
+    const ok = await signIn('123456')
+    const body = (await ok.json()) as { token?: string; record?: { id: string } }
+    expect(ok.status, JSON.stringify(body)).toBe(200)
+    expect(body.record?.id).toBe('usr000000000001')
+    expect(typeof body.token).toBe('string')
+    for (const again of ['654321', '123456']) {
+      const res = await signIn(again)
+      expect(res.status).toBe(400)
+      expect(((await res.json()) as { message: string }).message).toBe('Invalid or expired OTP.')
+    }
+    await server.close()
+  }, 60_000)
+})
+
 describe('a start on a PocketBase folder that fails', () => {
   it('changes nothing: the files are as they were, and no backup is left', async () => {
     const dataDir = copyFixture('failing')
