@@ -14,10 +14,10 @@ import { dirname } from 'node:path'
 import { format } from 'node:util'
 import vm from 'node:vm'
 import type { App } from '../../../core/app.js'
-import { badRequest, forbidden, messages, unauthorized } from '../../../core/errors.js'
-import { isSuperuser } from '../../../core/request-info.js'
-import type { RouteEvent, RouteHandler, ScriptApi } from '../script-api.js'
+import { messages } from '../../../core/errors.js'
+import type { RouteHandler, ScriptApi } from '../script-api.js'
 import { globalApp } from './app-facade.js'
+import { apis, isNative, NATIVE } from './apis.js'
 import { HOOK_NAMES, hookRegistrations } from './bindings.js'
 import { routeEventOf } from './events.js'
 import { collectionOf } from './find.js'
@@ -37,50 +37,11 @@ import { arrayOf, dynamicModel } from './migrate/db.js'
 /** The top level of a file may run this long (milliseconds) before its load fails. */
 const LOAD_TIMEOUT_MS = 5_000
 
-/** A `$apis.require…()` middleware: run natively around the route. */
-const NATIVE = Symbol('svcbase.pbMiddleware')
-interface NativeMiddleware {
-  [NATIVE]: RouteHandler
-}
-
-const isNative = (v: unknown): v is NativeMiddleware =>
-  typeof v === 'object' && v !== null && NATIVE in v
-
 /** The handler a script passed, or a clear error naming the call. */
 function handlerArg(fn: unknown, name: string): (e: object) => unknown {
   if (typeof fn !== 'function')
     throw new Error(messages.pbBadArgument({ name, expected: 'a handler function' }))
   return fn as (e: object) => unknown
-}
-
-/** PocketBase's `$apis` middlewares that svcbase runs; the rest of `$apis` is not supported. */
-function apis(): object {
-  const native = (fn: RouteHandler): NativeMiddleware => ({ [NATIVE]: fn })
-  return strict('$apis', {
-    requireAuth: (...collections: unknown[]) =>
-      native(async (e: RouteEvent) => {
-        const auth = e.requestInfo.auth
-        if (!auth) throw unauthorized(messages.authTokenRequired)
-        const names = collections.map(String)
-        if (
-          names.length > 0 &&
-          !names.some((n) => n === auth.collection.name || n === auth.collection.id)
-        )
-          throw forbidden(messages.authRecordNotAllowed)
-        await e.next()
-      }),
-    requireSuperuserAuth: () =>
-      native(async (e: RouteEvent) => {
-        if (!e.requestInfo.auth) throw unauthorized(messages.authTokenRequired)
-        if (!isSuperuser(e.requestInfo)) throw forbidden(messages.authRecordNotAllowed)
-        await e.next()
-      }),
-    requireGuestOnly: () =>
-      native(async (e: RouteEvent) => {
-        if (e.requestInfo.auth) throw badRequest(messages.pbGuestOnly)
-        await e.next()
-      }),
-  })
 }
 
 /** The globals of one file's context. */

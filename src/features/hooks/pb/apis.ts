@@ -1,0 +1,48 @@
+/**
+ * PocketBase's `$apis` for `*.pb.js` files: the middlewares svcbase runs natively around a
+ * route (`requireAuth`, `requireSuperuserAuth`, `requireGuestOnly`); the rest of `$apis` is
+ * not supported (a file using it fails at load, naming the member).
+ */
+import { badRequest, forbidden, messages, unauthorized } from '../../../core/errors.js'
+import { isSuperuser } from '../../../core/request-info.js'
+import type { RouteEvent, RouteHandler } from '../script-api.js'
+import { strict } from './unsupported.js'
+
+/** A `$apis.require…()` middleware: run natively around the route. */
+export const NATIVE = Symbol('svcbase.pbMiddleware')
+export interface NativeMiddleware {
+  [NATIVE]: RouteHandler
+}
+
+export const isNative = (v: unknown): v is NativeMiddleware =>
+  typeof v === 'object' && v !== null && NATIVE in v
+
+/** PocketBase's `$apis` middlewares that svcbase runs; the rest of `$apis` is not supported. */
+export function apis(): object {
+  const native = (fn: RouteHandler): NativeMiddleware => ({ [NATIVE]: fn })
+  return strict('$apis', {
+    requireAuth: (...collections: unknown[]) =>
+      native(async (e: RouteEvent) => {
+        const auth = e.requestInfo.auth
+        if (!auth) throw unauthorized(messages.authTokenRequired)
+        const names = collections.map(String)
+        if (
+          names.length > 0 &&
+          !names.some((n) => n === auth.collection.name || n === auth.collection.id)
+        )
+          throw forbidden(messages.authRecordNotAllowed)
+        await e.next()
+      }),
+    requireSuperuserAuth: () =>
+      native(async (e: RouteEvent) => {
+        if (!e.requestInfo.auth) throw unauthorized(messages.authTokenRequired)
+        if (!isSuperuser(e.requestInfo)) throw forbidden(messages.authRecordNotAllowed)
+        await e.next()
+      }),
+    requireGuestOnly: () =>
+      native(async (e: RouteEvent) => {
+        if (e.requestInfo.auth) throw badRequest(messages.pbGuestOnly)
+        await e.next()
+      }),
+  })
+}
