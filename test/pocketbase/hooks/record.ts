@@ -32,6 +32,7 @@ import {
   type HookRecording,
   type HookSuite,
 } from './cases.js'
+import { rankingSuite } from './cases-ranking.js'
 
 const ORACLE = '/work/shared/oracle/pocketbase.sh'
 const ORACLE_VERSION = 'PocketBase 0.40.4 (Debian build of the upstream source)'
@@ -172,6 +173,7 @@ const suites = [
   authSuite,
   mailsSuite,
   dbxSuite,
+  rankingSuite,
 ]
 const wanted = process.argv.slice(2)
 for (const s of suites) if (wanted.length === 0 || wanted.includes(s.name)) await record(s)

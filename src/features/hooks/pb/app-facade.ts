@@ -53,6 +53,23 @@ function recordArg(rec: unknown, name: string): PbRecord {
   return r
 }
 
+/** Go's `slog` level numbers, which PocketBase stores in `_logs.level`. */
+const SLOG_LEVELS = { debug: -4, info: 0, warn: 4, error: 8 } as const
+
+/**
+ * The data of a `$app.logger()` line as Go's `slog` reads its arguments: key, value, key,
+ * value…; a value without a string key before it goes under `!BADKEY`.
+ */
+export function slogData(args: readonly unknown[]): Record<string, unknown> {
+  const data: Record<string, unknown> = {}
+  for (let i = 0; i < args.length; i++) {
+    const key = args[i]
+    if (typeof key === 'string' && i + 1 < args.length) data[key] = args[++i]
+    else data['!BADKEY'] = key
+  }
+  return data
+}
+
 /** Builds `$app`-like facades: `appOf` is the app its finds read and its writes default to. */
 export function appFacade(appOf: () => App, sink?: Sink): object {
   const queue: Sink =
@@ -128,7 +145,13 @@ export function appFacade(appOf: () => App, sink?: Sink): object {
   const log =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (message: unknown, ...attrs: unknown[]): void => {
-      appOf().logger[level](format(message, ...attrs), { source: 'pb.js' })
+      const app = appOf()
+      const text = typeof message === 'string' ? message : format(message)
+      const data = slogData(attrs)
+      app.logger[level](text, data)
+      // PocketBase's app logger writes `_logs` rows too (with its level numbers), as the logs
+      // feature's writer does when it is on (it applies `settings.logs`: maxDays, minLevel).
+      app.services.find('logs')?.writer.add(SLOG_LEVELS[level], text, data)
     }
 
   return strict('$app', {
@@ -153,6 +176,11 @@ export function appFacade(appOf: () => App, sink?: Sink): object {
     save,
     delete: remove,
     runInTransaction,
+    // PocketBase's import (as the migrations' `app.importCollections`), queued as a write.
+    importCollections: (items: unknown, deleteMissing: unknown): void => {
+      const list = JSON.parse(JSON.stringify(items ?? null)) as unknown
+      queue('$app.importCollections', (app) => app.collections.import(list, deleteMissing === true))
+    },
     logger: () =>
       strict('$app.logger()', {
         debug: log('debug'),
