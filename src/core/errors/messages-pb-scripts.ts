@@ -15,4 +15,5 @@ export const pbScriptMessages = {
   pbBadArgument: ({ name, expected }: Args<'name' | 'expected'>) =>
     `"${name}" expects ${expected}.` as const,
   pbGuestOnly: 'The request can be accessed only by guests.',
+  pbSuperuserOrOwner: 'The request requires superuser or record authorization token.',
 } as const

@@ -7,7 +7,9 @@ import type { App } from '../../core/app.js'
 import type { UploadedFile } from '../../core/records/files.js'
 import { EMPTY_RESPONSE } from '../../core/request-event.js'
 import { sendHookResponse } from '../../http/hook-response.js'
+import { skipSuccessLog } from '../../http/log-skip.js'
 import { requestInfo } from '../../http/request-info.js'
+import { markGzip } from './gzip.js'
 import type { RouteEvent } from './script-api.js'
 
 /** A route event as this loader builds it: the contract plus the uploads and a redirect target. */
@@ -22,6 +24,10 @@ export interface ScriptRouteEvent extends RouteEvent {
   html(status: number, text: string): void
   /** PocketBase's `e.blob(status, contentType, data)`: the text with that media type. */
   blob(status: number, contentType: string, data: string): void
+  /** `$apis.gzip()`: the answer is compressed for a client that accepts gzip (script routes). */
+  gzip(): void
+  /** `$apis.skipSuccessActivityLog()`: the request is logged only when it fails. */
+  skipSuccessLog(): void
 }
 
 /** The first value of a request header, '' when absent. */
@@ -84,6 +90,8 @@ export function routeEvent(
       e.response = { status, kind: 'empty', body: null }
     },
     next: () => Promise.resolve(),
+    gzip: () => markGzip(req),
+    skipSuccessLog: () => skipSuccessLog(req),
   }
   return e
 }

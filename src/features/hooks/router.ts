@@ -194,6 +194,42 @@ export class ScriptRouter {
   }
 }
 
+/**
+ * A middleware's place in a chain (PocketBase's `hook.Handler` priority and id): lower priority
+ * runs first (default 0, then binding order); a middleware with an id replaces an earlier one
+ * with the same id, where that one was.
+ */
+export interface MiddlewarePlace {
+  priority?: number
+  id?: string
+}
+
+const places = new WeakMap<RouteHandler, MiddlewarePlace>()
+
+/** `fn` with its place in the chain (see {@link orderMiddlewares}). */
+export function placeMiddleware(fn: RouteHandler, place: MiddlewarePlace): RouteHandler {
+  places.set(fn, place)
+  return fn
+}
+
+/**
+ * The chain of a request as PocketBase's router builds it: the global middlewares then the
+ * route's, folded as `hook.Bind` does (a same id replaces in place), then sorted by priority,
+ * equal priorities kept in binding order.
+ */
+export function orderMiddlewares<T extends { fn: RouteHandler }>(list: readonly T[]): T[] {
+  if (list.every((m) => !places.has(m.fn))) return [...list]
+  const out: T[] = []
+  for (const m of list) {
+    const id = places.get(m.fn)?.id
+    const at = id ? out.findIndex((o) => places.get(o.fn)?.id === id) : -1
+    if (at === -1) out.push(m)
+    else out[at] = m
+  }
+  const priority = (m: T) => places.get(m.fn)?.priority ?? 0
+  return out.sort((a, b) => priority(a) - priority(b))
+}
+
 /** `ServeMux`'s exact match: a rest-of-path route matches exactly only an empty rest. */
 function exact(route: ScriptRoute, path: string): boolean {
   if (!route.multi) return true

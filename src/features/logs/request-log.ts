@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../core/errors.js'
 import { routeUrl } from '../../http/request-info.js'
+import { successLogSkipped } from '../../http/log-skip.js'
 import type { Settings } from '../../core/settings/index.js'
 import { LogLevel } from './writer.js'
 
@@ -43,6 +44,7 @@ export function skipLog(req: FastifyRequest, status: number): boolean {
   if (path === '/metrics') return true
   if (req.method === 'GET' && (path === '/api/realtime' || routeUrl(req) === '/api/realtime'))
     return true
+  if (status < 400 && successLogSkipped(req)) return true
   return status < 400 && (path === '/api/logs' || path.startsWith('/api/logs/'))
 }
 

@@ -32,6 +32,7 @@ import {
   type HookRecording,
   type HookSuite,
 } from './cases.js'
+import { middlewareSuite } from './cases-middleware.js'
 import { rankingSuite } from './cases-ranking.js'
 
 const ORACLE = '/work/shared/oracle/pocketbase.sh'
@@ -174,6 +175,7 @@ const suites = [
   mailsSuite,
   dbxSuite,
   rankingSuite,
+  middlewareSuite,
 ]
 const wanted = process.argv.slice(2)
 for (const s of suites) if (wanted.length === 0 || wanted.includes(s.name)) await record(s)

@@ -1,10 +1,12 @@
 /**
  * PocketBase's `$apis` for `*.pb.js` files: the middlewares svcbase runs natively around a
- * route (`requireAuth`, `requireSuperuserAuth`, `requireGuestOnly`); the rest of `$apis` is
+ * route (`requireAuth`, `requireSuperuserAuth`, `requireSuperuserOrOwnerAuth`,
+ * `requireGuestOnly`, `bodyLimit`, `gzip`, `skipSuccessActivityLog`); the rest of `$apis` is
  * not supported (a file using it fails at load, naming the member).
  */
-import { badRequest, forbidden, messages, unauthorized } from '../../../core/errors.js'
+import { badRequest, forbidden, messages, tooLarge, unauthorized } from '../../../core/errors.js'
 import { isSuperuser } from '../../../core/request-info.js'
+import type { ScriptRouteEvent } from '../route-event.js'
 import type { RouteEvent, RouteHandler } from '../script-api.js'
 import { strict } from './unsupported.js'
 
@@ -37,6 +39,38 @@ export function apis(): object {
       native(async (e: RouteEvent) => {
         if (!e.requestInfo.auth) throw unauthorized(messages.authTokenRequired)
         if (!isSuperuser(e.requestInfo)) throw forbidden(messages.authRecordNotAllowed)
+        await e.next()
+      }),
+    requireSuperuserOrOwnerAuth: (ownerIdPathParam?: unknown) =>
+      native(async (e: RouteEvent) => {
+        const auth = e.requestInfo.auth
+        if (!auth) throw unauthorized(messages.pbSuperuserOrOwner)
+        const param =
+          typeof ownerIdPathParam === 'string' && ownerIdPathParam !== '' ? ownerIdPathParam : 'id'
+        if (!isSuperuser(e.requestInfo) && auth.record.id !== e.request.pathValue(param))
+          throw forbidden()
+        await e.next()
+      }),
+    bodyLimit: (limitBytes: unknown) => {
+      if (typeof limitBytes !== 'number' || Number.isNaN(limitBytes))
+        throw new Error(
+          messages.pbBadArgument({ name: '$apis.bodyLimit', expected: 'a number of bytes' }),
+        )
+      return native(async (e: RouteEvent) => {
+        // NB: the body was read within svcbase's own limits; a larger declared length is refused.
+        const length = Number(e.request.header('content-length') || 0)
+        if (limitBytes > 0 && length > limitBytes) throw tooLarge()
+        await e.next()
+      })
+    },
+    gzip: () =>
+      native(async (e: RouteEvent) => {
+        ;(e as Partial<ScriptRouteEvent>).gzip?.()
+        await e.next()
+      }),
+    skipSuccessActivityLog: () =>
+      native(async (e: RouteEvent) => {
+        ;(e as Partial<ScriptRouteEvent>).skipSuccessLog?.()
         await e.next()
       }),
     requireGuestOnly: () =>

@@ -15,6 +15,7 @@ import { format } from 'node:util'
 import vm from 'node:vm'
 import type { App } from '../../../core/app.js'
 import { messages } from '../../../core/errors.js'
+import { placeMiddleware } from '../router.js'
 import type { RouteHandler, ScriptApi } from '../script-api.js'
 import { globalApp } from './app-facade.js'
 import { apis, isNative, NATIVE } from './apis.js'
@@ -31,6 +32,7 @@ import { securityGlobal } from './security.js'
 import { templateGlobal } from './template.js'
 import { MISSING_CALLS, isStub, strict, unsupportedGlobals } from './unsupported.js'
 import { MailerMessage, mailsGlobal } from './mails.js'
+import { middlewareClass, middlewareSpec } from './middleware.js'
 import { dbxGlobal } from './dbx.js'
 import { arrayOf, dynamicModel } from './migrate/db.js'
 
@@ -49,9 +51,23 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
   const app: App = api.app
   const appNow = (): App => currentApp() ?? app
 
+  /** A handler given as its source text, compiled in the file's context (PocketBase's form). */
+  const compile = (src: string, name: string): unknown => {
+    try {
+      return vm.runInContext(`(${src})`, out, { filename: file }) as unknown
+    } catch {
+      throw new Error(messages.pbBadArgument({ name, expected: 'a function or its source text' }))
+    }
+  }
   const route = (fn: unknown, name: string): RouteHandler => {
+    const spec = middlewareSpec(fn)
+    if (spec) {
+      const inner = route(spec.fn, name)
+      const place = { priority: spec.priority, ...(spec.id !== '' ? { id: spec.id } : {}) }
+      return placeMiddleware((e) => inner(e), place)
+    }
     if (isNative(fn)) return fn[NATIVE]
-    const handler = handlerArg(fn, name)
+    const handler = handlerArg(typeof fn === 'string' ? compile(fn, name) : fn, name)
     return (e) => invoke(e.app, file, () => handler(routeEventOf(e)))
   }
 
@@ -85,7 +101,9 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
         ...middlewares.map((m) => route(m, 'routerAdd')),
       )
     },
-    routerUse: (handler: unknown) => api.routerUse(route(handler, 'routerUse')),
+    routerUse: (...handlers: unknown[]) => {
+      for (const h of handlers) api.routerUse(route(h, 'routerUse'))
+    },
     cronAdd: (id: unknown, expression: unknown, fn: unknown) => {
       const handler = handlerArg(fn, 'cronAdd')
       api.cronAdd(String(id), String(expression), () => invoke(app, file, () => handler({}), 'job'))
@@ -100,6 +118,7 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
     $apis: apis(),
     $mails: mailsGlobal(app),
     MailerMessage,
+    Middleware: middlewareClass(),
     $security: securityGlobal(),
     $template: templateGlobal(dirname(file)),
     $os: osGlobal(dirname(file)),

@@ -3,6 +3,7 @@ import type { App } from '../../../core/app.js'
 import type { ApiError } from '../../../core/errors.js'
 import { runOnion } from '../../../tools/hook.js'
 import { routeEvent, sendRouteAnswer } from '../route-event.js'
+import { orderMiddlewares } from '../router.js'
 import type { HookScripts } from '../service.js'
 import { owned, scriptFailure } from './scripts.js'
 
@@ -42,7 +43,7 @@ export function registerMiddlewares(app: App, http: FastifyInstance, scripts: Ho
     reply.raw.once('close', answered.resolve)
     const chain = runOnion(
       e,
-      scripts.middlewares.map((m) => owned(m.fn, m.file)),
+      orderMiddlewares(scripts.middlewares).map((m) => owned(m.fn, m.file)),
       () => {
         reached.resolve()
         return answered.promise

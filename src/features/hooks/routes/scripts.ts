@@ -4,7 +4,9 @@ import { ApiError, internal } from '../../../core/errors.js'
 import { readBody } from '../../../http/body.js'
 import { notFoundHandler } from '../../../http/errors.js'
 import { runOnion } from '../../../tools/hook.js'
+import { gzipOnSend } from '../gzip.js'
 import { routeEvent, sendRouteAnswer } from '../route-event.js'
+import { orderMiddlewares } from '../router.js'
 import type { RouteEvent, RouteHandler } from '../script-api.js'
 import type { HookScripts } from '../service.js'
 
@@ -79,10 +81,10 @@ export function registerScriptRoutes(app: App, http: FastifyInstance, scripts: H
     const { route, params } = match
     const body = await readBody(req)
     const e = routeEvent(app, req, params, body.values, body.files)
-    const fns = [
-      ...scripts.middlewares.map((m) => owned(m.fn, m.file)),
-      ...route.middlewares.map((fn) => owned(fn, route.file)),
-    ]
+    const fns = orderMiddlewares([
+      ...scripts.middlewares,
+      ...route.middlewares.map((fn) => ({ fn, file: route.file })),
+    ]).map((m) => owned(m.fn, m.file))
     try {
       await runOnion(e, fns, () => owned(route.handler, route.file)(e))
     } catch (err) {
@@ -92,6 +94,6 @@ export function registerScriptRoutes(app: App, http: FastifyInstance, scripts: H
   }
   for (const method of METHODS) {
     for (const url of ['/*', '/'])
-      http.route({ method, url, handler, config: { svcScriptRoutes: true } })
+      http.route({ method, url, handler, onSend: gzipOnSend, config: { svcScriptRoutes: true } })
   }
 }

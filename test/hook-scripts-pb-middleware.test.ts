@@ -1,0 +1,81 @@
+/**
+ * `new Middleware(fn, priority, id)` in `routerUse`/`routerAdd` (one chain of global and route
+ * middlewares in priority order, a same id replacing, a middleware answering or throwing, a
+ * handler as source text) and the `$apis` middlewares in `*.pb.js` files: the same hook files
+ * ran on PocketBase 0.40.4 (`test/pocketbase/hooks/middleware.json`, recorded by
+ * `test/pocketbase/hooks/record.ts`) and here answer alike, request after request.
+ */
+import { gunzipSync } from 'node:zlib'
+import { request } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { HooksServer } from './fixtures/hooks/server.js'
+import { middlewareSuite } from './pocketbase/hooks/cases-middleware.js'
+import { recording, replay, startSuiteServer } from './pocketbase/hooks/replay.js'
+
+const recorded = recording(middlewareSuite)
+
+/** A GET with its raw (still encoded) body and headers. */
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      )
+    })
+      .on('error', reject)
+      .end()
+  })
+}
+
+describe('new Middleware and $apis in *.pb.js files, as PocketBase', () => {
+  let s: HooksServer
+  beforeAll(async () => {
+    s = await startSuiteServer(middlewareSuite)
+  })
+  afterAll(async () => {
+    await s.close()
+  })
+
+  it('loads the files', async () => {
+    const listing = await s.api('GET', '/api/functions', { token: s.suToken })
+    expect(listing.body.errors).toEqual([])
+  })
+
+  // In order: each case sees what the ones before it wrote.
+  it.each(recorded.answers.map((a) => [a.name, a] as const))('%s', async (_label, pb) => {
+    const svc = await replay(s, pb)
+    expect(svc).toEqual(pb)
+  })
+
+  it('$apis.gzip compresses for a client that takes gzip, as PocketBase (Content-Encoding, Vary)', async () => {
+    const zipped = await rawGet(`${s.url}/apis/gzip`, { 'accept-encoding': 'gzip' })
+    expect(zipped.status).toBe(200)
+    expect(zipped.headers['content-encoding']).toBe('gzip')
+    expect(String(zipped.headers.vary)).toMatch(/Accept-Encoding/i)
+    expect(gunzipSync(zipped.body).toString()).toBe('x'.repeat(3000))
+    const plain = await rawGet(`${s.url}/apis/gzip`, {})
+    expect(plain.headers['content-encoding']).toBeUndefined()
+    expect(plain.body.toString()).toBe('x'.repeat(3000))
+  })
+
+  it('$apis.skipSuccessActivityLog keeps a successful request out of the logs, not a failed one', async () => {
+    await s.api('GET', '/apis/skip-log?n=1')
+    await s.api('GET', '/apis/skip-log-fail?n=1')
+    await s.api('GET', '/mw/order?n=1')
+    let urls: string[] = []
+    for (let i = 0; i < 50; i++) {
+      const logs = await s.api('GET', '/api/logs?perPage=200&sort=-created', { token: s.suToken })
+      urls = (logs.body.items as { data: { url: string } }[]).map((l) => l.data.url)
+      if (urls.includes('/mw/order?n=1') && urls.includes('/apis/skip-log-fail?n=1')) break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(urls).toContain('/mw/order?n=1')
+    expect(urls).toContain('/apis/skip-log-fail?n=1')
+    expect(urls).not.toContain('/apis/skip-log?n=1')
+  })
+})

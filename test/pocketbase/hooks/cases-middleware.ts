@@ -1,0 +1,94 @@
+/**
+ * The `middleware` suite: `new Middleware(fn, priority, id)` in `routerUse` and `routerAdd`
+ * (the chain in priority order, a same id replacing, a middleware answering or throwing, a
+ * handler given as source text), the `$apis` middlewares, and (`middleware-*.pb.js`) the mail
+ * message's cc, bcc and attachments and `$filesystem` files saved into a record. Recorded from
+ * PocketBase by `record.ts`, replayed by `test/hook-scripts-pb-middleware.test.ts`.
+ */
+import type { HookCase, HookSuite } from './cases.js'
+
+const PASSWORD = 'password123'
+const USERS = '/api/collections/users'
+const OWNER_ID = 'owner0000000001'
+const OTHER_ID = 'other0000000001'
+const owner = { collection: 'users', identity: 'owner@example.com', password: PASSWORD }
+const su = {
+  collection: '_superusers',
+  identity: 'hooks-admin@example.com',
+  password: 'supersecret123',
+}
+
+const get = (name: string, path: string, extra: Partial<HookCase> = {}): HookCase => ({
+  name,
+  method: 'GET',
+  path,
+  ...extra,
+})
+const post = (
+  name: string,
+  path: string,
+  send: unknown,
+  extra: Partial<HookCase> = {},
+): HookCase => ({
+  name,
+  method: 'POST',
+  path,
+  send,
+  ...extra,
+})
+const user = (email: string, id: string) => ({
+  id,
+  email,
+  name: email.split('@')[0],
+  password: PASSWORD,
+  passwordConfirm: PASSWORD,
+})
+
+export const middlewareSuite: HookSuite = {
+  name: 'middleware',
+  files: ['middleware.pb.js'],
+  cases: [
+    post('create the owner', `${USERS}/records`, user('owner@example.com', OWNER_ID), {
+      keep: ['id', 'name'],
+    }),
+    post('create another user', `${USERS}/records`, user('other@example.com', OTHER_ID), {
+      keep: ['id', 'name'],
+    }),
+    get('global and route middlewares in priority order', '/mw/order'),
+    get('a middleware answering itself', '/mw/answer'),
+    get('code after e.next() in a middleware', '/mw/after'),
+    get('a middleware throwing', '/mw/throw'),
+    get('a later middleware with the same id replaces the first', '/mw/same-id'),
+    get('a Middleware object shows no members', '/mw/object'),
+    get('a handler given as source text', '/mw/source-handler'),
+    get('global middlewares around a built-in route', '/api/health'),
+    get('requireSuperuserOrOwnerAuth as a guest', `/apis/owner/${OWNER_ID}`),
+    get('requireSuperuserOrOwnerAuth as the owner', `/apis/owner/${OWNER_ID}`, { auth: owner }),
+    get('requireSuperuserOrOwnerAuth as another user', `/apis/owner/${OTHER_ID}`, {
+      auth: owner,
+    }),
+    get('requireSuperuserOrOwnerAuth as a superuser', `/apis/owner/${OTHER_ID}`, { auth: su }),
+    get('requireSuperuserOrOwnerAuth by another param', `/apis/owner-param/${OWNER_ID}`, {
+      auth: owner,
+    }),
+    get('requireSuperuserOrOwnerAuth default param', `/apis/owner-default/${OWNER_ID}`, {
+      auth: owner,
+    }),
+    get('requireSuperuserOrOwnerAuth default param, not the owner', '/apis/owner-default/x', {
+      auth: owner,
+    }),
+    get('requireGuestOnly as a guest', '/apis/guest'),
+    get('requireGuestOnly signed in', '/apis/guest', { auth: owner }),
+    get('requireSuperuserAuth as a user', '/apis/superuser', { auth: owner }),
+    get('requireSuperuserAuth as a guest', '/apis/superuser'),
+    get('requireSuperuserAuth as a superuser', '/apis/superuser', { auth: su }),
+    get('requireAuth and a middleware of priority -1', '/apis/auth-mw-priority', { auth: owner }),
+    get('requireAuth refusing a guest', '/apis/auth-mw-priority'),
+    post('bodyLimit within', '/apis/limit', { a: 1 }),
+    post('bodyLimit over', '/apis/limit', { a: '0123456789' }),
+    post('bodyLimit 0 is no limit', '/apis/no-limit', { a: '0123456789'.repeat(10) }),
+    get('gzip', '/apis/gzip', { headers: { 'accept-encoding': 'gzip' } }),
+    get('skipSuccessActivityLog', '/apis/skip-log'),
+    get('skipSuccessActivityLog failing', '/apis/skip-log-fail'),
+  ],
+}
