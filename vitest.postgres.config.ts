@@ -145,6 +145,7 @@ export const postgresSuites = [
   'test/hook-scripts-pb-auth.test.ts',
   'test/hook-scripts-pb-mails.test.ts',
   'test/hook-scripts-pb-dbx.test.ts',
+  'test/hook-scripts-pb-ranking.test.ts',
 ]
 
 /**
