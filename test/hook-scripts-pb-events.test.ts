@@ -5,42 +5,18 @@
  * `e.html`, `e.string`, `e.noContent`, `e.redirect`, the error helpers (`e.badRequestError`, …,
  * `e.error`) and `e.realIP()`/`e.remoteIP()`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { HooksServer } from './fixtures/hooks/server.js'
 import { eventsSuite } from './pocketbase/hooks/cases.js'
-import { recording, replay, startSuiteServer } from './pocketbase/hooks/replay.js'
-
-const recorded = recording(eventsSuite)
+import { describeRecordedSuite, type Allowed } from './pocketbase/hooks/suite-test.js'
 
 /** Where svcbase answers otherwise, on purpose. */
-const ALLOWED: Record<string, { status: number; why: string }> = {
+const ALLOWED: Record<string, Allowed> = {
   'redirect with a bad status': {
     status: 400,
     why: 'PocketBase answers 500 "Invalid redirect status code."; svcbase throws in the handler: 400',
   },
 }
 
-describe('route event members in *.pb.js files, as PocketBase answers', () => {
-  let s: HooksServer
-  beforeAll(async () => {
-    s = await startSuiteServer(eventsSuite)
-  })
-  afterAll(async () => {
-    await s.close()
-  })
-
-  it('loads the file', async () => {
-    const listing = await s.api('GET', '/api/functions', { token: s.suToken })
-    expect(listing.body.errors).toEqual([])
-  })
-
-  it.each(recorded.answers.map((a) => [`${a.path} (${a.name})`, a] as const))(
-    '%s',
-    async (_label, pb) => {
-      const svc = await replay(s, pb)
-      const allowed = ALLOWED[pb.name]
-      if (allowed) expect(svc.status, allowed.why).toBe(allowed.status)
-      else expect(svc).toEqual(pb)
-    },
-  )
+describeRecordedSuite('route event members in *.pb.js files, as PocketBase answers', eventsSuite, {
+  allowed: ALLOWED,
+  label: (a) => `${a.path} (${a.name})`,
 })

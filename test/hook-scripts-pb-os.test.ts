@@ -8,31 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startHooksServer, type HooksServer } from './fixtures/hooks/server.js'
 import { osSuite } from './pocketbase/hooks/cases.js'
-import { recording, replay, startSuiteServer } from './pocketbase/hooks/replay.js'
+import { describeRecordedSuite } from './pocketbase/hooks/suite-test.js'
 
-const recorded = recording(osSuite)
-
-describe('$os, $filepath and toString in *.pb.js files, as PocketBase answers', () => {
-  let s: HooksServer
-  beforeAll(async () => {
-    s = await startSuiteServer(osSuite)
-  })
-  afterAll(async () => {
-    await s.close()
-  })
-
-  it('loads the file', async () => {
-    const listing = await s.api('GET', '/api/functions', { token: s.suToken })
-    expect(listing.body.errors).toEqual([])
-  })
-
-  it.each(recorded.answers.map((a) => [`${a.path} (${a.name})`, a] as const))(
-    '%s',
-    async (_label, pb) => {
-      expect(await replay(s, pb)).toEqual(pb)
-    },
-  )
-})
+describeRecordedSuite(
+  '$os, $filepath and toString in *.pb.js files, as PocketBase answers',
+  osSuite,
+  { label: (a) => `${a.path} (${a.name})` },
+)
 
 describe('$os reads only the app folders', () => {
   let s: HooksServer

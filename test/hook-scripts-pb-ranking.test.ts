@@ -6,29 +6,10 @@
  * same `ranking*.pb.js` files ran on PocketBase 0.40.4 (`test/pocketbase/hooks/ranking.json`,
  * recorded by `test/pocketbase/hooks/record.ts ranking`) and here answer alike.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { HooksServer } from './fixtures/hooks/server.js'
 import { rankingSuite } from './pocketbase/hooks/cases-ranking.js'
-import { recording, replay, startSuiteServer } from './pocketbase/hooks/replay.js'
+import { describeRecordedSuite } from './pocketbase/hooks/suite-test.js'
 
-const recorded = recording(rankingSuite)
-
-describe('the JSVM members real apps use most, in *.pb.js files, as PocketBase', () => {
-  let s: HooksServer
-  beforeAll(async () => {
-    s = await startSuiteServer(rankingSuite)
-  })
-  afterAll(async () => {
-    await s.close()
-  })
-
-  it('loads the files', async () => {
-    const listing = await s.api('GET', '/api/functions', { token: s.suToken })
-    expect(listing.body.errors).toEqual([])
-  })
-
-  // In order: each case sees what the ones before it wrote.
-  it.each(recorded.answers.map((a) => [a.name, a] as const))('%s', async (_label, pb) => {
-    expect(await replay(s, pb)).toEqual(pb)
-  })
-})
+describeRecordedSuite(
+  'the JSVM members real apps use most, in *.pb.js files, as PocketBase',
+  rankingSuite,
+)

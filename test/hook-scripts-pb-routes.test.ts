@@ -5,31 +5,11 @@
  * loads, and CORS answers OPTIONS first, in both), `{name}`, `{path...}`, `{$}`, a literal `*`,
  * the redirect to the trailing-slash form, and the path values a handler reads.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { HooksServer } from './fixtures/hooks/server.js'
 import { routesSuite } from './pocketbase/hooks/cases.js'
-import { recording, replay, startSuiteServer } from './pocketbase/hooks/replay.js'
+import { describeRecordedSuite } from './pocketbase/hooks/suite-test.js'
 
-const recorded = recording(routesSuite)
-
-describe('PocketBase routes of *.pb.js files, as PocketBase answers them', () => {
-  let s: HooksServer
-  beforeAll(async () => {
-    s = await startSuiteServer(routesSuite)
-  })
-  afterAll(async () => {
-    await s.close()
-  })
-
-  it('loads the file', async () => {
-    const listing = await s.api('GET', '/api/functions', { token: s.suToken })
-    expect(listing.body.errors).toEqual([])
-  })
-
-  it.each(recorded.answers.map((a) => [`${a.method} ${a.path} (${a.name})`, a] as const))(
-    '%s',
-    async (_label, pb) => {
-      expect(await replay(s, pb)).toEqual(pb)
-    },
-  )
-})
+describeRecordedSuite(
+  'PocketBase routes of *.pb.js files, as PocketBase answers them',
+  routesSuite,
+  { label: (a) => `${a.method} ${a.path} (${a.name})` },
+)
