@@ -32,6 +32,7 @@ import {
   type HookRecording,
   type HookSuite,
 } from './cases.js'
+import { httpSuite } from './cases-http.js'
 import { middlewareSuite } from './cases-middleware.js'
 import { rankingSuite } from './cases-ranking.js'
 
@@ -136,6 +137,8 @@ function sorted(v: unknown): unknown {
 }
 
 async function record(suite: HookSuite): Promise<void> {
+  // A suite that needs a server of its own (cases-http.ts) starts it before the oracle.
+  const teardown = 'setup' in suite ? await (suite as typeof httpSuite).setup() : null
   const { proc, dir } = await startOracle(suite)
   const base = `http://127.0.0.1:${PORT}`
   const smtp = suite.smtp ? await startSmtp() : undefined
@@ -162,6 +165,7 @@ async function record(suite: HookSuite): Promise<void> {
     proc.kill()
     await new Promise((r) => proc.once('exit', r))
     rmSync(dir, { recursive: true, force: true })
+    await teardown?.()
   }
 }
 
@@ -176,6 +180,7 @@ const suites = [
   dbxSuite,
   rankingSuite,
   middlewareSuite,
+  httpSuite,
 ]
 const wanted = process.argv.slice(2)
 for (const s of suites) if (wanted.length === 0 || wanted.includes(s.name)) await record(s)

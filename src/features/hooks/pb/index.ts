@@ -22,7 +22,8 @@ import { apis, isNative, NATIVE } from './apis.js'
 import { HOOK_NAMES, hookRegistrations } from './bindings.js'
 import { routeEventOf } from './events.js'
 import { collectionOf } from './find.js'
-import { currentApp, hostError, invoke } from './invocation.js'
+import { currentApp, emit, hostError, invoke } from './invocation.js'
+import { httpGlobal } from './http-global.js'
 import { collectionGlobals } from './collection.js'
 import { checkSupported } from './load-check.js'
 import { filepathGlobal, osGlobal, toText } from './os.js'
@@ -85,7 +86,10 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
   const log =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (...args: unknown[]): void => {
-      appNow().logger[level](format(...args), { script: file })
+      // Printed once the handler's run is kept (a run stopped for `$http.send` prints nothing).
+      const logger = appNow().logger
+      const line = format(...args)
+      emit(() => logger[level](line, { script: file }))
     }
 
   const out: Record<string, unknown> = {
@@ -117,6 +121,7 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
     arrayOf,
     $apis: apis(),
     $mails: mailsGlobal(app),
+    $http: httpGlobal(app),
     MailerMessage,
     Middleware: middlewareClass(),
     $security: securityGlobal(),

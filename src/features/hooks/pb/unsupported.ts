@@ -74,7 +74,7 @@ function unsupportedFunction(name: string): () => never {
 }
 
 /** PocketBase's global objects that svcbase does not offer (`$os` and `$apis` are partial). */
-const OBJECTS = ['$filesystem', '$mails', '$http', '$dbx', '$tokens', '$inflector', '__hooks']
+const OBJECTS = ['$filesystem', '$mails', '$dbx', '$tokens', '$inflector', '__hooks']
 
 /**
  * PocketBase's global functions and classes; one a context offers replaces its stub (and is
