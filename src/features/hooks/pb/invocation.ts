@@ -4,19 +4,101 @@
  * call that writes or goes on (`$app.save`, `$app.delete`, `$app.runInTransaction`, `e.next()`)
  * is appended to the invocation's queue instead of running at once; once the handler returns,
  * its wrapper awaits the queue, in order. A queued call that fails fails the handler (the rest
- * of the queue is skipped), as a thrown error would.
+ * of the queue is skipped), as a thrown error would. A call whose answer the handler needs at
+ * once (`$http.send`) is made by replay: the run stops there, the call is carried out, and the
+ * handler runs again from the start with the answer logged (`awaitOnce`); only the last run's
+ * queue and console output count.
  */
 import type { App } from '../../../core/app.js'
 import { ApiError, badRequest, internal, messages } from '../../../core/errors.js'
+import { MAX_SENDS } from './http-send.js'
 import { PbUnsupportedError } from './unsupported.js'
 
 /** A queued piece of work: a write or the rest of a chain. */
 export type Op = () => Promise<unknown>
 
-/** The handler running now (synchronously) and the work it queued. */
+/** The handler running now (synchronously), the work it queued and what it printed. */
 interface Invocation {
   app: App
-  queue: Promise<unknown>
+  ops: Op[]
+  out: (() => void)[]
+  awaited: Awaited
+}
+
+/** A logged outcome of an awaited call. */
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
+
+/**
+ * Thrown through a script to stop a run at an awaited call (`$http.send`) without an answer
+ * yet. A script that catches it changes nothing: the invocation knows the run stopped.
+ */
+export class Suspend extends Error {
+  constructor() {
+    super('svcbase: this handler run stops here to wait for $http.send (it runs again)')
+    this.name = 'Suspend'
+  }
+}
+
+/**
+ * A logged error thrown again where the script called (its stack names the script's line, so
+ * the handler's failure is logged with it), of the same class, name and message.
+ */
+function atCall(err: unknown): unknown {
+  if (!(err instanceof Error)) return err
+  const copy = new Error(err.message)
+  Object.setPrototypeOf(copy, Object.getPrototypeOf(err) as object)
+  copy.name = err.name
+  copy.stack = `${err.name}: ${err.message}\n${(copy.stack ?? '').split('\n').slice(1).join('\n')}`
+  return copy
+}
+
+/**
+ * The awaited calls of one invocation, across its runs: the answers logged in call order (each
+ * with the call's key, so a run that makes another call there is answered anew), the call this
+ * run stopped at, and how many were carried out (at most `MAX_SENDS`).
+ */
+class Awaited {
+  private readonly log: { key: string; outcome: Outcome }[] = []
+  private index = 0
+  pending: (() => Promise<unknown>) | null = null
+  /** The key of the pending call. */
+  pendingKey = ''
+  performed = 0
+
+  restart(): void {
+    this.index = 0
+    this.pending = null
+  }
+
+  call(name: string, key: string, run: () => Promise<unknown>): unknown {
+    const i = this.index++
+    const logged = this.log[i]
+    if (logged && logged.key === key) {
+      if (!logged.outcome.ok) throw atCall(logged.outcome.error)
+      return logged.outcome.value
+    }
+    if (logged) this.log.length = i // another call than last run's: answered anew
+    if (this.pending) throw new Suspend()
+    if (this.performed >= MAX_SENDS)
+      throw new Error(
+        `${name}: at most ${MAX_SENDS} calls per handler invocation (svcbase's limit; each one runs the handler again)`,
+      )
+    this.pending = run
+    this.pendingKey = key
+    throw new Suspend()
+  }
+
+  /** Carries out the call the run stopped at and logs its outcome. */
+  async settle(run: () => Promise<unknown>, key: string): Promise<void> {
+    this.performed++
+    let outcome: Outcome
+    try {
+      outcome = { ok: true, value: await run() }
+    } catch (error) {
+      outcome = { ok: false, error }
+    }
+    this.log.push({ key, outcome })
+  }
 }
 
 /** Handlers run synchronously, so the innermost running one is the one a call belongs to. */
@@ -31,7 +113,29 @@ export function currentApp(): App | undefined {
 export function enqueue(name: string, op: Op): void {
   const inv = running[running.length - 1]
   if (!inv) throw new Error(messages.pbOutsideHandler({ name }))
-  inv.queue = inv.queue.then(op)
+  inv.ops.push(op)
+}
+
+/**
+ * An asynchronous call made synchronous by replay (`$http.send`): the answer logged for this
+ * call (by call order, and `key`), or the run stops here (`Suspend`); `invoke` then carries
+ * `run` out, logs its outcome and runs the handler again from the start, where this call
+ * answers at once (or throws the logged error). Outside a handler it throws, naming `name`.
+ */
+export function awaitOnce(name: string, key: string, run: () => Promise<unknown>): unknown {
+  const inv = running[running.length - 1]
+  if (!inv) throw new Error(messages.pbOutsideHandler({ name }))
+  return inv.awaited.call(name, key, run)
+}
+
+/**
+ * Prints through `print` once the running handler's run is kept (a run stopped by `Suspend` is
+ * discarded with what it printed); at once outside a handler.
+ */
+export function emit(print: () => void): void {
+  const inv = running[running.length - 1]
+  if (inv) inv.out.push(print)
+  else print()
 }
 
 /** True while a handler runs (so a call can be queued). */
@@ -70,11 +174,23 @@ export function locate(err: unknown, file: string): string {
   return m ? `${file}:${m[1]}${m[2] ? `:${m[2]}` : ''}` : ''
 }
 
+/** Runs of one invocation at most: one per awaited call carried out, and a last one. */
+const MAX_RUNS = MAX_SENDS + 1
+
+/** Runs the queued ops in order (each after the one before settles). */
+function chain(ops: Op[]): Promise<unknown> {
+  let queue: Promise<unknown> = Promise.resolve()
+  for (const op of ops) queue = queue.then(op)
+  return queue
+}
+
 /**
  * Runs `handler` as one invocation with `app`, then awaits what it queued. An error the script
  * itself throws (not an `ApiError`) becomes a 400 with PocketBase's generic message, as
  * PocketBase answers one; a call outside the subset becomes a 500. Both are logged with the
- * script's file and line.
+ * script's file and line. A run that stops at an awaited call (`$http.send`, see `awaitOnce`)
+ * is discarded (its queue and output with it), the call is carried out, and the handler runs
+ * again from the start: N sends make N+1 runs.
  */
 export async function invoke(
   app: App,
@@ -82,23 +198,45 @@ export async function invoke(
   handler: () => unknown,
   kind: 'request' | 'job' = 'request',
 ): Promise<void> {
-  const inv: Invocation = { app, queue: Promise.resolve() }
-  running.push(inv)
-  let returned: unknown
-  try {
-    returned = handler()
-  } catch (err) {
-    throw mapError(app, file, err, kind)
-  } finally {
-    running.pop()
-  }
-  try {
-    // A handler written `async` (not PocketBase's form) is awaited too.
-    // (A promise of the script's context is not an `instanceof Promise` here.)
-    if (isThenable(returned)) await returned
-    await inv.queue
-  } catch (err) {
-    throw mapError(app, file, err, kind)
+  const awaited = new Awaited()
+  for (let run = 1; ; run++) {
+    const inv: Invocation = { app, ops: [], out: [], awaited }
+    awaited.restart()
+    running.push(inv)
+    let returned: unknown
+    let failed: { error: unknown } | null = null
+    try {
+      returned = handler()
+    } catch (error) {
+      failed = { error }
+    } finally {
+      running.pop()
+    }
+    const pending = awaited.pending
+    if (pending) {
+      // A handler written `async` may go on after the stop: whatever it does is discarded.
+      if (isThenable(returned)) returned.then(undefined, () => undefined)
+      if (run >= MAX_RUNS)
+        throw mapError(app, file, new Error(`the handler ran ${run} times without ending`), kind)
+      await awaited.settle(pending, awaited.pendingKey)
+      continue
+    }
+    for (const print of inv.out) print()
+    // Queued ops start now, as the handler's calls would have run in PocketBase.
+    const queue = chain(inv.ops)
+    if (failed) {
+      queue.catch(() => undefined) // the handler's own error is the answer
+      throw mapError(app, file, failed.error, kind)
+    }
+    try {
+      // A handler written `async` (not PocketBase's form) is awaited too.
+      // (A promise of the script's context is not an `instanceof Promise` here.)
+      if (isThenable(returned)) await returned
+      await queue
+    } catch (err) {
+      throw mapError(app, file, err, kind)
+    }
+    return
   }
 }
 

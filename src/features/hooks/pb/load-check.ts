@@ -5,7 +5,7 @@
  * source text too; the scan reads the same text. It finds, outside comments and strings:
  *
  * - `$name.member` where `$name` is a global of the context (`$app`, `$os`, `$apis`,
- *   `$security`, `$template`, … and PocketBase's globals svcbase lacks, `$http`, `$mails`, …)
+ *   `$security`, `$template`, `$http`, … and PocketBase's globals svcbase lacks, `$filesystem`, …)
  *   and `member` is not one it offers;
  * - a call of one of PocketBase's global functions or classes that svcbase lacks (`sleep(`,
  *   `new DynamicModel(`, `onBootstrap(`, `arrayOf(`, …), and `require(`.

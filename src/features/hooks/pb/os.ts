@@ -16,6 +16,12 @@ const MAX_READ = 32 * 1024 * 1024
 /** Byte arrays made by `readFile`: `toString` decodes them. */
 const byteArrays = new WeakSet<object>()
 
+/** Marks `bytes` (a Go byte slice a script got, as `$http.send`'s `body`) for `toString`. */
+export function byteArray(bytes: number[]): number[] {
+  byteArrays.add(bytes)
+  return bytes
+}
+
 /** PocketBase's `toString(v)`: text as it is, bytes decoded, nothing as '', the rest as JSON. */
 export function toText(v: unknown): string {
   if (typeof v === 'string') return v

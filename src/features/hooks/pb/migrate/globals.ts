@@ -9,6 +9,7 @@ import { format } from 'node:util'
 import type { App } from '../../../../core/app.js'
 import { messages } from '../../../../core/errors.js'
 import { collectionGlobals } from '../collection.js'
+import { migrationHttpGlobal } from '../http-global.js'
 import { pbRecord } from '../record.js'
 import { unsupportedGlobals } from '../unsupported.js'
 import { recordCollection } from './app.js'
@@ -62,6 +63,8 @@ export function migrationGlobals(
       registered.down = typeof down === 'function' ? (down as Registered['down']) : null
     },
     ...collectionGlobals(),
+    // `$http.send`: an asynchronous op of the step's replay (made between two runs of `up`).
+    $http: migrationHttpGlobal(() => state.run),
     Record: function Record(collection: unknown, data?: unknown) {
       const { tx, replay } = current('new Record')
       const rec = pbRecord(recordCollection(tx, replay, collection), {}, true)
