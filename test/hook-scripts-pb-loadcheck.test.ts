@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startHooksServer, type HooksServer } from './fixtures/hooks/server.js'
 
 const files: Record<string, string> = {
-  'http.pb.js': `// calls PocketBase's $http in a handler
+  'http.pb.js': `// calls PocketBase's $filesystem in a handler
 routerAdd("GET", "/lc/http", (e) => {
     const url = "https://example.com"
-    const res = $http.send({ url: url })
+    const res = $filesystem.fileFromURL(url)
     return e.json(200, res.json)
 })
 
@@ -83,7 +83,7 @@ describe('*.pb.js uses of what svcbase lacks fail at load', () => {
       file: 'http.pb.js',
       line: 4,
       column: 17,
-      message: `${unsupported('$http.send')} Also not supported: $inflector.columnify.`,
+      message: `${unsupported('$filesystem.fileFromURL')} Also not supported: $inflector.columnify.`,
     })
     expect(errors.find((e) => e.file === 'os.pb.js')).toMatchObject({
       line: 2,
