@@ -21,6 +21,14 @@ export interface CollectionSuccessEvent extends HookEvent {
   collection: Collection
 }
 
+/**
+ * The event of `onCollectionAfter{Create,Update,Delete}Error`: the write's hook chain or the write
+ * itself failed; fired after the rollback, with what the write throws as `error`.
+ */
+export interface CollectionErrorEvent extends CollectionSuccessEvent {
+  error: unknown
+}
+
 /** The event of `onCollectionsListRequest`: the page as it will be answered. */
 export interface CollectionsListRequestEvent extends RequestEvent {
   /** The page's collections (the same array as `result.items`). */

@@ -10,6 +10,7 @@ import type {
   RecordEmailChangeRequestEvent,
 } from './hooks-auth.js'
 import type {
+  CollectionErrorEvent,
   CollectionEvent,
   CollectionRequestEvent,
   CollectionsImportRequestEvent,
@@ -39,6 +40,15 @@ export interface RecordSuccessEvent extends HookEvent {
 }
 
 /**
+ * The event of `onRecordAfter{Create,Update,Delete}Error`: a write that failed once its record
+ * was built (a validation error, a handler's or the database's), after the rollback; `error` is
+ * what the write throws (the hook cannot change it).
+ */
+export interface RecordErrorEvent extends RecordSuccessEvent {
+  error: unknown
+}
+
+/**
  * The event of `onPaymentEvent`: one verified incoming payment event (Stripe's shape), stored
  * in `_payment_events` just before the handlers run, in the same transaction: `app` is that
  * transaction, so a handler's writes commit with the row, and a handler that throws rolls both
@@ -61,12 +71,15 @@ export interface PaymentHookEvent extends HookEvent {
  * are triggered with the collection's id and name.
  * - record: `onRecordCreate`/`onRecordUpdate`/`onRecordDelete` run **inside** the transaction,
  *   around the built-in write (call `e.next()` to perform it); throwing rolls everything back.
- *   `onRecordAfter*Success` run **after commit** and cannot undo the change.
+ *   `onRecordAfter*Success` run **after commit** and cannot undo the change;
+ *   `onRecordAfter*Error` run after a failed write rolled back (the whole transaction's, when
+ *   the write is part of one), with `e.error`.
  * - record request (`onRecords{List,…}Request`, hooks-record-request.ts): around the records
  *   API's call of the record service, **outside** its transaction (inside the batch's for batch
  *   items); a handler may change the input before `e.next()` or answer itself instead.
  * - collection (hooks-collection.ts): `onCollectionCreate/Update/Delete` **inside** the
- *   transaction around the write; `onCollectionAfter*Success` **after commit**; the
+ *   transaction around the write; `onCollectionAfter*Success` **after commit**,
+ *   `onCollectionAfter*Error` after a failed write's rollback; the
  *   `onCollection*Request` hooks around the collections API's service call, outside it.
  * - auth (hooks-auth.ts): `onRecordAuthRequest` around every successful sign-in answer, the
  *   others around each auth endpoint's flow; all **outside** a transaction (each write of a flow
@@ -84,6 +97,9 @@ export interface AppHooks {
   onRecordAfterCreateSuccess: Hook<RecordSuccessEvent>
   onRecordAfterUpdateSuccess: Hook<RecordSuccessEvent>
   onRecordAfterDeleteSuccess: Hook<RecordSuccessEvent>
+  onRecordAfterCreateError: Hook<RecordErrorEvent>
+  onRecordAfterUpdateError: Hook<RecordErrorEvent>
+  onRecordAfterDeleteError: Hook<RecordErrorEvent>
   onRecordsListRequest: Hook<RecordsListRequestEvent>
   onRecordViewRequest: Hook<RecordRequestEvent>
   onRecordCreateRequest: Hook<RecordRequestEvent>
@@ -95,6 +111,9 @@ export interface AppHooks {
   onCollectionAfterCreateSuccess: Hook<CollectionSuccessEvent>
   onCollectionAfterUpdateSuccess: Hook<CollectionSuccessEvent>
   onCollectionAfterDeleteSuccess: Hook<CollectionSuccessEvent>
+  onCollectionAfterCreateError: Hook<CollectionErrorEvent>
+  onCollectionAfterUpdateError: Hook<CollectionErrorEvent>
+  onCollectionAfterDeleteError: Hook<CollectionErrorEvent>
   onCollectionsListRequest: Hook<CollectionsListRequestEvent>
   onCollectionViewRequest: Hook<CollectionRequestEvent>
   onCollectionCreateRequest: Hook<CollectionWriteRequestEvent>
@@ -135,6 +154,9 @@ export function createHooks(): AppHooks {
     onRecordAfterCreateSuccess: new Hook(),
     onRecordAfterUpdateSuccess: new Hook(),
     onRecordAfterDeleteSuccess: new Hook(),
+    onRecordAfterCreateError: new Hook(),
+    onRecordAfterUpdateError: new Hook(),
+    onRecordAfterDeleteError: new Hook(),
     onRecordsListRequest: new Hook(),
     onRecordViewRequest: new Hook(),
     onRecordCreateRequest: new Hook(),
@@ -146,6 +168,9 @@ export function createHooks(): AppHooks {
     onCollectionAfterCreateSuccess: new Hook(),
     onCollectionAfterUpdateSuccess: new Hook(),
     onCollectionAfterDeleteSuccess: new Hook(),
+    onCollectionAfterCreateError: new Hook(),
+    onCollectionAfterUpdateError: new Hook(),
+    onCollectionAfterDeleteError: new Hook(),
     onCollectionsListRequest: new Hook(),
     onCollectionViewRequest: new Hook(),
     onCollectionCreateRequest: new Hook(),
@@ -175,4 +200,18 @@ export function createHooks(): AppHooks {
     onServe: new Hook(),
     onTerminate: new Hook(),
   }
+}
+
+/**
+ * Runs an after-error hook (`fire`) once a failed write is rolled back: at once outside a
+ * transaction, after the enclosing transaction's rollback inside one (a batch). An error of its
+ * handlers is logged: the caller gets the write's own error.
+ */
+export async function afterWriteError(app: App, fire: () => Promise<void>): Promise<void> {
+  const run = () =>
+    fire().catch((err: unknown) => {
+      app.logger.error('after-error hook failed', { error: String(err) })
+    })
+  if (app.isTransactional) app.onAfterRollback(run)
+  else await run()
 }

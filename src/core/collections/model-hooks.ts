@@ -1,4 +1,5 @@
 import type { App } from '../app.js'
+import { afterWriteError } from '../hooks.js'
 import type { Collection } from './model.js'
 
 /**
@@ -6,7 +7,8 @@ import type { Collection } from './model.js'
  * `onCollectionDelete`; tagged with the collection's id and name), in the caller's transaction:
  * `write` is the built-in action and gets `e.collection`. When it ran, the matching
  * `onCollectionAfter*Success` hook is queued for after the commit. A handler that skips
- * `e.next()` writes nothing; the collection is then returned as the handlers left it.
+ * `e.next()` writes nothing; the collection is then returned as the handlers left it. A failure
+ * of the chain or the write fires `onCollectionAfter*Error` once the transaction rolled back.
  */
 export async function aroundCollectionWrite(
   app: App,
@@ -16,22 +18,43 @@ export async function aroundCollectionWrite(
   write: (c: Collection) => Promise<Collection>,
 ): Promise<Collection> {
   const hooks = app.hooks
-  const [hook, success] =
+  const [hook, success, failure] =
     action === 'create'
-      ? [hooks.onCollectionCreate, hooks.onCollectionAfterCreateSuccess]
+      ? [
+          hooks.onCollectionCreate,
+          hooks.onCollectionAfterCreateSuccess,
+          hooks.onCollectionAfterCreateError,
+        ]
       : action === 'update'
-        ? [hooks.onCollectionUpdate, hooks.onCollectionAfterUpdateSuccess]
-        : [hooks.onCollectionDelete, hooks.onCollectionAfterDeleteSuccess]
+        ? [
+            hooks.onCollectionUpdate,
+            hooks.onCollectionAfterUpdateSuccess,
+            hooks.onCollectionAfterUpdateError,
+          ]
+        : [
+            hooks.onCollectionDelete,
+            hooks.onCollectionAfterDeleteSuccess,
+            hooks.onCollectionAfterDeleteError,
+          ]
   let written: Collection | undefined
   const event = { app, collection, ...(original ? { original } : {}) }
-  await hook.trigger(
-    event,
-    async (e) => {
-      written = await write(e.collection)
-      e.collection = written
-    },
-    tagsOf(collection),
-  )
+  try {
+    await hook.trigger(
+      event,
+      async (e) => {
+        written = await write(e.collection)
+        e.collection = written
+      },
+      tagsOf(collection),
+    )
+  } catch (error) {
+    // After the rollback of the caller's transaction (or at once outside one).
+    if (failure.length > 0)
+      await afterWriteError(app, () =>
+        failure.trigger({ app, collection: event.collection, error }, () => {}, tagsOf(collection)),
+      )
+    throw error
+  }
   if (!written) return event.collection
   const done = written
   app.onAfterCommit(() => success.trigger({ app, collection: done }, () => {}, tagsOf(done)))

@@ -11,7 +11,7 @@ import { internalRequest, type RecordData, type RequestInfo } from '../request-i
 import { deletePrefixLater, fileNames, recordPrefix } from './files.js'
 import { selectFrom } from './query.js'
 import { detachReferences } from './relations.js'
-import { afterCommit, assertWritable } from './save.js'
+import { afterCommit, afterError, assertWritable } from './save.js'
 import { recordFromRow } from './serialize.js'
 import { WRITE_READ_LIMIT_MS } from './rule-check.js'
 
@@ -37,23 +37,30 @@ export async function deleteLoaded(
   record: RecordData,
   info: RequestInfo,
 ): Promise<void> {
-  await app.runInTransaction(async (tx) => {
-    await tx.hooks.onRecordDelete.trigger(
-      { app: tx, collection, record, request: info },
-      async (e) => {
-        const id = String(e.record.id)
-        await detachReferences(tx, collection, id, info)
-        await tx.dbFor(collection).run(sql`DELETE FROM ${ident(collection.name)} WHERE id = ${id}`)
-      },
-      [collection.id, collection.name],
-    )
-    tx.onAfterCommit(async () => {
-      if (fileNames(collection, record).length > 0) {
-        await deletePrefixLater(app, recordPrefix(collection, String(record.id)))
-      }
-      await afterCommit(app, 'delete', collection, record)
+  await app
+    .runInTransaction(async (tx) => {
+      await tx.hooks.onRecordDelete.trigger(
+        { app: tx, collection, record, request: info },
+        async (e) => {
+          const id = String(e.record.id)
+          await detachReferences(tx, collection, id, info)
+          await tx
+            .dbFor(collection)
+            .run(sql`DELETE FROM ${ident(collection.name)} WHERE id = ${id}`)
+        },
+        [collection.id, collection.name],
+      )
+      tx.onAfterCommit(async () => {
+        if (fileNames(collection, record).length > 0) {
+          await deletePrefixLater(app, recordPrefix(collection, String(record.id)))
+        }
+        await afterCommit(app, 'delete', collection, record)
+      })
     })
-  })
+    .catch(async (err: unknown) => {
+      await afterError(app, 'delete', collection, record, err)
+      throw err
+    })
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Collection, Field } from '../collections/model.js'
 import { type ApiMessage, badRequest, messages, validationError } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import { autogenerateText } from '../fields/text.js'
-import type { RecordHookEvent } from '../hooks.js'
+import { afterWriteError, type RecordHookEvent } from '../hooks.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
 import { ErrorSet } from './error-set.js'
 import {
@@ -77,12 +77,14 @@ export async function saveRecord(app: App, job: SaveJob): Promise<Record<string,
   app.onAfterRollback(() => discardUploads(app, collection, id, uploads))
   let removed: string[] = []
   let guard: RelationGuard | null = null
+  let failed: RecordData | undefined // the record built, for the after-error hook
   const saved = await app
     .runInTransaction(async (tx) => {
       tx.dbFor(collection).limitReads?.(WRITE_READ_LIMIT_MS)
       const errors = new ErrorSet()
       const built = await job.build(tx, errors)
       const { record, original, request } = built
+      failed = record
       if (original || !errors.isEmpty) {
         errors.merge(
           await validateRecord(collection, record, {
@@ -113,13 +115,18 @@ export async function saveRecord(app: App, job: SaveJob): Promise<Record<string,
     })
     .catch(async (err: unknown) => {
       await discardUploads(app, collection, id, uploads)
-      // A checked INSERT sent with the COMMIT found a related record missing: the lookup's 400.
-      if (err instanceof NoRowWritten && guard) {
-        const errors = new ErrorSet().merge(await guardFailed(app, collection, guard))
-        errors.throwIf(message)
-        throw badRequest(message)
+      try {
+        // A checked INSERT sent with the COMMIT found a related record missing: the lookup's 400.
+        if (err instanceof NoRowWritten && guard) {
+          const errors = new ErrorSet().merge(await guardFailed(app, collection, guard))
+          errors.throwIf(message)
+          throw badRequest(message)
+        }
+        return rethrowUnique(err, message, collection)
+      } catch (thrown) {
+        if (failed) await afterError(app, job.action, collection, failed, thrown)
+        throw thrown
       }
-      return rethrowUnique(err, message, collection)
     })
   if (removed.length > 0) {
     const gone = () => deleteFiles(app, collection, id, removed)
@@ -175,6 +182,26 @@ export function afterCommit(
         ? app.hooks.onRecordAfterUpdateSuccess
         : app.hooks.onRecordAfterDeleteSuccess
   return hook.trigger({ app, collection, record }, () => {}, [collection.id, collection.name])
+}
+
+/** Runs the after-error hook of a failed write (after its rollback: `afterWriteError`). */
+export function afterError(
+  app: App,
+  action: 'create' | 'update' | 'delete',
+  collection: Collection,
+  record: RecordData,
+  error: unknown,
+): Promise<void> {
+  const hook =
+    action === 'create'
+      ? app.hooks.onRecordAfterCreateError
+      : action === 'update'
+        ? app.hooks.onRecordAfterUpdateError
+        : app.hooks.onRecordAfterDeleteError
+  if (hook.length === 0) return Promise.resolve()
+  return afterWriteError(app, () =>
+    hook.trigger({ app, collection, record, error }, () => {}, [collection.id, collection.name]),
+  )
 }
 
 /** Password fields are validated in plain text before hashing, not with the record. */
