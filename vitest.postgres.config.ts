@@ -146,6 +146,8 @@ export const postgresSuites = [
   'test/hook-scripts-pb-mails.test.ts',
   'test/hook-scripts-pb-dbx.test.ts',
   'test/hook-scripts-pb-ranking.test.ts',
+  'test/hook-scripts-pb-dbtpl.test.ts',
+  'test/migrations-pb-builders.test.ts',
 ]
 
 /**

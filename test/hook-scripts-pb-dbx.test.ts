@@ -14,21 +14,9 @@ const recorded = recording(dbxSuite)
 
 /** Where svcbase answers otherwise, on purpose (docs/hook-scripts.md). */
 const ALLOWED: Record<string, { status: number; why: string }> = {
-  ...(process.env.SVC_DATABASE_URL
-    ? {
-        'findAllRecords likeUnderscore': {
-          status: 200,
-          why: "PostgreSQL's LIKE takes the backslash as its escape: the value matches as written (SQLite, like PocketBase, matches nothing)",
-        },
-      }
-    : {}),
   'txApp execute rolled back with its transaction': {
     status: 400,
     why: 'a queued save fails the handler with the record service\'s answer ("Failed to update record." and the field errors); PocketBase wraps it in the generic message',
-  },
-  'findAllRecords hashEmpty': {
-    status: 200,
-    why: 'an empty hashExp adds no condition in svcbase (every record); PocketBase 0.40.4 fails the query (400)',
   },
 }
 

@@ -3,6 +3,7 @@ import type { Feature } from '../../http/feature.js'
 import { registerFunctionsRoute } from './routes/functions.js'
 import { registerMiddlewares } from './routes/middlewares.js'
 import { registerScriptRoutes } from './routes/scripts.js'
+import { beginPbBootstrap, runPbBootstrap } from './pb/lifecycle.js'
 import { HookScripts } from './service.js'
 import { watchDir } from './watch.js'
 
@@ -35,7 +36,10 @@ export function hooksFeature(): Feature {
 
       app.hooks.onBootstrap.bind(async (e) => {
         await e.next()
+        beginPbBootstrap(app)
         await scripts.reload()
+        // The `onBootstrap` handlers of the `*.pb.js` files just loaded (pb/lifecycle.ts).
+        await runPbBootstrap(app)
       })
       app.hooks.onServe.bind(async (e) => {
         await e.next()

@@ -35,6 +35,7 @@ import {
 import { httpSuite } from './cases-http.js'
 import { middlewareSuite } from './cases-middleware.js'
 import { rankingSuite } from './cases-ranking.js'
+import { dbtplSuite } from './cases-dbtpl.js'
 
 const ORACLE = '/work/shared/oracle/pocketbase.sh'
 const ORACLE_VERSION = 'PocketBase 0.40.4 (Debian build of the upstream source)'
@@ -181,6 +182,7 @@ const suites = [
   rankingSuite,
   middlewareSuite,
   httpSuite,
+  dbtplSuite,
 ]
 const wanted = process.argv.slice(2)
 for (const s of suites) if (wanted.length === 0 || wanted.includes(s.name)) await record(s)

@@ -2,10 +2,11 @@
  * PocketBase's `$dbx` expressions for `*.pb.js` scripts (ozzo-dbx's `Expression`s): `exp`,
  * `hashExp`, `and`, `or`, `not`, `in`, `notIn`, `like`, `notLike`, `orLike`, `orNotLike`,
  * `between`, `notBetween`, `exists`, `notExists`, as values for the `$app` calls that take them
- * (`findAllRecords`, `countRecords`, below). Each builds parameterised SQL through the `sql`
- * template: values are always bound, column names quoted by the store's dialect, and the text of
- * `exp` is the script author's own (PocketBase's, written for SQLite), with `{:name}`
- * placeholders bound from its params, `[[name]]` a quoted column and `{{name}}` a quoted table.
+ * (`findAllRecords`, `countRecords`, below) and the `app.db()` builders. Each builds
+ * parameterised SQL through the `sql` template (`dbx-exp.ts`): values are always bound, column
+ * names quoted by the store's dialect, and the text of `exp` is the script author's own
+ * (PocketBase's, written for SQLite), with `{:name}` placeholders bound from its params,
+ * `[[name]]` a quoted column and `{{name}}` a quoted table.
  */
 import type { App } from '../../../core/app.js'
 import type { Collection } from '../../../core/collections/model.js'
@@ -13,63 +14,25 @@ import { messages, notFound } from '../../../core/errors.js'
 import { selectFrom } from '../../../core/records/query.js'
 import { recordFromRow } from '../../../core/records/serialize.js'
 import type { Db } from '../../../store/db.js'
-import { ident, join, param, raw, sql, type Sql } from '../../../store/sql.js'
+import { join, raw, sql, type Sql } from '../../../store/sql.js'
+import {
+  authorText,
+  built,
+  col,
+  expression,
+  isExpression,
+  value,
+  type BuildContext,
+  type Expression,
+} from './dbx-exp.js'
 import { collectionOf } from './find.js'
 import { pbRecord, type PbRecord } from './record.js'
 import { PbUnsupportedError, strict } from './unsupported.js'
 
-/** The SQL of an expression (null: an empty expression, which adds no condition). */
-const BUILD = Symbol('svcbase.dbxBuild')
-
-interface Expression {
-  [BUILD]: () => Sql | null
-}
-
-const expression = (build: () => Sql | null): Expression => ({ [BUILD]: build })
-
-const isExpression = (v: unknown): v is Expression =>
-  typeof v === 'object' && v !== null && BUILD in v
-
-/** An expression argument's SQL, or a clear error naming the call. */
-function built(v: unknown, name: string): Sql | null {
-  if (!isExpression(v))
-    throw new Error(messages.pbBadArgument({ name, expected: 'a $dbx expression' }))
-  return v[BUILD]()
-}
-
-/** A column name as ozzo-dbx quotes it: each dotted part quoted. */
-function col(name: unknown, call: string): Sql {
-  if (typeof name !== 'string' || name === '')
-    throw new Error(messages.pbBadArgument({ name: call, expected: 'a column name' }))
-  return join(name.split('.').map(ident), '.')
-}
-
-/** `exp` text: `{:name}` bound from `params`, `[[col]]` and `{{table}}` quoted, the rest raw. */
-function expText(text: string, params: Record<string, unknown>): Sql {
-  const parts: Sql[] = []
-  let last = 0
-  for (const m of text.matchAll(/\{:(\w+)\}|\[\[([\w.]+)\]\]|\{\{([\w.]+)\}\}/g)) {
-    parts.push(raw(text.slice(last, m.index)))
-    if (m[1] !== undefined) {
-      if (!(m[1] in params))
-        throw new Error(messages.pbBadArgument({ name: `{:${m[1]}}`, expected: 'a bound value' }))
-      const v = params[m[1]]
-      parts.push(param(typeof v === 'object' && v !== null ? JSON.stringify(v) : v))
-    } else parts.push(col(m[2] ?? m[3], '$dbx.exp'))
-    last = m.index + m[0].length
-  }
-  parts.push(raw(text.slice(last)))
-  return join(parts, '')
-}
-
-/** A value as a bound parameter (objects as their JSON). */
-const value = (v: unknown): Sql =>
-  param(typeof v === 'object' && v !== null ? JSON.stringify(v) : v)
-
 /** Conditions joined by `op`, each in parentheses (empty ones left out). */
 function combine(op: 'AND' | 'OR', items: readonly unknown[], name: string): Expression {
-  return expression(() => {
-    const parts = items.map((e) => built(e, name)).filter((s): s is Sql => s !== null)
+  return expression((ctx) => {
+    const parts = items.map((e) => built(e, name, ctx)).filter((s): s is Sql => s !== null)
     if (parts.length === 0) return null
     if (parts.length === 1) return parts[0] as Sql
     return join(
@@ -92,8 +55,11 @@ function inExp(negate: boolean, column: unknown, values: unknown[], name: string
 
 /**
  * ozzo-dbx's LIKE: each value `%value%` with `%`, `_` and `\` escaped by a backslash, joined by
- * `joiner`, and no `ESCAPE` clause, as PocketBase builds it (so on SQLite a value holding `%` or
- * `_` matches nothing, as on PocketBase; PostgreSQL's LIKE takes the backslash as its escape).
+ * `joiner`, and no `ESCAPE` clause, as PocketBase builds it; SQLite then reads that pattern with
+ * no escape character at all (a backslash is a plain character, `_` and `%` stay wildcards, so
+ * `like('name', '_')` matches a backslash followed by any character) and case-insensitively.
+ * Both engines answer so here: the pattern goes to the dialect's case-insensitive LIKE (escape
+ * `\\`) with each backslash doubled, which reads exactly as SQLite reads it without an escape.
  */
 function likeExp(
   op: 'LIKE' | 'NOT LIKE',
@@ -102,12 +68,12 @@ function likeExp(
   values: unknown[],
   name: string,
 ): Expression {
-  return expression(() => {
+  return expression(({ dialect }) => {
     const c = col(column, name)
     if (values.length === 0) return null
     const parts = values.map((v) => {
-      const escaped = String(v).replace(/[\\%_]/g, (ch) => `\\${ch}`)
-      return sql`${c} ${raw(op)} ${`%${escaped}%`}`
+      const escaped = `%${String(v).replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
+      return dialect.like(c, value(escaped.replaceAll('\\', '\\\\')), op === 'NOT LIKE')
     })
     return join(parts, ` ${joiner} `)
   })
@@ -119,10 +85,10 @@ export function dbxGlobal(): object {
     exp: (text: unknown, params?: unknown) => {
       const t = typeof text === 'string' ? text : ''
       const p = params && typeof params === 'object' ? (params as Record<string, unknown>) : {}
-      return expression(() => (t.trim() === '' ? null : expText(t, p)))
+      return expression((ctx) => (t.trim() === '' ? null : authorText(t, p, ctx, '$dbx.exp')))
     },
     hashExp: (map: unknown) =>
-      expression(() => {
+      expression((ctx) => {
         const entries = map && typeof map === 'object' ? Object.entries(map) : []
         if (entries.length === 0) return null
         const parts = entries
@@ -130,8 +96,9 @@ export function dbxGlobal(): object {
           .map(([k, v]) => {
             const c = col(k, '$dbx.hashExp')
             if (v === null || v === undefined) return sql`${c} IS NULL`
-            if (Array.isArray(v)) return built(inExp(false, k, v, '$dbx.hashExp'), '$dbx.hashExp')!
-            if (isExpression(v)) return built(v, '$dbx.hashExp') ?? raw('1=1')
+            if (Array.isArray(v))
+              return built(inExp(false, k, v, '$dbx.hashExp'), '$dbx.hashExp', ctx)!
+            if (isExpression(v)) return built(v, '$dbx.hashExp', ctx) ?? raw('1=1')
             return sql`${c}=${value(v)}`
           })
         return parts.length === 1
@@ -144,8 +111,8 @@ export function dbxGlobal(): object {
     and: (...items: unknown[]) => combine('AND', items, '$dbx.and'),
     or: (...items: unknown[]) => combine('OR', items, '$dbx.or'),
     not: (e: unknown) =>
-      expression(() => {
-        const s = built(e, '$dbx.not')
+      expression((ctx) => {
+        const s = built(e, '$dbx.not', ctx)
         return s === null ? null : sql`NOT (${s})`
       }),
     in: (column: unknown, ...values: unknown[]) => inExp(false, column, values, '$dbx.in'),
@@ -165,13 +132,13 @@ export function dbxGlobal(): object {
         () => sql`${col(column, '$dbx.notBetween')} NOT BETWEEN ${value(from)} AND ${value(to)}`,
       ),
     exists: (e: unknown) =>
-      expression(() => {
-        const s = built(e, '$dbx.exists')
+      expression((ctx) => {
+        const s = built(e, '$dbx.exists', ctx)
         return s === null ? raw('0=1') : sql`EXISTS (${s})`
       }),
     notExists: (e: unknown) =>
-      expression(() => {
-        const s = built(e, '$dbx.notExists')
+      expression((ctx) => {
+        const s = built(e, '$dbx.notExists', ctx)
         return s === null ? raw('1=1') : sql`NOT EXISTS (${s})`
       }),
   })
@@ -184,15 +151,25 @@ function syncReads(app: App, c: Collection, name: string): Required<Pick<Db, 'al
   return { allSync: db.allSync.bind(db) }
 }
 
-/** The WHERE conditions of the expressions a call was given. */
-const conditions = (exprs: unknown[], name: string): (Sql | null)[] =>
-  exprs.map((e) => built(e, name))
+/**
+ * The WHERE conditions of the expressions a find was given. An empty one (`hashExp({})`,
+ * `and()`, `exp('')`) fails, as PocketBase's find builds `WHERE ()` of it, a syntax error.
+ */
+function conditions(app: App, c: Collection, exprs: unknown[], name: string): Sql[] {
+  const ctx: BuildContext = { dialect: app.dbFor(c).dialect, params: {} }
+  return exprs.map((e) => {
+    const s = built(e, name, ctx)
+    if (s === null)
+      throw new Error(messages.pbBadArgument({ name, expected: 'non-empty $dbx expressions' }))
+    return s
+  })
+}
 
 /** `$app.findAllRecords(collection, ...exprs)`: every record matching all the expressions. */
 export function findAllRecords(app: App, collection: unknown, exprs: unknown[]): PbRecord[] {
   const name = '$app.findAllRecords'
   const c = collectionOf(app, collection, name)
-  const rows = syncReads(app, c, name).allSync(selectFrom(c, conditions(exprs, name)))
+  const rows = syncReads(app, c, name).allSync(selectFrom(c, conditions(app, c, exprs, name)))
   return rows.map((row) => pbRecord(c, recordFromRow(c, row)))
 }
 
@@ -200,7 +177,7 @@ export function findAllRecords(app: App, collection: unknown, exprs: unknown[]):
 export function countRecords(app: App, collection: unknown, exprs: unknown[]): number {
   const name = '$app.countRecords'
   const c = collectionOf(app, collection, name)
-  const q = selectFrom(c, conditions(exprs, name), sql`COUNT(*) AS n`)
+  const q = selectFrom(c, conditions(app, c, exprs, name), sql`COUNT(*) AS n`)
   const [row] = syncReads(app, c, name).allSync<{ n: unknown }>(q)
   return Number(row?.n ?? 0)
 }

@@ -20,6 +20,7 @@ import type { RouteHandler, ScriptApi } from '../script-api.js'
 import { globalApp } from './app-facade.js'
 import { apis, isNative, NATIVE } from './apis.js'
 import { HOOK_NAMES, hookRegistrations } from './bindings.js'
+import { unbindPbBootstrap } from './lifecycle.js'
 import { routeEventOf } from './events.js'
 import { collectionOf } from './find.js'
 import { currentApp, emit, hostError, invoke } from './invocation.js'
@@ -48,7 +49,7 @@ function handlerArg(fn: unknown, name: string): (e: object) => unknown {
 }
 
 /** The globals of one file's context. */
-function globals(file: string, api: ScriptApi): Record<string, unknown> {
+function globals(file: string, api: ScriptApi, bootstrapIds: string[]): Record<string, unknown> {
   const app: App = api.app
   const appNow = (): App => currentApp() ?? app
 
@@ -72,7 +73,7 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
     return (e) => invoke(e.app, file, () => handler(routeEventOf(e)))
   }
 
-  const registrations = hookRegistrations(api.hooks)
+  const registrations = hookRegistrations(api.hooks, api.app, bootstrapIds)
   const hookBinder =
     (name: string) =>
     (fn: unknown, ...tags: unknown[]): void => {
@@ -160,7 +161,8 @@ function globals(file: string, api: ScriptApi): Record<string, unknown> {
  * running over 5 s); the error's stack names `file:line`.
  */
 export function runPbScript(file: string, source: string, api: ScriptApi): void {
-  const scope = globals(file, api)
+  const bootstrapIds: string[] = [] // its `onBootstrap` handlers, removed if it fails
+  const scope = globals(file, api, bootstrapIds)
   // The calls a file may not make: PocketBase's globals still stubs in its context.
   const missing = MISSING_CALLS.filter((n) => isStub(scope[n]))
   checkSupported(file, source, scope, missing)
@@ -169,6 +171,7 @@ export function runPbScript(file: string, source: string, api: ScriptApi): void 
     const script = new vm.Script(source, { filename: file })
     script.runInContext(context, { timeout: LOAD_TIMEOUT_MS, displayErrors: false })
   } catch (err) {
+    unbindPbBootstrap(api.app, bootstrapIds)
     throw hostError(err)
   }
 }

@@ -127,11 +127,12 @@ const FUNCTIONS = [
 
 /**
  * PocketBase's hook registrations; those svcbase offers (`bindings.ts`) replace their stub in
- * a file's context and are not checked at load (`index.ts`), as the functions above.
+ * a file's context and are not checked at load (`index.ts`), as the functions above. `onServe`
+ * is not one: PocketBase's JSVM has no such global (a call is `ReferenceError: onServe is not
+ * defined`, here too).
  */
 const HOOKS = [
   'onBootstrap',
-  'onServe',
   'onTerminate',
   'onBackupCreate',
   'onBackupRestore',

@@ -10,7 +10,8 @@ import type { App } from '../../../../core/app.js'
 import { messages } from '../../../../core/errors.js'
 import type { Row } from '../../../../store/db.js'
 import { join, param, raw, type Sql } from '../../../../store/sql.js'
-import { strict } from '../unsupported.js'
+import { PbUnsupportedError, strict } from '../unsupported.js'
+import { builders } from './db-builders.js'
 import type { Replay } from './replay.js'
 
 type Json = Record<string, unknown>
@@ -77,71 +78,125 @@ function statement(text: string, params: Json): Sql {
   return join(parts, '')
 }
 
-/** `app.db()`: the builder over the run's transaction. */
-export function dbBuilder(tx: App, replay: Replay): object {
+/**
+ * How a builder's statements end where they run: a migration's as PocketBase's (no row for
+ * `one` is Go's `sql: no rows in result set`, `execute` tells the rows it changed); a hook's
+ * differ (`db-query.ts`).
+ */
+export interface DbMode {
+  noRows(): unknown
+  result(r: { changes: number }): object
+  /** What a query's failure throws to the script (a migration's replay maps its own). */
+  fail?(error: unknown): unknown
+}
+
+const migrationMode: DbMode = {
+  noRows: () => new Error('sql: no rows in result set'),
+  result: (r) => ({
+    rowsAffected: () => r.changes,
+    lastInsertId: unsupported('result.lastInsertId'),
+  }),
+}
+
+/** A member svcbase does not offer: throws naming it when called. */
+export const unsupported = (name: string) => (): never => {
+  throw new PbUnsupportedError(name)
+}
+
+/** The statement of a query, given its bound parameters, and its text as `sql()` shows it. */
+export interface Statement {
+  build(params: Json): Sql
+  text(params: Json): string
+}
+
+/** The run a builder's queries belong to: the app they read and write, and how ops run. */
+export interface DbRun {
+  tx: App
+  replay: Replay
+  mode: DbMode
+}
+
+/** A dbx `Query`: `bind`, `sql`, `params`, `execute`, `one`, `all`, `column` (and `row`). */
+export function dbQuery(run: DbRun, stmt: Statement, bound: Json = {}): object {
+  const { tx, replay, mode } = run
+  const params: Json = { ...bound }
+  const rows = (then: (rows: Row[]) => void): void =>
+    replay.async(
+      () => tx.db.all(stmt.build(params)),
+      (r) => then(r as Row[]),
+    )
+  const guard =
+    <A extends unknown[], R>(fn: (...a: A) => R) =>
+    (...a: A): R => {
+      try {
+        return fn(...a)
+      } catch (err) {
+        throw mode.fail ? mode.fail(err) : err
+      }
+    }
+  const query: object = strict('query', {
+    bind: (p: unknown) => {
+      if (typeof p === 'object' && p !== null) Object.assign(params, p)
+      return query
+    },
+    sql: () => stmt.text(params),
+    params: () => ({ ...params }),
+    execute: guard(() => {
+      const q = stmt.build(params)
+      return replay.async(
+        () => tx.db.run(q),
+        (r) => strict('result', mode.result(r as { changes: number })),
+      )
+    }),
+    one: guard((model: unknown): void => {
+      const q = stmt.build(params)
+      replay.async(
+        () => tx.db.all(q),
+        (r) => {
+          const [row] = r as Row[]
+          if (!row) throw mode.noRows()
+          fill(model, row)
+        },
+      )
+    }),
+    all: guard((list: unknown): void => {
+      if (!Array.isArray(list))
+        throw new Error(messages.pbBadArgument({ name: 'query.all', expected: 'arrayOf(model)' }))
+      rows((found) => {
+        const item = (list as { [ITEM]?: unknown })[ITEM]
+        list.length = 0
+        for (const row of found) {
+          const shape = (item as { [SHAPE]?: Json } | undefined)?.[SHAPE]
+          const m = shape ? dynamicModel(shape) : {}
+          fill(m, row)
+          list.push(m)
+        }
+      })
+    }),
+    column: guard((list: unknown): void => {
+      if (!Array.isArray(list))
+        throw new Error(messages.pbBadArgument({ name: 'query.column', expected: 'an array' }))
+      rows((found) => {
+        list.length = 0
+        for (const row of found) list.push(Object.values(row)[0])
+      })
+    }),
+    // Go's `Row(&a, &b)` scans into pointers; a script's values are not (PocketBase fails too).
+    row: (): never => {
+      throw new Error(
+        messages.pbBadArgument({ name: 'query.row', expected: 'pointers (use one(model))' }),
+      )
+    },
+  })
+  return query
+}
+
+/** `app.db()`: the builder over the run's app (`mode`: how its statements end, above). */
+export function dbBuilder(tx: App, replay: Replay, mode: DbMode = migrationMode): object {
+  const run: DbRun = { tx, replay, mode }
   const newQuery = (text: unknown): object => {
     const source = typeof text === 'string' ? text : ''
-    const params: Json = {}
-    const query: object = strict('query', {
-      bind: (p: unknown) => {
-        if (typeof p === 'object' && p !== null) Object.assign(params, p)
-        return query
-      },
-      sql: () => source,
-      params: () => ({ ...params }),
-      execute: () => {
-        const q = statement(source, params)
-        return replay.async(
-          () => tx.db.run(q),
-          (r) => {
-            const changes = (r as { changes: number }).changes
-            return { rowsAffected: () => changes, lastInsertId: () => 0 }
-          },
-        )
-      },
-      one: (model: unknown): void => {
-        const q = statement(source, params)
-        replay.async(
-          async () => {
-            const row = await tx.db.get(q)
-            if (!row) throw new Error('sql: no rows in result set')
-            return row
-          },
-          (row) => fill(model, row as Row),
-        )
-      },
-      all: (list: unknown): void => {
-        if (!Array.isArray(list))
-          throw new Error(messages.pbBadArgument({ name: 'query.all', expected: 'arrayOf(model)' }))
-        const q = statement(source, params)
-        replay.async(
-          () => tx.db.all(q),
-          (rows) => {
-            const item = (list as { [ITEM]?: unknown })[ITEM]
-            list.length = 0
-            for (const row of rows as Row[]) {
-              const shape = (item as { [SHAPE]?: Json } | undefined)?.[SHAPE]
-              const m = shape ? dynamicModel(shape) : {}
-              fill(m, row)
-              list.push(m)
-            }
-          },
-        )
-      },
-      column: (list: unknown): void => {
-        if (!Array.isArray(list))
-          throw new Error(messages.pbBadArgument({ name: 'query.column', expected: 'an array' }))
-        const q = statement(source, params)
-        replay.async(
-          () => tx.db.all(q),
-          (rows) => {
-            list.length = 0
-            for (const row of rows as Row[]) list.push(Object.values(row)[0])
-          },
-        )
-      },
-    })
-    return query
+    return dbQuery(run, { build: (p) => statement(source, p), text: () => source })
   }
-  return strict('app.db()', { newQuery })
+  return strict('app.db()', { newQuery, ...builders(run) })
 }

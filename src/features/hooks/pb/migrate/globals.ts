@@ -9,6 +9,7 @@ import { format } from 'node:util'
 import type { App } from '../../../../core/app.js'
 import { messages } from '../../../../core/errors.js'
 import { collectionGlobals } from '../collection.js'
+import { dbxGlobal } from '../dbx.js'
 import { migrationHttpGlobal } from '../http-global.js'
 import { pbRecord } from '../record.js'
 import { unsupportedGlobals } from '../unsupported.js'
@@ -63,6 +64,8 @@ export function migrationGlobals(
       registered.down = typeof down === 'function' ? (down as Registered['down']) : null
     },
     ...collectionGlobals(),
+    // `$dbx` expressions, for the `app.db()` builders' conditions (`migrate/db-builders.ts`)
+    $dbx: dbxGlobal(),
     // `$http.send`: an asynchronous op of the step's replay (made between two runs of `up`).
     $http: migrationHttpGlobal(() => state.run),
     Record: function Record(collection: unknown, data?: unknown) {
