@@ -148,6 +148,7 @@ export const postgresSuites = [
   'test/hook-scripts-pb-ranking.test.ts',
   'test/hook-scripts-pb-dbtpl.test.ts',
   'test/migrations-pb-builders.test.ts',
+  'test/hook-scripts-pb-lifecycle.test.ts',
 ]
 
 /**

@@ -70,8 +70,8 @@ describe('a PocketBase hook svcbase has no counterpart for', () => {
     const t = await startHooksServer({
       'lacking.pb.js': `onRecordAuthRequest((e) => e.next())
 
-onRecordAfterCreateError((e) => e.next(), "users")
-onRecordEnrich((e) => e.next())
+onRecordAuthWithOAuth2Request((e) => e.next(), "users")
+onCronJobExecute((e) => e.next())
 onRecordValidate((e) => e.next())
 `,
     })
@@ -83,7 +83,7 @@ onRecordValidate((e) => e.next())
           line: 3,
           column: 1,
           message:
-            '"onRecordAfterCreateError" is not supported in svcbase *.pb.js scripts (see docs/hook-scripts.md). Also not supported: onRecordEnrich.',
+            '"onRecordAuthWithOAuth2Request" is not supported in svcbase *.pb.js scripts (see docs/hook-scripts.md). Also not supported: onCronJobExecute.',
         },
       ])
       // nothing of the file is bound

@@ -35,6 +35,7 @@ import {
 import { httpSuite } from './cases-http.js'
 import { middlewareSuite } from './cases-middleware.js'
 import { rankingSuite } from './cases-ranking.js'
+import { lifecycleSuite } from './cases-lifecycle.js'
 import { dbtplSuite } from './cases-dbtpl.js'
 
 const ORACLE = '/work/shared/oracle/pocketbase.sh'
@@ -180,6 +181,7 @@ const suites = [
   mailsSuite,
   dbxSuite,
   rankingSuite,
+  lifecycleSuite,
   middlewareSuite,
   httpSuite,
   dbtplSuite,
