@@ -149,6 +149,8 @@ export const postgresSuites = [
   'test/hook-scripts-pb-dbtpl.test.ts',
   'test/migrations-pb-builders.test.ts',
   'test/hook-scripts-pb-lifecycle.test.ts',
+  'test/hook-scripts-pb-http.test.ts',
+  'test/migrations-pb-http.test.ts',
 ]
 
 /**
