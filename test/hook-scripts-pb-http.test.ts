@@ -67,6 +67,14 @@ routerAdd("GET", "/extra/queued", (e) => {
 })
 `
 
+/** A multipart body (PocketBase's `FormData`), which svcbase does not offer. */
+const FORM_DATA = `routerAdd("POST", "/extra/form", (e) => {
+  const form = new FormData()
+  form.append("title", "x")
+  return e.json(200, $http.send({ url: $os.getenv("PB_HTTP_TARGET") + "/echo", method: "POST", body: form }).json)
+})
+`
+
 /** Where svcbase answers otherwise, on purpose (docs/hook-scripts.md). */
 const ALLOWED: Record<string, { status: number; why: string }> = {}
 
@@ -75,7 +83,10 @@ describe('$http.send in *.pb.js files, as PocketBase', () => {
   let stopTarget: () => Promise<void>
   beforeAll(async () => {
     stopTarget = await httpSuite.setup()
-    const files: Record<string, string> = { 'extra.pb.js': EXTRA }
+    const files: Record<string, string> = {
+      'extra.pb.js': EXTRA,
+      'formdata.pb.js': FORM_DATA,
+    }
     for (const f of httpSuite.files)
       files[f] = readFileSync(join('test/pocketbase/hooks', f), 'utf8')
     s = await startHooksServer(files)
@@ -91,9 +102,17 @@ describe('$http.send in *.pb.js files, as PocketBase', () => {
     await stopTarget()
   })
 
-  it('loads the files', async () => {
+  it('loads the files; a FormData body (not offered) fails its file at load', async () => {
     const listing = await s.api('GET', '/api/functions', { token: s.suToken })
-    expect(listing.body.errors).toEqual([])
+    expect(listing.body.errors).toEqual([
+      {
+        file: 'formdata.pb.js',
+        line: 2,
+        column: 20,
+        message:
+          '"FormData" is not supported in svcbase *.pb.js scripts (see docs/hook-scripts.md).',
+      },
+    ])
   })
 
   // In order: each case sees what the ones before it did (the target counts requests).

@@ -123,6 +123,8 @@ const FUNCTIONS = [
   'AuthOrigin',
   'Log',
   'Settings',
+  // `$http.send`'s multipart body: not offered (a string body is)
+  'FormData',
 ]
 
 /**
