@@ -16,6 +16,18 @@ export interface MailMessage {
   html: string
   text?: string
   headers?: Record<string, string>
+  /** Copies: named in the `Cc` header. */
+  cc?: MailAddress[]
+  /** Blind copies: recipients of the envelope only, in no header. */
+  bcc?: MailAddress[]
+  /** Attached files. */
+  attachments?: MailAttachment[]
+}
+
+/** A file attached to a message. */
+export interface MailAttachment {
+  filename: string
+  content: Buffer
 }
 
 /** Sends mail; the app's implementation follows `settings.smtp` and changes with it. */
@@ -44,6 +56,11 @@ export class LogMailer implements Mailer {
     this.logger.info('mail (log backend: SMTP is disabled)', {
       from: message.from.address,
       to: message.to.map((t) => t.address),
+      ...(message.cc?.length ? { cc: message.cc.map((t) => t.address) } : {}),
+      ...(message.bcc?.length ? { bcc: message.bcc.map((t) => t.address) } : {}),
+      ...(message.attachments?.length
+        ? { attachments: message.attachments.map((a) => a.filename) }
+        : {}),
       subject: message.subject,
       html: message.html,
       ...(message.text ? { text: message.text } : {}),

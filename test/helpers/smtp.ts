@@ -1,4 +1,4 @@
-import { simpleParser } from 'mailparser'
+import { simpleParser, type AddressObject } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
 
 /** One message the test SMTP listener accepted, parsed. */
@@ -16,6 +16,12 @@ export interface ReceivedMail {
   authUser?: string
   /** The name the client sent with HELO/EHLO. */
   helo: string
+  /** The `Cc` header as sent ('' when none). */
+  ccHeader: string
+  /** The `Bcc` header as sent ('' when none: a blind copy shows only in the envelope). */
+  bccHeader: string
+  /** The attached files (not inline ones): name, media type and content as UTF-8 text. */
+  attachments: { filename: string; contentType: string; content: string }[]
 }
 
 /** A running in-process SMTP listener. */
@@ -32,6 +38,12 @@ export interface TestSmtp {
     timeoutMs?: number,
   ): Promise<ReceivedMail>
   close(): Promise<void>
+}
+
+/** The text of a parsed address header ('' when absent). */
+function addressText(v: AddressObject | AddressObject[] | undefined): string {
+  if (!v) return ''
+  return (Array.isArray(v) ? v : [v]).map((a) => a.text).join(', ')
 }
 
 /**
@@ -70,6 +82,15 @@ export async function startSmtp(opts: { user?: string; pass?: string } = {}): Pr
             html: typeof parsed.html === 'string' ? parsed.html : '',
             text: parsed.text ?? '',
             helo: session.hostNameAppearsAs,
+            ccHeader: addressText(parsed.cc),
+            bccHeader: addressText(parsed.bcc),
+            attachments: parsed.attachments
+              .filter((a) => a.contentDisposition !== 'inline')
+              .map((a) => ({
+                filename: a.filename ?? '',
+                contentType: a.contentType,
+                content: a.content.toString('utf8'),
+              })),
             ...(session.user ? { authUser: String(session.user) } : {}),
           }
           mails.push(mail)

@@ -16,6 +16,8 @@ export interface UploadedFile {
   mimetype: string
   size: number
   path: string
+  /** The name to store it under (a script's file, named when made), instead of a new one. */
+  storedName?: string
 }
 
 /** A page of records as the list endpoint returns it. */

@@ -154,7 +154,13 @@ export async function prepareUploads(
       errors[field.name] = validationError('validation_invalid_file:name', { file: file.filename })
       continue
     }
-    uploads.push({ field, modifier, name: storedName(file.filename, ext), contentType: type, file })
+    uploads.push({
+      field,
+      modifier,
+      name: file.storedName ?? storedName(file.filename, ext),
+      contentType: type,
+      file,
+    })
   }
   return { uploads, errors }
 }

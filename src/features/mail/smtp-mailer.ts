@@ -4,7 +4,7 @@ import type nodemailer from 'nodemailer'
 /** nodemailer, loaded when the first SMTP mailer is built (never while mail goes to the log). */
 const loadNodemailer = (): typeof nodemailer =>
   createRequire(import.meta.url)('nodemailer') as typeof nodemailer
-import type { Mailer, MailMessage } from '../../core/mail.js'
+import type { MailAddress, Mailer, MailMessage } from '../../core/mail.js'
 
 /** The SMTP connection settings (`settings.smtp` without `enabled`), typed. */
 export interface SmtpConfig {
@@ -53,6 +53,9 @@ export function smtpConfigOf(smtp: Record<string, unknown>): SmtpConfig {
   }
 }
 
+/** An address as nodemailer takes it. */
+const address = (t: MailAddress) => ({ name: t.name ?? '', address: t.address })
+
 /**
  * Sends mail through an SMTP server with nodemailer, one connection per message (so closing the
  * mailer never cuts a message in flight).
@@ -91,11 +94,21 @@ export class SmtpMailer implements Mailer {
     if (this.host === '') throw new Error('SMTP is enabled but smtp.host is empty')
     await this.transport.sendMail({
       from: { name: message.from.name ?? '', address: message.from.address },
-      to: message.to.map((t) => ({ name: t.name ?? '', address: t.address })),
+      to: message.to.map(address),
       subject: message.subject,
       html: message.html,
       ...(message.text ? { text: message.text } : {}),
       ...(message.headers ? { headers: message.headers } : {}),
+      ...(message.cc?.length ? { cc: message.cc.map(address) } : {}),
+      ...(message.bcc?.length ? { bcc: message.bcc.map(address) } : {}),
+      ...(message.attachments?.length
+        ? {
+            attachments: message.attachments.map((a) => ({
+              filename: a.filename,
+              content: a.content,
+            })),
+          }
+        : {}),
     })
   }
 

@@ -65,6 +65,9 @@ function sentMail(m: TestSmtp['mails'][number]): SentMail {
     to: m.to,
     subject: m.subject,
     html: mask(m.html),
+    ...(m.ccHeader !== '' ? { cc: m.ccHeader } : {}),
+    ...(m.bccHeader !== '' ? { bcc: m.bccHeader } : {}),
+    ...(m.attachments.length > 0 ? { attachments: m.attachments } : {}),
   }
 }
 

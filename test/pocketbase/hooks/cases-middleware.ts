@@ -44,9 +44,23 @@ const user = (email: string, id: string) => ({
   passwordConfirm: PASSWORD,
 })
 
+/** A collection with a single and a multiple file field, readable by anyone. */
+const DOCS = {
+  name: 'docs',
+  type: 'base',
+  listRule: '',
+  viewRule: '',
+  fields: [
+    { name: 'title', type: 'text' },
+    { name: 'doc', type: 'file', maxSelect: 1, maxSize: 1048576 },
+    { name: 'docs', type: 'file', maxSelect: 5, maxSize: 1048576 },
+  ],
+}
+
 export const middlewareSuite: HookSuite = {
   name: 'middleware',
-  files: ['middleware.pb.js'],
+  files: ['middleware.pb.js', 'middleware-files.pb.js', 'middleware-files/note.txt'],
+  smtp: true,
   cases: [
     post('create the owner', `${USERS}/records`, user('owner@example.com', OWNER_ID), {
       keep: ['id', 'name'],
@@ -90,5 +104,17 @@ export const middlewareSuite: HookSuite = {
     get('gzip', '/apis/gzip', { headers: { 'accept-encoding': 'gzip' } }),
     get('skipSuccessActivityLog', '/apis/skip-log'),
     get('skipSuccessActivityLog failing', '/apis/skip-log-fail'),
+    post('create a collection with file fields', '/api/collections', DOCS, {
+      auth: su,
+      keep: ['name'],
+    }),
+    post('$filesystem.fileFromBytes saved into a file field', '/files/bytes', {}),
+    post('$filesystem.fileFromPath and bytes saved into a multiple file field', '/files/path', {}),
+    get('the saved records keep the files under their given names', '/files/list'),
+    post('$filesystem.fileFromPath outside the app', '/files/outside', {}),
+    post('$filesystem.fileFromPath of a missing file', '/files/missing', {}),
+    post('MailerMessage cc and bcc', '/mail/copies', {}, { mails: 1 }),
+    post('MailerMessage attachments', '/mail/attachments', {}, { mails: 1 }),
+    post('MailerMessage attachment given as text', '/mail/attachment-text', {}, { mails: 0 }),
   ],
 }

@@ -30,6 +30,12 @@ export interface SentMail {
   to: string[]
   subject: string
   html: string
+  /** The `Cc` header, when the mail has one. */
+  cc?: string
+  /** The `Bcc` header, when the mail has one. */
+  bcc?: string
+  /** The attached files, when the mail has some. */
+  attachments?: { filename: string; contentType: string; content: string }[]
 }
 
 /** The answer to one case, as recorded. */

@@ -26,6 +26,7 @@ import {
 } from './find.js'
 import { asPbRecord, type PbRecord } from './record.js'
 import { strict } from './unsupported.js'
+import { uploadsOf } from './filesystem.js'
 
 /** A write, carried out later with the app it runs in (a transaction's, inside one). */
 type Write = (app: App) => Promise<unknown>
@@ -102,15 +103,21 @@ export function appFacade(appOf: () => App, sink?: Sink): object {
     if (r.isNew() && !r.get('id')) r.svcData.id = newId()
     const create = r.isNew()
     const id = r.id
-    const body = saveBody(r)
+    // Files of `$filesystem` set on the record go as uploads of their field.
+    const { body, prepare } = uploadsOf(saveBody(r))
     r.markStored()
     queue(name, async (app) => {
       const info = systemRequest(app)
-      const saved = create
-        ? await app.records.create(c, body, info)
-        : await app.records.update(c, id, body, info)
-      // The stored values (autodates, defaults) show in the record once the save has run.
-      Object.assign(r.svcData, saved)
+      const { files, cleanup } = await prepare()
+      try {
+        const saved = create
+          ? await app.records.create(c, body, info, files)
+          : await app.records.update(c, id, body, info, files)
+        // The stored values (autodates, defaults) show in the record once the save has run.
+        Object.assign(r.svcData, saved)
+      } finally {
+        await cleanup()
+      }
     })
   }
 

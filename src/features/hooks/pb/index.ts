@@ -27,6 +27,7 @@ import { currentApp, emit, hostError, invoke } from './invocation.js'
 import { httpGlobal } from './http-global.js'
 import { collectionGlobals } from './collection.js'
 import { checkSupported } from './load-check.js'
+import { filesystemGlobal } from './filesystem.js'
 import { filepathGlobal, osGlobal, toText } from './os.js'
 import { errorClass } from './errors.js'
 import { pbRecord } from './record.js'
@@ -129,6 +130,7 @@ function globals(file: string, api: ScriptApi, bootstrapIds: string[]): Record<s
     $template: templateGlobal(dirname(file)),
     $os: osGlobal(dirname(file)),
     $filepath: filepathGlobal(),
+    $filesystem: filesystemGlobal(dirname(file)),
     toString: (v: unknown): string => toText(v),
     console: strict('console', {
       log: log('info'),

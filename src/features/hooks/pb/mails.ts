@@ -10,7 +10,13 @@ import type { App } from '../../../core/app.js'
 import { sendRecordEmail, type TemplateName } from '../../../core/auth/emails.js'
 import { signToken } from '../../../core/auth/tokens.js'
 import { messages } from '../../../core/errors.js'
-import { sendMail, type MailAddress, type MailMessage } from '../../../core/mail.js'
+import {
+  sendMail,
+  type MailAddress,
+  type MailAttachment,
+  type MailMessage,
+} from '../../../core/mail.js'
+import { readerContent } from './filesystem.js'
 import { currentApp, enqueue } from './invocation.js'
 import { asPbRecord, type PbRecord } from './record.js'
 import { PbUnsupportedError, strict } from './unsupported.js'
@@ -110,39 +116,79 @@ export function MailerMessage(data?: unknown): Record<string, unknown> {
     text: typeof d.text === 'string' ? d.text : '',
     headers: d.headers && typeof d.headers === 'object' ? d.headers : {},
     attachments: d.attachments && typeof d.attachments === 'object' ? d.attachments : {},
+    inlineAttachments:
+      d.inlineAttachments && typeof d.inlineAttachments === 'object' ? d.inlineAttachments : {},
+  }
+}
+
+/**
+ * The attachments of a message (`{name: reader}`, the readers of `$filesystem` files'
+ * `reader.open()`), read when the message is sent; anything else is a clear error now.
+ */
+function attachmentsOf(v: unknown, name: string, app: () => App): () => Promise<MailAttachment[]> {
+  const entries: { filename: string; content: () => Promise<Buffer> }[] = []
+  for (const [filename, reader] of Object.entries(v as Record<string, unknown>)) {
+    const content = readerContent(reader)
+    // As PocketBase, an attachment that is not a reader is left out (and said in the log).
+    if (content) entries.push({ filename, content })
+    else
+      app().logger.warn(
+        messages.pbBadArgument({
+          name: `${name} attachments["${filename}"]`,
+          expected: "a reader (a $filesystem file's reader.open()); it was left out",
+        }),
+      )
+  }
+  return async () => {
+    const out: MailAttachment[] = []
+    for (const e of entries) out.push({ filename: e.filename, content: await e.content() })
+    return out
   }
 }
 
 /** svcbase's message of a script's (`MailerMessage` or a plain object of its shape). */
-function messageOf(v: unknown): MailMessage {
+function messageOf(
+  v: unknown,
+  app: () => App,
+): {
+  message: MailMessage
+  attachments: () => Promise<MailAttachment[]>
+} {
   const name = 'newMailClient().send'
   const m = MailerMessage(v)
-  for (const key of ['bcc', 'cc'] as const)
-    if ((m[key] as unknown[]).length > 0) throw new PbUnsupportedError(`message.${key}`)
-  if (Object.keys(m.attachments as object).length > 0)
-    throw new PbUnsupportedError('message.attachments')
+  if (Object.keys(m.inlineAttachments as object).length > 0)
+    throw new PbUnsupportedError('message.inlineAttachments')
+  const cc = (m.cc as unknown[]).map((a) => addressOf(a, name))
+  const bcc = (m.bcc as unknown[]).map((a) => addressOf(a, name))
+  const attachments = attachmentsOf(m.attachments, name, app)
   const to = (m.to as unknown[]).map((a) => addressOf(a, name))
   if (to.length === 0)
     throw new Error(messages.pbBadArgument({ name, expected: 'a message with a "to" address' }))
   const headers: Record<string, string> = {}
   for (const [k, val] of Object.entries(m.headers as object)) headers[k] = String(val)
-  return {
+  const message: MailMessage = {
     from: addressOf(m.from, name),
     to,
     subject: m.subject as string,
     html: m.html as string,
     ...(m.text !== '' ? { text: m.text as string } : {}),
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    ...(cc.length > 0 ? { cc } : {}),
+    ...(bcc.length > 0 ? { bcc } : {}),
   }
+  return { message, attachments }
 }
 
 /** `$app.newMailClient()`: `send(message)` queues the message through `onMailerSend`. */
 export function mailClient(appOf: () => App): object {
   return strict('mailClient', {
     send: (message: unknown): void => {
-      const m = messageOf(message)
+      const { message: m, attachments } = messageOf(message, appOf)
       const app = appOf()
-      enqueue('newMailClient().send', () => sendMail(app, m))
+      enqueue('newMailClient().send', async () => {
+        const files = await attachments()
+        await sendMail(app, files.length > 0 ? { ...m, attachments: files } : m)
+      })
     },
   })
 }
