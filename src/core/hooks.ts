@@ -49,6 +49,20 @@ export interface RecordErrorEvent extends RecordSuccessEvent {
 }
 
 /**
+ * The event of `onRecordEnrich`: a record about to be answered (the records API's answers, an
+ * expanded relation, an auth answer's record, a realtime message), once per record; fired only
+ * when a handler is bound. `record` is the record as it will be sent (hidden fields and an
+ * invisible email already left out): change it in place; `stored` holds every stored value.
+ */
+export interface RecordEnrichEvent extends HookEvent {
+  app: App
+  collection: Collection
+  record: Record<string, unknown>
+  stored: RecordData
+  requestInfo: RequestInfo
+}
+
+/**
  * The event of `onPaymentEvent`: one verified incoming payment event (Stripe's shape), stored
  * in `_payment_events` just before the handlers run, in the same transaction: `app` is that
  * transaction, so a handler's writes commit with the row, and a handler that throws rolls both
@@ -74,6 +88,7 @@ export interface PaymentHookEvent extends HookEvent {
  *   `onRecordAfter*Success` run **after commit** and cannot undo the change;
  *   `onRecordAfter*Error` run after a failed write rolled back (the whole transaction's, when
  *   the write is part of one), with `e.error`.
+ * - `onRecordEnrich`: each record an answer carries, as it will be sent (`records/present.ts`).
  * - record request (`onRecords{List,…}Request`, hooks-record-request.ts): around the records
  *   API's call of the record service, **outside** its transaction (inside the batch's for batch
  *   items); a handler may change the input before `e.next()` or answer itself instead.
@@ -100,6 +115,7 @@ export interface AppHooks {
   onRecordAfterCreateError: Hook<RecordErrorEvent>
   onRecordAfterUpdateError: Hook<RecordErrorEvent>
   onRecordAfterDeleteError: Hook<RecordErrorEvent>
+  onRecordEnrich: Hook<RecordEnrichEvent>
   onRecordsListRequest: Hook<RecordsListRequestEvent>
   onRecordViewRequest: Hook<RecordRequestEvent>
   onRecordCreateRequest: Hook<RecordRequestEvent>
@@ -157,6 +173,7 @@ export function createHooks(): AppHooks {
     onRecordAfterCreateError: new Hook(),
     onRecordAfterUpdateError: new Hook(),
     onRecordAfterDeleteError: new Hook(),
+    onRecordEnrich: new Hook(),
     onRecordsListRequest: new Hook(),
     onRecordViewRequest: new Hook(),
     onRecordCreateRequest: new Hook(),

@@ -4,6 +4,7 @@ import { ApiError, badRequest, messages } from '../errors.js'
 import { getFieldType } from '../fields/registry.js'
 import type { Collection, Field } from '../collections/model.js'
 import type { RecordData, RequestInfo } from '../request-info.js'
+import { enrichRecords } from './enrich.js'
 import { MAIN, ruleCondition, selectFrom } from './query.js'
 import { recordFromRow, serializeRecord } from './serialize.js'
 
@@ -266,6 +267,7 @@ async function expandLevel(
     budget.left -= related.length
     const below = await expandLevel(app, related, node.children, info, budget)
     const shown = related.map((r) => serializeRecord(link.target, r, info))
+    await enrichRecords(app, link.target, related, shown, ctx)
     const items = itemsOf(link, records, related)
     let total = 0
     records.forEach((r, i) => {

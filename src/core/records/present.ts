@@ -5,6 +5,7 @@ import type { Collection } from '../collections/model.js'
 import { isSuperuser, type RecordData, type RequestInfo } from '../request-info.js'
 import { expandRecords } from './expand.js'
 import { MAIN, ruleCondition, selectFrom } from './query.js'
+import { enrichRecords } from './enrich.js'
 import { serializeRecord } from './serialize.js'
 
 /**
@@ -25,9 +26,11 @@ export async function presentRecords(
     collection.type === 'auth'
       ? await app.records.managedIds(collection, records, info)
       : new Set<string>()
-  return records.map((r) =>
+  const out = records.map((r) =>
     serializeRecord(collection, r, info, { showEmail: managed.has(String(r.id)) }),
   )
+  await enrichRecords(app, collection, records, out, info)
+  return out
 }
 
 /**
