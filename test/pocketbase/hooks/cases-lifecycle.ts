@@ -10,6 +10,12 @@ const NOTES = '/api/collections/notes/records'
 /** The note the update and delete cases use (PocketBase takes a submitted id). */
 const NOTE = 'note00000000001'
 const KEEP = 'note00000000002'
+const ITEMS = '/api/collections/items/records'
+const ITEM_A = 'item00000000001'
+const ITEM_B = 'item00000000002'
+const ITEMS_ID = 'pbc_2000000001'
+const HOLDERS = '/api/collections/holders/records'
+const HOLDER = 'hold00000000001'
 
 const readLog = (name: string): HookCase[] => [
   { name: `${name}: the handlers in order`, method: 'GET', path: '/lc/log' },
@@ -31,11 +37,13 @@ const collection = (name: string, fields: unknown[], extra: object = {}) => ({
 const text = (name: string, required = false) => ({ name, type: 'text', required })
 
 const COLLECTION_KEEP = ['name', 'listRule', 'status', 'message', 'data']
+/** A holder without its autodates (svcbase's API-created collections have them). */
+const HOLDER_KEEP = ['id', 'label', 'item', 'expand.item']
 const RECORD_KEEP = ['id', 'title', 'status', 'message', 'data']
 
 export const lifecycleSuite: HookSuite = {
   name: 'lifecycle',
-  files: ['lifecycle.pb.js'],
+  files: ['lifecycle.pb.js', 'lifecycle-enrich.pb.js'],
   cases: [
     { name: 'onBootstrap ran once', method: 'GET', path: '/lc/boot' },
     {
@@ -164,5 +172,70 @@ export const lifecycleSuite: HookSuite = {
       keep: RECORD_KEEP,
     },
     { name: 'onBootstrap still ran once', method: 'GET', path: '/lc/boot' },
+    // onRecordEnrich (lifecycle-enrich.pb.js) on "items" (a hidden field); "holders" expand them.
+    {
+      name: 'create items',
+      method: 'POST',
+      path: '/api/collections',
+      send: collection(
+        'items',
+        [text('title'), text('secret'), { name: 'hiddenField', type: 'text', hidden: true }],
+        { id: ITEMS_ID },
+      ),
+      keep: COLLECTION_KEEP,
+      ...su,
+    },
+    {
+      name: 'create holders',
+      method: 'POST',
+      path: '/api/collections',
+      send: collection('holders', [
+        text('label'),
+        { name: 'item', type: 'relation', collectionId: ITEMS_ID, maxSelect: 1 },
+      ]),
+      keep: COLLECTION_KEEP,
+      ...su,
+    },
+    {
+      name: 'enrich a create answer',
+      method: 'POST',
+      path: ITEMS,
+      send: { id: ITEM_A, title: 'first', secret: 's1', hiddenField: 'h1' },
+    },
+    {
+      name: 'enrich an update answer',
+      method: 'PATCH',
+      path: `${ITEMS}/${ITEM_A}`,
+      send: { title: 'shown first' },
+    },
+    {
+      name: 'create another item',
+      method: 'POST',
+      path: ITEMS,
+      send: { id: ITEM_B, title: 'second', secret: 's2' },
+    },
+    { name: 'enrich a list', method: 'GET', path: `${ITEMS}?sort=title` },
+    { name: 'enrich a view', method: 'GET', path: `${ITEMS}/${ITEM_B}` },
+    {
+      name: 'enrich an expanded relation in a create answer',
+      method: 'POST',
+      path: `${HOLDERS}?expand=item`,
+      send: { id: HOLDER, label: 'h', item: ITEM_A },
+      keep: HOLDER_KEEP,
+    },
+    {
+      name: 'enrich an expanded relation',
+      method: 'GET',
+      path: `${HOLDERS}/${HOLDER}?expand=item`,
+      keep: HOLDER_KEEP,
+    },
+    {
+      name: 'enrich for a superuser',
+      method: 'GET',
+      path: `${ITEMS}/${ITEM_A}`,
+      keep: ['id', 'title', 'secret', 'hiddenField', 'dropped', 'extra', 'second'],
+      ...su,
+    },
+    { name: 'the stored record is not changed', method: 'GET', path: `/lc/item/${ITEM_A}` },
   ],
 }

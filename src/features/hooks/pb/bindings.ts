@@ -46,6 +46,7 @@ import {
   recordUpdateRequestEventOf,
 } from './events.js'
 import { FEATURE_HOOK_NAMES, featureHookRegistrations } from './bindings-features.js'
+import { recordEnrichEventOf } from './enrich.js'
 import { bindPbBootstrap } from './lifecycle.js'
 import {
   bootstrapEventOf,
@@ -96,6 +97,7 @@ const DIRECT = {
   onCollectionAfterUpdateError: collectionErrorEventOf,
   onCollectionAfterDeleteError: collectionErrorEventOf,
   onTerminate: terminateEventOf,
+  onRecordEnrich: recordEnrichEventOf,
   onCollectionsListRequest: collectionsListEventOf,
   onCollectionViewRequest: collectionRequestEventOf,
   onCollectionDeleteRequest: collectionRequestEventOf,
