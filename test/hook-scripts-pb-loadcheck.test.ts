@@ -11,7 +11,7 @@ const files: Record<string, string> = {
   'http.pb.js': `// calls PocketBase's $filesystem in a handler
 routerAdd("GET", "/lc/http", (e) => {
     const url = "https://example.com"
-    const res = $filesystem.fileFromURL(url)
+    const res = $filesystem.s3(url)
     return e.json(200, res.json)
 })
 
@@ -83,7 +83,7 @@ describe('*.pb.js uses of what svcbase lacks fail at load', () => {
       file: 'http.pb.js',
       line: 4,
       column: 17,
-      message: `${unsupported('$filesystem.fileFromURL')} Also not supported: $inflector.columnify.`,
+      message: `${unsupported('$filesystem.s3')} Also not supported: $inflector.columnify.`,
     })
     expect(errors.find((e) => e.file === 'os.pb.js')).toMatchObject({
       line: 2,

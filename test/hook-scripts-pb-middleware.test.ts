@@ -46,14 +46,23 @@ function rawGet(
 describe('new Middleware and $apis in *.pb.js files, as PocketBase', () => {
   let s: HooksServer
   let smtp: TestSmtp
+  let stopTarget: () => Promise<void>
   beforeAll(async () => {
+    stopTarget = await middlewareSuite.setup()
     smtp = await startSmtp()
     s = await startSuiteServer(middlewareSuite)
     await useSmtp(s.url, smtp, SU)
+    // The HTTP target of $filesystem.fileFromURL is on loopback: let the SSRF guard pass it.
+    const set = await s.api('PATCH', '/api/settings', {
+      token: s.suToken,
+      body: { webhooks: { allowPrivateNetworks: true } },
+    })
+    expect(set.status).toBe(200)
   })
   afterAll(async () => {
     await s.close()
     await smtp.close()
+    await stopTarget()
   })
 
   it('loads the files', async () => {
@@ -77,11 +86,13 @@ describe('new Middleware and $apis in *.pb.js files, as PocketBase', () => {
         const res = await fetch(`${s.url}/api/files/docs/${r.id}/${f}`)
         contents.push(`${f.replace(/_[a-z0-9]{10}(?=\.)/, '_*')}: ${await res.text()}`)
       }
-    // PocketBase 0.40.4 stored hello_world_….txt, note_….txt and hi…_….txt (a short name padded).
+    // PocketBase 0.40.4 stored hello_world_….txt, note_….txt, hi…_….txt (a short name padded)
+    // and text_… (the URL's last segment).
     expect(contents).toEqual([
       'hello_world_*.txt: hello from bytes',
       'note_*.txt: a note from the hooks dir\n',
       expect.stringMatching(/^hi[a-z0-9]{10}_\*\.txt: hi$/),
+      expect.stringMatching(/^text_[a-z0-9]{10}: hello ✓$/),
     ])
   })
 

@@ -5,7 +5,9 @@
  * message's cc, bcc and attachments and `$filesystem` files saved into a record. Recorded from
  * PocketBase by `record.ts`, replayed by `test/hook-scripts-pb-middleware.test.ts`.
  */
-import type { HookCase, HookSuite } from './cases.js'
+import type { HookCase } from './cases.js'
+import type { HookSuiteWithSetup } from './cases-http.js'
+import { startHttpTarget } from './http-target.js'
 
 const PASSWORD = 'password123'
 const USERS = '/api/collections/users'
@@ -57,10 +59,15 @@ const DOCS = {
   ],
 }
 
-export const middlewareSuite: HookSuite = {
+export const middlewareSuite: HookSuiteWithSetup = {
   name: 'middleware',
   files: ['middleware.pb.js', 'middleware-files.pb.js', 'middleware-files/note.txt'],
   smtp: true,
+  async setup() {
+    const target = await startHttpTarget()
+    process.env.PB_HTTP_TARGET = target.url
+    return () => target.close()
+  },
   cases: [
     post('create the owner', `${USERS}/records`, user('owner@example.com', OWNER_ID), {
       keep: ['id', 'name'],
@@ -110,6 +117,7 @@ export const middlewareSuite: HookSuite = {
     }),
     post('$filesystem.fileFromBytes saved into a file field', '/files/bytes', {}),
     post('$filesystem.fileFromPath and bytes saved into a multiple file field', '/files/path', {}),
+    post('$filesystem.fileFromURL saved into a file field, and a 404', '/files/url', {}),
     get('the saved records keep the files under their given names', '/files/list'),
     post('$filesystem.fileFromPath outside the app', '/files/outside', {}),
     post('$filesystem.fileFromPath of a missing file', '/files/missing', {}),

@@ -48,8 +48,29 @@ routerAdd('POST', '/files/outside', (e) => {
 })
 
 routerAdd('POST', '/files/missing', (e) => {
-  $filesystem.fileFromPath(__hooks + '/middleware-files/missing.txt')
-  return e.json(200, { read: true })
+  try {
+    $filesystem.fileFromPath(__hooks + '/middleware-files/missing.txt')
+    return e.json(200, { read: true })
+  } catch (err) {
+    return e.json(200, { read: false })
+  }
+})
+
+// PB_HTTP_TARGET: the test's HTTP target (test/pocketbase/hooks/http-target.ts).
+routerAdd('POST', '/files/url', (e) => {
+  const base = $os.getenv('PB_HTTP_TARGET')
+  const f = $filesystem.fileFromURL(base + '/text')
+  const rec = new Record($app.findCollectionByNameOrId('docs'))
+  rec.set('title', f.name)
+  rec.set('doc', f)
+  $app.save(rec)
+  let failed = ''
+  try {
+    $filesystem.fileFromURL(base + '/missing', 10)
+  } catch (err) {
+    failed = String(err).replace(base, 'TARGET')
+  }
+  return e.json(200, { originalName: f.originalName, size: f.size, failed: failed })
 })
 
 routerAdd('POST', '/mail/copies', (e) => {

@@ -1,7 +1,7 @@
 /**
  * PocketBase's `$filesystem` for `*.pb.js` files, the part svcbase offers: `fileFromBytes(data,
- * name)` and `fileFromPath(path)` (a file of the app's folders only, as `$os.readFile`, see
- * `app-files.ts`). A file is PocketBase's `{name, originalName, size, reader}`: `name` is the
+ * name)`, `fileFromPath(path)` (a file of the app's folders only, as `$os.readFile`, see
+ * `app-files.ts`) and `fileFromURL(url, secTimeout)` (by replay, as `$http.send`). A file is PocketBase's `{name, originalName, size, reader}`: `name` is the
  * name it is stored under (PocketBase's form, made now), `reader.open()` a reader a
  * `MailerMessage`'s `attachments` take. `record.set(field, file)` and `$app.save(record)` store
  * it in the record's file field (`uploadsOf`), through the record service as an upload is.
@@ -9,11 +9,15 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { basename, join } from 'node:path'
+import { basename, join, posix } from 'node:path'
+import type { App } from '../../../core/app.js'
 import type { UploadedFile } from '../../../core/records/api.js'
 import { storedName } from '../../../core/records/files.js'
 import { messages } from '../../../core/errors.js'
 import { appPath } from './app-files.js'
+import { guardOf, performSend, sendKey, type SendAnswer, type SendConfig } from './http-send.js'
+import { awaitOnce, currentApp } from './invocation.js'
+import { GoError } from './migrate/go-error.js'
 import { strict } from './unsupported.js'
 
 /** The longest file a script may make from bytes or a path (bytes). */
@@ -78,9 +82,26 @@ function bytesOf(data: unknown, name: string): Buffer {
   throw new Error(messages.pbBadArgument({ name, expected: 'text or a byte array' }))
 }
 
+/**
+ * PocketBase's `fileFromURL(url, secTimeout = 120)`: a GET made as `$http.send` makes it (by
+ * replay, through the SSRF guard); an answer outside 200-399 throws PocketBase's error.
+ */
+function fileFromURL(fallback: App, url: unknown, secTimeout: unknown): object {
+  const what = '$filesystem.fileFromURL'
+  const u = typeof url === 'string' ? url : ''
+  const timeoutS = typeof secTimeout === 'number' && secTimeout > 0 ? secTimeout : 120
+  const c: SendConfig = { url: u, method: 'GET', headers: [], body: null, timeoutS }
+  const app = currentApp() ?? fallback
+  const answer = awaitOnce(what, sendKey(c), () => performSend(c, guardOf(app))) as SendAnswer
+  if (answer.statusCode < 200 || answer.statusCode > 399)
+    throw new GoError(`failed to download url ${u} (${answer.statusCode})`)
+  return make({ bytes: answer.body }, posix.basename(u), answer.body.length, what)
+}
+
 /** The `$filesystem` object of a script whose hooks dir is `hooksDir`. */
-export function filesystemGlobal(hooksDir: string): object {
+export function filesystemGlobal(hooksDir: string, app: App): object {
   return strict('$filesystem', {
+    fileFromURL: (url: unknown, secTimeout?: unknown): object => fileFromURL(app, url, secTimeout),
     fileFromBytes: (data: unknown, name: unknown): object => {
       const what = '$filesystem.fileFromBytes'
       if (typeof name !== 'string' || name === '')

@@ -130,7 +130,7 @@ function globals(file: string, api: ScriptApi, bootstrapIds: string[]): Record<s
     $template: templateGlobal(dirname(file)),
     $os: osGlobal(dirname(file)),
     $filepath: filepathGlobal(),
-    $filesystem: filesystemGlobal(dirname(file)),
+    $filesystem: filesystemGlobal(dirname(file), app),
     toString: (v: unknown): string => toText(v),
     console: strict('console', {
       log: log('info'),
