@@ -4,10 +4,13 @@
  * element text and quoted attribute values (`&<>"'+` as entities), unquoted attribute values
  * (spaces and `=` too), URL attributes (`href`, `src`, …: a scheme other than http, https or
  * mailto becomes `#ZgotmplZ`, the URL normalised; after `?` or `#` the value is query-escaped),
- * `<script>` bodies and `on…` attributes (the value as JSON). `<style>` is treated as text.
+ * `<script>` bodies and `on…` attributes (the value as JSON), `<style>` bodies and `style`
+ * attributes (CSS: `template-css.ts`).
  */
+import { CssContext, type UrlEscapers } from './template-css.js'
 
-type State = 'text' | 'tag' | 'attrName' | 'afterName' | 'beforeValue' | 'value' | 'script'
+type State =
+  'text' | 'tag' | 'attrName' | 'afterName' | 'beforeValue' | 'value' | 'script' | 'style'
 
 const URL_ATTRS = new Set([
   'href',
@@ -77,15 +80,23 @@ function urlProcess(s: string, norm: boolean): string {
   return out
 }
 
-/** A URL at the start of a URL attribute: filtered by scheme, then normalised. */
-function urlFilter(s: string): string {
+/** Go's `urlFilter`: `#ZgotmplZ` for a scheme other than http, https or mailto. */
+function schemeFilter(s: string): string {
   const colon = s.indexOf(':')
   if (colon >= 0 && !s.slice(0, colon).includes('/')) {
     const scheme = s.slice(0, colon).toLowerCase()
     if (!['http', 'https', 'mailto'].includes(scheme)) return '#ZgotmplZ'
   }
-  return urlProcess(s, true)
+  return s
 }
+
+/** A URL at the start of a URL attribute: filtered by scheme, then normalised. */
+function urlFilter(s: string): string {
+  const filtered = schemeFilter(s)
+  return filtered === s ? urlProcess(s, true) : filtered
+}
+
+const URLS: UrlEscapers = { filter: schemeFilter, process: urlProcess }
 
 /** Go's `jsValEscaper`: the value as JSON, `<>&` escaped, padded where it could run into code. */
 function jsValue(v: unknown, text: (v: unknown) => string): string {
@@ -165,10 +176,33 @@ export class HtmlContext {
   /** The quote of the JavaScript string a `<script>` body is in, or ''. */
   private jsQuote = ''
   private jsEscaped = false
+  /** The CSS a `<style>` body or a `style` attribute's value is in. */
+  private css = new CssContext(URLS)
 
-  /** Feeds literal template text. */
-  feed(s: string): void {
-    for (const c of s) this.step(c)
+  /** Feeds literal template text; returns it as written out (a `<style>`'s comments elided). */
+  feed(s: string): string {
+    let out = ''
+    let i = 0
+    while (i < s.length) {
+      if (this.state === 'style') {
+        // the element ends at `</style`, whatever the CSS inside (as an HTML parser reads it)
+        const m = /<\/style/i.exec(s.slice(i))
+        const end = m ? i + m.index : s.length
+        out += this.css.text(s.slice(i, end), true)
+        if (!m) return out
+        this.state = 'tag'
+        this.closingTag = true
+        this.tagName = 'style'
+        out += s.slice(end, end + 7)
+        i = end + 7
+        continue
+      }
+      const c = s[i] as string
+      this.step(c)
+      out += c
+      i++
+    }
+    return out
   }
 
   private step(c: string): void {
@@ -216,11 +250,13 @@ export class HtmlContext {
         if (/\s/.test(c)) return
         this.state = 'value'
         this.valueSoFar = ''
+        this.css = new CssContext(URLS)
         if (c === '"' || c === "'") this.quote = c
         else {
           this.quote = ''
           if (c === '>') return this.endTag()
           this.valueSoFar = c
+          if (this.attr === 'style') this.css.text(c, false)
         }
         return
       case 'value':
@@ -228,14 +264,21 @@ export class HtmlContext {
           this.state = 'afterName'
           this.attr = ''
         } else if (!this.quote && c === '>') this.endTag()
-        else this.valueSoFar += c
+        else {
+          this.valueSoFar += c
+          if (this.attr === 'style') this.css.text(c, false)
+        }
         return
     }
   }
 
   private endTag(): void {
     const name = this.tagName.toLowerCase()
-    this.state = name === 'script' && !this.closingTag ? 'script' : 'text'
+    this.state = this.closingTag ? 'text' : name === 'script' ? 'script' : 'text'
+    if (name === 'style' && !this.closingTag) {
+      this.state = 'style'
+      this.css = new CssContext(URLS)
+    }
     this.tagName = ''
     this.jsQuote = ''
   }
@@ -245,6 +288,7 @@ export class HtmlContext {
     if (this.state === 'script')
       return this.jsQuote ? jsString(v instanceof SafeHTML ? v.html : text(v)) : jsValue(v, text)
     const raw = v instanceof SafeHTML ? v.html : text(v)
+    if (this.state === 'style') return this.css.escape(raw)
     if (this.state === 'text') return v instanceof SafeHTML ? raw : htmlEscape(raw)
     if (this.state === 'beforeValue') {
       // an unquoted value that starts with the action
@@ -256,6 +300,7 @@ export class HtmlContext {
     let out: string
     if (this.attr.startsWith('on'))
       out = jsQuoteAt(this.valueSoFar) ? jsString(raw) : jsValue(v, text)
+    else if (this.attr === 'style') out = this.css.escape(raw)
     else if (URL_ATTRS.has(this.attr)) {
       out = /[?#]/.test(this.valueSoFar)
         ? urlProcess(raw, false)

@@ -249,8 +249,7 @@ function run(s: Scope, set: TemplateSet, nodes: Node[], dot: unknown): void {
     if (++s.steps > MAX_STEPS) throw new Error(`template: the render passes ${MAX_STEPS} steps`)
     switch (n.k) {
       case 'text':
-        s.ctx.feed(n.s)
-        write(s, n.s)
+        write(s, s.ctx.feed(n.s))
         break
       case 'action': {
         const v = pipe(s, n.pipe, dot)
@@ -291,6 +290,7 @@ function run(s: Scope, set: TemplateSet, nodes: Node[], dot: unknown): void {
           if (n.else) run(s, set, n.else, dot)
           break
         }
+        const depth = s.vars.length
         for (const [k, x] of entries) {
           const frame = new Map<string, unknown>()
           const [a, b] = n.pipe.decl
@@ -299,11 +299,16 @@ function run(s: Scope, set: TemplateSet, nodes: Node[], dot: unknown): void {
             frame.set(b, x)
           } else if (a !== undefined) frame.set(a, x)
           s.vars.push(frame)
-          run(s, set, n.then, x)
-          s.vars.pop()
+          const jump = iterate(s, set, n.then, x)
+          s.vars.length = depth // a jump leaves the frames of the ifs and withs it left
+          if (jump === BREAK) break
         }
         break
       }
+      case 'break':
+        throw BREAK
+      case 'continue':
+        throw CONTINUE
       case 'template': {
         const body = set.get(n.name)
         if (!body) throw new Error(`template: no such template "${n.name}"`)
@@ -319,6 +324,23 @@ function run(s: Scope, set: TemplateSet, nodes: Node[], dot: unknown): void {
         break
       }
     }
+  }
+}
+
+/** `{{break}}` and `{{continue}}`, thrown to the `range` running them. */
+class Jump extends Error {}
+const BREAK = new Jump('{{break}}')
+const CONTINUE = new Jump('{{continue}}')
+
+/** One iteration of a `range`: the jump that ended it, if any. */
+function iterate(s: Scope, set: TemplateSet, nodes: Node[], dot: unknown): Jump | null {
+  try {
+    run(s, set, nodes, dot)
+    return null
+  } catch (jump) {
+    if (jump === BREAK) return BREAK
+    if (jump === CONTINUE) return CONTINUE
+    throw jump
   }
 }
 

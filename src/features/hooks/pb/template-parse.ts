@@ -24,6 +24,7 @@ export type Node =
   | { k: 'if' | 'with'; pipe: Pipe; then: Node[]; else: Node[] | null }
   | { k: 'range'; pipe: Pipe; then: Node[]; else: Node[] | null }
   | { k: 'template'; name: string; pipe: Pipe | null }
+  | { k: 'break' | 'continue' }
 
 /** The named templates of one set: a file's top level under its base name, each `define`. */
 export type TemplateSet = Map<string, Node[]>
@@ -193,6 +194,7 @@ export function parseInto(set: TemplateSet, name: string, src: string): void {
   const pieces = split(src, name)
   let pos = 0
   let lastLine = 1
+  let ranges = 0 // how many `range`s the parser is inside (`break`/`continue` need one)
   const list = (ends: string[]): { nodes: Node[]; end: string } => {
     const nodes: Node[] = []
     while (pos < pieces.length) {
@@ -208,7 +210,10 @@ export function parseInto(set: TemplateSet, name: string, src: string): void {
       if (kw === 'if' || kw === 'with' || kw === 'range') nodes.push(control(kw, rest, p.line))
       else if (kw === 'define' || kw === 'block') {
         const { n, pipe } = nameAndPipe(rest, name, p.line)
+        const outer = ranges
+        ranges = 0 // a named template's body is not inside the range around it
         const body = list(['end'])
+        ranges = outer
         if (body.end !== 'end') fail(name, p.line, `unexpected EOF in ${kw}`)
         set.set(n, body.nodes)
         if (kw === 'block') nodes.push({ k: 'template', name: n, pipe })
@@ -216,8 +221,11 @@ export function parseInto(set: TemplateSet, name: string, src: string): void {
         const { n, pipe } = nameAndPipe(rest, name, p.line)
         nodes.push({ k: 'template', name: n, pipe })
       } else if (kw === 'end' || kw === 'else') fail(name, p.line, `unexpected {{${kw}}}`)
-      else if (kw === 'break' || kw === 'continue') fail(name, p.line, `{{${kw}}} is not supported`)
-      else {
+      else if (kw === 'break' || kw === 'continue') {
+        if (ranges === 0) fail(name, p.line, `{{${kw}}} outside {{range}}`)
+        if (rest !== '') fail(name, p.line, `unexpected "${rest}" in ${kw}`)
+        nodes.push({ k: kw })
+      } else {
         void restWords
         nodes.push({ k: 'action', pipe: parsePipe(p.s, name, p.line) })
       }
@@ -228,6 +236,7 @@ export function parseInto(set: TemplateSet, name: string, src: string): void {
   const control = (kw: 'if' | 'with' | 'range', rest: string, line: number): Node => {
     if (rest === '') fail(name, line, `missing value for ${kw}`)
     const pipe = parsePipe(rest, name, line)
+    if (kw === 'range') ranges++
     const then = list(['else', 'end'])
     let otherwise: Node[] | null = null
     if (then.end !== 'end') {
@@ -240,6 +249,7 @@ export function parseInto(set: TemplateSet, name: string, src: string): void {
         otherwise = tail.nodes
       }
     }
+    if (kw === 'range') ranges--
     return { k: kw, pipe, then: then.nodes, else: otherwise }
   }
   const top = list([])

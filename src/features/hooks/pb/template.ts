@@ -6,9 +6,14 @@
  * (a layout first, the files defining its blocks after it). Files are read only inside the
  * app's folders: the hooks dir and its parent folder; a missing file answers 404, as
  * PocketBase's; a file past 1 MiB, or one outside those folders, is an error naming it.
+ * `addFuncs({name: fn})` registers nothing usable, as in PocketBase 0.40.4: it answers the
+ * registry, but Go's template engine cannot call a JavaScript function (PocketBase fails every
+ * such call at render, "wrong type for value"/"wrong number of args"), so a template calling one
+ * fails at render here too (`function "name" not defined`).
  */
 import { readFileSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
+import { messages } from '../../../core/errors.js'
 import { appPath } from './app-files.js'
 import { goText, render } from './template-exec.js'
 import { parseInto, type TemplateSet } from './template-parse.js'
@@ -31,7 +36,17 @@ export function templateGlobal(hooksDir: string): object {
       throw new Error(`$template.loadFiles: "${String(p)}" is larger than ${MAX_FILE} bytes`)
     return readFileSync(path, 'utf8')
   }
-  return strict('$template', {
+  const registry: object = strict('$template', {
+    addFuncs: (funcs: unknown): object => {
+      if (typeof funcs !== 'object' || funcs === null || Array.isArray(funcs))
+        throw new Error(
+          messages.pbBadArgument({
+            name: '$template.addFuncs',
+            expected: 'an object of functions',
+          }),
+        )
+      return registry
+    },
     loadFiles: (...paths: unknown[]): object => {
       if (paths.length === 0) throw new Error('$template.loadFiles: no files given')
       const set: TemplateSet = new Map()
@@ -44,4 +59,5 @@ export function templateGlobal(hooksDir: string): object {
       return renderer(set, '')
     },
   })
+  return registry
 }
