@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sendConfigOf } from '../src/features/hooks/pb/http-send.js'
 import { startHooksServer, type HooksServer } from './fixtures/hooks/server.js'
@@ -174,6 +175,16 @@ describe('$http.send in *.pb.js files, as PocketBase', () => {
     expect(over.body).toEqual({
       message: `Get "TARGET/big?bytes=${32 * 1024 * 1024 + 1}": the response body is over 33554432 bytes (svcbase's limit for $http.send)`,
     })
+  })
+
+  it('does not hold the event loop for a large answer: its bytes are read as the script reads them', async () => {
+    const delay = monitorEventLoopDelay({ resolution: 10 })
+    delay.enable()
+    const full = await s.api('GET', `/extra/big/${32 * 1024 * 1024}`)
+    delay.disable()
+    expect(full.body).toEqual({ length: 32 * 1024 * 1024 })
+    // (Building PocketBase's array of 32 Mi numbers at once takes seconds.)
+    expect(delay.max / 1e6).toBeLessThan(500)
   })
 
   it('reads the timeout as PocketBase (seconds, 120 by default) and cuts it at 120', () => {

@@ -275,18 +275,20 @@ export async function performSend(c: SendConfig, guard: GuardOptions): Promise<S
   }
 }
 
-/** The script's result of an answer (a fresh object each run): PocketBase's shape. */
+/** The decoded text of an answer's body, once per answer (every run reads the same). */
+const texts = new WeakMap<SendAnswer, string>()
+
+const textOf = (a: SendAnswer): string => {
+  let text = texts.get(a)
+  if (text === undefined) texts.set(a, (text = a.body.toString('utf8')))
+  return text
+}
+
+/**
+ * The script's result of an answer (a fresh object each run): PocketBase's shape. `json`,
+ * `raw` and `body` are made when read (a large body costs only what the script reads of it).
+ */
 export function sendResult(a: SendAnswer): object {
-  const raw = a.body.toString('utf8')
-  let json: unknown = null
-  if (raw !== '') {
-    try {
-      const v = JSON.parse(raw) as unknown
-      json = v !== null && typeof v === 'object' ? v : null
-    } catch {
-      json = null
-    }
-  }
   const headers: Record<string, string[]> = {}
   for (const [k, v] of Object.entries(a.headers)) headers[k] = [...v]
   const cookies: Record<string, object> = {}
@@ -294,12 +296,37 @@ export function sendResult(a: SendAnswer): object {
     const c = parseSetCookie(line)
     if (c) cookies[c.name] = cookieObject(c)
   }
-  return {
-    json,
-    headers,
-    cookies,
-    raw,
-    body: byteArray(Array.from(a.body)),
-    statusCode: a.statusCode,
+  const out: Record<string, unknown> = {}
+  const lazy = (key: string, make: () => unknown) => {
+    let made = false
+    let value: unknown
+    Object.defineProperty(out, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        if (!made) [made, value] = [true, make()]
+        return value
+      },
+      set: (v: unknown) => {
+        ;[made, value] = [true, v]
+      },
+    })
   }
+  lazy('json', () => {
+    const raw = textOf(a)
+    if (raw === '') return null
+    try {
+      const v = JSON.parse(raw) as unknown
+      return v !== null && typeof v === 'object' ? v : null
+    } catch {
+      return null
+    }
+  })
+  out.headers = headers
+  out.cookies = cookies
+  lazy('raw', () => textOf(a))
+  // A copy: a script writing into its bytes changes this run's only.
+  lazy('body', () => byteArray(Buffer.from(a.body)))
+  out.statusCode = a.statusCode
+  return out
 }

@@ -16,16 +16,65 @@ const MAX_READ = 32 * 1024 * 1024
 /** Byte arrays made by `readFile`: `toString` decodes them. */
 const byteArrays = new WeakSet<object>()
 
-/** Marks `bytes` (a Go byte slice a script got, as `$http.send`'s `body`) for `toString`. */
-export function byteArray(bytes: number[]): number[] {
-  byteArrays.add(bytes)
-  return bytes
+/** Byte arrays that are views of a buffer (`$http.send`'s `body`): `toString` decodes it. */
+const byteViews = new WeakMap<object, Buffer>()
+
+/**
+ * `bytes` as a script's byte array (an array of numbers, as PocketBase's Go byte slice) that
+ * `toString` decodes: an array is marked; a buffer is read as indexed (no array of millions of
+ * numbers built up front).
+ */
+export function byteArray(bytes: Buffer | number[]): number[] {
+  if (Array.isArray(bytes)) {
+    byteArrays.add(bytes)
+    return bytes
+  }
+  const index = (key: PropertyKey): number =>
+    typeof key === 'string' && /^(0|[1-9]\d*)$/.test(key) ? Number(key) : -1
+  const view = new Proxy<number[]>([], {
+    get(target, key, receiver) {
+      if (key === 'length') return bytes.length
+      const i = index(key)
+      if (i >= 0) return bytes[i]
+      return Reflect.get(target, key, receiver) as unknown
+    },
+    set(target, key, value, receiver) {
+      const i = index(key)
+      if (i >= 0 && i < bytes.length) {
+        bytes[i] = Number(value) & 0xff
+        return true
+      }
+      return key === 'length' ? false : Reflect.set(target, key, value, receiver)
+    },
+    has(target, key) {
+      const i = index(key)
+      return (i >= 0 && i < bytes.length) || Reflect.has(target, key)
+    },
+    getOwnPropertyDescriptor(target, key) {
+      const i = index(key)
+      if (i >= 0 && i < bytes.length)
+        return { value: bytes[i], writable: true, enumerable: true, configurable: true }
+      if (key === 'length')
+        return { value: bytes.length, writable: true, enumerable: false, configurable: false }
+      return Reflect.getOwnPropertyDescriptor(target, key)
+    },
+    ownKeys(target) {
+      return [
+        ...Array.from({ length: bytes.length }, (_, i) => String(i)),
+        ...Reflect.ownKeys(target),
+      ]
+    },
+  })
+  byteViews.set(view, bytes)
+  return view
 }
 
 /** PocketBase's `toString(v)`: text as it is, bytes decoded, nothing as '', the rest as JSON. */
 export function toText(v: unknown): string {
   if (typeof v === 'string') return v
   if (v === null || v === undefined) return ''
+  const view = typeof v === 'object' ? byteViews.get(v) : undefined
+  if (view) return view.toString('utf8')
   if (typeof v === 'object' && byteArrays.has(v))
     return Buffer.from((v as number[]).map((n) => n & 0xff)).toString('utf8')
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return `${v}`
