@@ -2,6 +2,7 @@
  * The event of a script route or middleware (`RouteEvent` of `script-api.ts`) built from a
  * Fastify request, the onion that runs middlewares and the handler, and the answer sent.
  */
+import { createReadStream } from 'node:fs'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../core/app.js'
 import type { UploadedFile } from '../../core/records/files.js'
@@ -24,6 +25,10 @@ export interface ScriptRouteEvent extends RouteEvent {
   html(status: number, text: string): void
   /** PocketBase's `e.blob(status, contentType, data)`: the text with that media type. */
   blob(status: number, contentType: string, data: string): void
+  /** A file to answer with (`$apis.static`), or null. */
+  filePath: string | null
+  /** Answers the file at `path` (200) with the media type `type`. */
+  file(path: string, type: string): void
   /** `$apis.gzip()`: the answer is compressed for a client that accepts gzip (script routes). */
   gzip(): void
   /** `$apis.skipSuccessActivityLog()`: the request is logged only when it fails. */
@@ -59,12 +64,15 @@ export function routeEvent(
     files,
     location: null,
     contentType: null,
+    filePath: null,
     json: (status, value) => {
+      e.filePath = null
       e.location = null
       e.contentType = null
       e.response = { status, kind: 'json', body: value }
     },
     string: (status, text) => {
+      e.filePath = null
       e.location = null
       e.contentType = null
       e.response = { status, kind: 'text', body: String(text) }
@@ -78,6 +86,7 @@ export function routeEvent(
       e.contentType = String(contentType)
     },
     noContent: (status = 204) => {
+      e.filePath = null
       e.location = null
       e.contentType = null
       e.response = { status, kind: 'empty', body: null }
@@ -86,8 +95,14 @@ export function routeEvent(
       if (!Number.isInteger(status) || status < 300 || status > 399)
         throw new Error(`e.redirect: ${String(status)} is not a redirect status (300-399)`)
       e.contentType = null
+      e.filePath = null
       e.location = String(url)
       e.response = { status, kind: 'empty', body: null }
+    },
+    file: (path, type) => {
+      e.string(200, '')
+      e.contentType = type
+      e.filePath = path
     },
     next: () => Promise.resolve(),
     gzip: () => markGzip(req),
@@ -99,6 +114,8 @@ export function routeEvent(
 /** Sends the answer the chain left: a redirect, the response, or an empty 200. */
 export function sendRouteAnswer(reply: FastifyReply, e: ScriptRouteEvent): FastifyReply {
   if (e.location !== null && e.response) return reply.redirect(e.location, e.response.status)
+  if (e.filePath !== null && e.contentType !== null)
+    return reply.code(200).type(e.contentType).send(createReadStream(e.filePath))
   if (e.contentType !== null && e.response?.kind === 'text')
     return reply.code(e.response.status).type(e.contentType).send(e.response.body)
   return sendHookResponse(reply, e.response ?? EMPTY_RESPONSE)

@@ -61,7 +61,16 @@ const DOCS = {
 
 export const middlewareSuite: HookSuiteWithSetup = {
   name: 'middleware',
-  files: ['middleware.pb.js', 'middleware-files.pb.js', 'middleware-files/note.txt'],
+  files: [
+    'middleware.pb.js',
+    'middleware-files.pb.js',
+    'middleware-files/note.txt',
+    'middleware-files/pub/index.html',
+    'middleware-files/pub/a.txt',
+    'middleware-files/pub/style.css',
+    'middleware-files/pub/sub/index.html',
+    'middleware-files/pub/noindex/x.txt',
+  ],
   smtp: true,
   async setup() {
     const target = await startHttpTarget()
@@ -111,6 +120,22 @@ export const middlewareSuite: HookSuiteWithSetup = {
     get('gzip', '/apis/gzip', { headers: { 'accept-encoding': 'gzip' } }),
     get('skipSuccessActivityLog', '/apis/skip-log'),
     get('skipSuccessActivityLog failing', '/apis/skip-log-fail'),
+    get('static: a file', '/st/a.txt'),
+    get('static: a css file', '/st/style.css'),
+    get('static: the root', '/st/'),
+    get('static: the root without its slash', '/st'),
+    get('static: a folder without its slash', '/st/sub'),
+    get('static: a folder', '/st/sub/'),
+    get('static: a folder index.html', '/st/sub/index.html'),
+    get('static: the root index.html', '/st/index.html'),
+    get('static: a missing file', '/st/missing'),
+    get('static: a folder without index.html', '/st/noindex/'),
+    get('static: a file in it', '/st/noindex/x.txt'),
+    get('static: dot-dot', '/st/%2e%2e/middleware.pb.js'),
+    get('static: fallback for a missing file', '/stf/missing'),
+    get('static: fallback deeper', '/stf/sub/missing'),
+    get('static: fallback keeps files', '/stf/a.txt'),
+    get('static: the handler is a function', '/apis/static-type'),
     post('create a collection with file fields', '/api/collections', DOCS, {
       auth: su,
       keep: ['name'],

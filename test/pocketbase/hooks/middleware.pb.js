@@ -22,7 +22,10 @@ routerUse((e) => {
   return e.next()
 })
 routerUse(
-  new Middleware("(e) => { e.set('trace', (e.get('trace') || '') + 'gsrc5,'); return e.next() }", 5),
+  new Middleware(
+    "(e) => { e.set('trace', (e.get('trace') || '') + 'gsrc5,'); return e.next() }",
+    5,
+  ),
   new Middleware((e) => {
     e.set('trace', (e.get('trace') || '') + 'g7,')
     return e.next()
@@ -158,4 +161,10 @@ routerAdd(
     throw new BadRequestError('failed')
   },
   $apis.skipSuccessActivityLog(),
+)
+
+routerAdd('GET', '/st/{path...}', $apis.static(__hooks + '/middleware-files/pub', false))
+routerAdd('GET', '/stf/{path...}', $apis.static(__hooks + '/middleware-files/pub', true))
+routerAdd('GET', '/apis/static-type', (e) =>
+  e.json(200, { type: typeof $apis.static(__hooks + '/middleware-files/pub', false) }),
 )

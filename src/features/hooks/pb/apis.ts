@@ -8,6 +8,7 @@ import { badRequest, forbidden, messages, tooLarge, unauthorized } from '../../.
 import { isSuperuser } from '../../../core/request-info.js'
 import type { ScriptRouteEvent } from '../route-event.js'
 import type { RouteEvent, RouteHandler } from '../script-api.js'
+import { staticHandler } from './apis-static.js'
 import { strict } from './unsupported.js'
 
 /** A `$apis.require…()` middleware: run natively around the route. */
@@ -17,10 +18,10 @@ export interface NativeMiddleware {
 }
 
 export const isNative = (v: unknown): v is NativeMiddleware =>
-  typeof v === 'object' && v !== null && NATIVE in v
+  (typeof v === 'object' || typeof v === 'function') && v !== null && NATIVE in v
 
 /** PocketBase's `$apis` middlewares that svcbase runs; the rest of `$apis` is not supported. */
-export function apis(): object {
+export function apis(hooksDir: string): object {
   const native = (fn: RouteHandler): NativeMiddleware => ({ [NATIVE]: fn })
   return strict('$apis', {
     requireAuth: (...collections: unknown[]) =>
@@ -73,6 +74,9 @@ export function apis(): object {
         ;(e as Partial<ScriptRouteEvent>).skipSuccessLog?.()
         await e.next()
       }),
+    // A handler, a function as PocketBase's (run natively, as the middlewares).
+    static: (dir: unknown, indexFallback: unknown) =>
+      Object.assign(() => undefined, { [NATIVE]: staticHandler(hooksDir, dir, indexFallback) }),
     requireGuestOnly: () =>
       native(async (e: RouteEvent) => {
         if (e.requestInfo.auth) throw badRequest(messages.pbGuestOnly)

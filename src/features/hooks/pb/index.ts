@@ -121,7 +121,7 @@ function globals(file: string, api: ScriptApi, bootstrapIds: string[]): Record<s
       return dynamicModel(shape)
     },
     arrayOf,
-    $apis: apis(),
+    $apis: apis(dirname(file)),
     $mails: mailsGlobal(app),
     $http: httpGlobal(app),
     MailerMessage,
