@@ -1,4 +1,5 @@
 import type { Feature } from '../../http/feature.js'
+import { addBackupHooks } from './hooks.js'
 import { registerRoutes } from './routes/backups.js'
 import { BackupsService, DEFAULT_MAX_UPLOAD_BYTES, type BackupsOptions } from './service.js'
 
@@ -11,6 +12,7 @@ export {
   type StorageInfo,
 } from './service.js'
 export { AUTO_PREFIX } from './names.js'
+export type { BackupEvent } from './hooks.js'
 
 declare module '../../core/services.js' {
   interface AppServices {
@@ -24,12 +26,14 @@ declare module '../../core/services.js' {
  * storage tree, kept in `<dataDir>/backups/` or on S3 per `settings.backups.s3`; download with a
  * superuser file token; restore validates the archive, answers 204 and restarts the server in
  * process (the `restart` service) with its data; the automatic job `__svcAutoBackup__` follows
- * `settings.backups.cron` live and keeps the newest `cronMaxKeep` automatic archives.
+ * `settings.backups.cron` live and keeps the newest `cronMaxKeep` automatic archives. Its hook
+ * families `onBackupCreate` and `onBackupRestore` are declared and created here (`hooks.ts`).
  */
 export function backupsFeature(options: BackupsOptions = {}): Feature {
   return {
     name: 'backups',
     register: ({ app, http }) => {
+      addBackupHooks(app)
       const backups = new BackupsService(app, options)
       app.services.set('backups', backups)
       let unsubscribe = (): void => undefined

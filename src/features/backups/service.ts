@@ -20,7 +20,8 @@ import {
 import { swapData } from './swap.js'
 import { freshTempDir, removeStaleTemp, TMP_DIR } from './temp.js'
 export { TMP_DIR } from './temp.js'
-import { AUTO_PREFIX, autoName, checkedName, isValidKey } from './names.js'
+import { AUTO_PREFIX, autoName, isValidKey } from './names.js'
+import { aroundCreate, aroundRestore, askedName } from './hooks.js'
 import { checkUpload, notAnArchive, type UploadedFile } from './upload.js'
 import { withDiskRoom } from './disk-room.js'
 
@@ -167,10 +168,16 @@ export class BackupsService {
   /**
    * Takes a backup now: snapshots of the databases (writers keep going), the local storage tree
    * when files are not on S3, written into one ZIP and stored under `name` (client names are
-   * checked; the default is `svc_backup_<timestamp>.zip`). Resolves to the key.
+   * checked; the default is `svc_backup_<timestamp>.zip`), inside `onBackupCreate` (hooks.ts).
+   * Resolves to the key, or `""` when a handler stopped it.
    */
   async create(name?: unknown, auto = false): Promise<string> {
-    const key = auto ? autoName() : checkedName(name)
+    const asked = auto ? autoName() : askedName(name)
+    return aroundCreate(this.app, asked, (key) => this.write(key))
+  }
+
+  /** Makes archive `key` (the action of `onBackupCreate`). */
+  private async write(key: string): Promise<string> {
     this.acquire('backup')
     let work: string | null = null
     try {
@@ -316,8 +323,10 @@ export class BackupsService {
       const dir = work
       return async () => {
         try {
-          await restarter.restart(() =>
-            swapData(this.app.store, this.dataDir, extracted, dir, [BACKUPS_DIR, TMP_DIR]),
+          await aroundRestore(this.app, key, () =>
+            restarter.restart(() =>
+              swapData(this.app.store, this.dataDir, extracted, dir, [BACKUPS_DIR, TMP_DIR]),
+            ),
           )
         } catch (err) {
           this.app.logger.error('restore failed; the data in place before it serves again', {

@@ -13,6 +13,7 @@ import { recordMatches } from '../../core/records/rule-check.js'
 import type { RequestInfo } from '../../core/request-info.js'
 import { parseDate } from '../../tools/dates.js'
 import { pickFields, PickerError } from '../../tools/picker.js'
+import { sendMessage } from './hooks.js'
 import type { RealtimeClient, RealtimeHub } from './hub.js'
 import { topicsOf, type Subscription } from './subscriptions.js'
 
@@ -103,7 +104,7 @@ async function deliver(
     }
   }
   const message: RecordMessage = { record, action: event.action }
-  client.send(subscription.name, message)
+  await sendMessage(app, client, subscription.name, message)
 }
 
 /**

@@ -194,10 +194,16 @@ export class RealtimeHub {
     return this.perIp.get(ip) ?? 0
   }
 
-  /** Registers a new client writing to `sink`, with a fresh random id. */
-  connect(sink: SseSink, ip: string): RealtimeClient {
+  /** A fresh random client id, unused here. */
+  newId(): string {
     let id = randomString(CLIENT_ID_LENGTH)
     while (this.clients.has(id)) id = randomString(CLIENT_ID_LENGTH)
+    return id
+  }
+
+  /** Registers a new client writing to `sink`, with `id` (a fresh random one by default). */
+  connect(sink: SseSink, ip: string, id = this.newId()): RealtimeClient {
+    if (this.clients.has(id)) id = this.newId()
     const client = new RealtimeClient(id, ip, sink, this)
     this.clients.set(id, client)
     this.perIp.set(ip, this.streamsFrom(ip) + 1)

@@ -1,13 +1,16 @@
 /**
  * Realtime (SPEC §4.5, §6; reference §4): the SSE stream of `GET /api/realtime`, subscriptions
  * through `POST /api/realtime`, and record events fanned out from the app's event bus to the
- * clients of this instance, filtered per subscription by the collection's rules.
+ * clients of this instance, filtered per subscription by the collection's rules. Its hook
+ * families (`onRealtimeConnectRequest`, `onRealtimeSubscribeRequest`, `onRealtimeMessageSend`)
+ * are declared in `hooks.ts`.
  */
 import type { FastifyInstance } from 'fastify'
 import type { App } from '../../core/app.js'
 import type { ClientMessenger } from '../../core/realtime.js'
 import type { Feature } from '../../http/feature.js'
 import { handleBusEvent } from './broadcast.js'
+import { addRealtimeHooks } from './hooks.js'
 import { RealtimeHub, type HubOptions } from './hub.js'
 import { answerForwardedPushes, createMessenger } from './messenger.js'
 import { registerConnect } from './routes/connect.js'
@@ -34,6 +37,7 @@ export function registerRealtime(
   http: FastifyInstance,
   options: RealtimeOptions = {},
 ): Realtime {
+  addRealtimeHooks(app)
   const hub = new RealtimeHub({ ...options, logger: app.logger })
   let unsubscribe: (() => void) | null = null
   let stopAnswering: (() => void) | null = null

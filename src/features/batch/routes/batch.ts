@@ -2,6 +2,9 @@ import { Transform, pipeline, type Readable } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { App } from '../../../core/app.js'
 import { tooLarge } from '../../../core/errors.js'
+import { featureHook } from '../../../core/hooks-features.js'
+import { requestEvent, triggerRequest } from '../../../core/request-event.js'
+import { sendHookResponse } from '../../../http/hook-response.js'
 import { readBody } from '../../../http/body.js'
 import { requestInfo } from '../../../http/request-info.js'
 import { parseBatchPayload } from '../request.js'
@@ -53,10 +56,17 @@ export function batchRoute(app: App, http: FastifyInstance): void {
         if (!reply.raw.writableFinished) gone.abort()
       })
       if (req.raw.socket.destroyed) gone.abort()
-      return runBatch(app, items, requestInfo(req, {}, 'batch'), {
-        timeoutMs: limits.timeoutMs,
-        signal: gone.signal,
-      })
+      const info = requestInfo(req, {}, 'batch')
+      const options = { timeoutMs: limits.timeoutMs, signal: gone.signal }
+      const hook = featureHook(app, 'onBatchRequest')
+      if (!hook) return runBatch(app, items, info, options)
+      // The run inside `onBatchRequest` (../hooks.ts).
+      const answer = await triggerRequest(
+        hook,
+        requestEvent(app, info, { batch: items }),
+        async (e) => e.json(200, await runBatch(app, e.batch, info, options)),
+      )
+      return sendHookResponse(reply, answer)
     },
   )
 }

@@ -4,10 +4,14 @@ import { verifyToken } from '../../../core/auth/tokens.js'
 import type { Field } from '../../../core/collections/model.js'
 import { ApiError, messages, notFound } from '../../../core/errors.js'
 import { fileKey } from '../../../core/records/files.js'
+import { featureHook } from '../../../core/hooks-features.js'
+import { requestEvent, triggerRequest } from '../../../core/request-event.js'
+import { sendHookResponse } from '../../../http/hook-response.js'
 import type { AuthInfo, RequestInfo } from '../../../core/request-info.js'
 import { requestInfo } from '../../../http/request-info.js'
 import { parseRange } from '../../../http/range.js'
 import { servingHeaders } from '../headers.js'
+import { isServableKey } from '../hooks.js'
 import { fieldHolding, fileHome, thumbnail, type Thumbnails } from '../service.js'
 
 type Params = { collection: string; recordId: string; filename: string }
@@ -44,11 +48,36 @@ export function registerDownload(app: App, http: FastifyInstance, thumbs: Thumbn
       if (!home) throw notFound()
       let key = fileKey(home.collection, home.recordId, filename)
       const size = req.query.thumb ?? ''
+      let thumbError: string | null = null
       if (size !== '') {
         const made = await thumbnail(app, thumbs, home, field, filename, size)
+        if (!made)
+          thumbError = `the thumb size "${size}" or the original file format are not supported`
         key = made ?? key
       }
-      return serve(app, req, reply, key, filename, req.query.download)
+      const hook = featureHook(app, 'onFileDownloadRequest')
+      if (!hook) return serve(app, req, reply, key, filename, req.query.download)
+      // The download inside `onFileDownloadRequest` (../hooks.ts).
+      let served: FastifyReply | null = null
+      const event = requestEvent(app, info, {
+        collection: c,
+        record: stored,
+        fileField: field,
+        servedPath: key,
+        servedName: filename,
+        thumbError,
+      })
+      const answer = await triggerRequest(
+        hook,
+        event,
+        async (e) => {
+          if (!isServableKey(e.servedPath) || typeof e.servedName !== 'string')
+            throw notFound(messages.fileNotFound)
+          served = await serve(app, req, reply, e.servedPath, e.servedName, req.query.download)
+        },
+        [c.id, c.name],
+      )
+      return served ?? sendHookResponse(reply, answer)
     },
   )
 }

@@ -2,12 +2,17 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { App } from '../../../core/app.js'
 import { API_KEYS, hashApiKey } from '../../../core/auth/api-keys.js'
 import { ApiError, badRequest, forbidden, messages, notFound } from '../../../core/errors.js'
-import type { AuthInfo } from '../../../core/request-info.js'
+import { featureHook } from '../../../core/hooks-features.js'
+import { requestEvent, triggerRequest, type HookResponse } from '../../../core/request-event.js'
+import type { AuthInfo, RequestInfo } from '../../../core/request-info.js'
+import { sendHookResponse } from '../../../http/hook-response.js'
+import { requestInfo } from '../../../http/request-info.js'
 import { bearerToken } from '../../../http/server.js'
 import { ident, sql } from '../../../store/sql.js'
 import { parseDate } from '../../../tools/dates.js'
 import type { BoundKey, RealtimeHub } from '../hub.js'
-import { parseSubscribeForm } from '../subscriptions.js'
+import { hooked, subscriptionsOf } from '../hooks.js'
+import { parseSubscribeForm, type Subscription } from '../subscriptions.js'
 
 /** The topic of a subscription request forwarded to the instance holding the client. */
 const FORWARD_TOPIC = 'realtime.subscribe'
@@ -46,23 +51,50 @@ async function requestKey(app: App, req: FastifyRequest): Promise<BoundKey | nul
   return token ? findKey(app, { hash: hashApiKey(token) }) : null
 }
 
-/** Applies a subscription request to a client of this instance, or throws its error. */
-function apply(
+/**
+ * Applies a subscription request to a client of this instance, inside
+ * `onRealtimeSubscribeRequest` (../hooks.ts), or throws its error. Resolves to the answer a
+ * handler left instead of the 204, or null.
+ */
+async function apply(
+  app: App,
   hub: RealtimeHub,
   body: unknown,
-  ip: string,
+  info: RequestInfo,
   auth: AuthInfo | null,
   key: BoundKey | null,
-): void {
+): Promise<HookResponse | null> {
   const form = parseSubscribeForm(body)
   const client = hub.get(form.clientId)
   if (!client || client.closed) throw notFound(messages.realtimeClientMissing)
-  if (client.ip !== ip) throw badRequest(messages.realtimeClientInvalid)
+  if (client.ip !== info.ip) throw badRequest(messages.realtimeClientInvalid)
   if (client.auth && !sameAuth(client.auth, auth)) {
     throw forbidden(messages.realtimeAuthMismatch)
   }
-  client.bind(auth, key)
-  hub.subscribe(client, form.subscriptions)
+  const subscribe = (subscriptions: readonly Subscription[]): void => {
+    client.bind(auth, key)
+    hub.subscribe(client, subscriptions)
+  }
+  if (!hooked(app, 'onRealtimeSubscribeRequest')) {
+    subscribe(form.subscriptions)
+    return null
+  }
+  let done = false
+  const event = requestEvent(app, info, {
+    client,
+    subscriptions: form.subscriptions.map((s) => s.name),
+  })
+  const answer = await triggerRequest(
+    featureHook(app, 'onRealtimeSubscribeRequest')!,
+    event,
+    (e) => {
+      subscribe(
+        subscriptionsOf(form.subscriptions, Array.isArray(e.subscriptions) ? e.subscriptions : []),
+      )
+      done = true
+    },
+  )
+  return done && !event.response ? null : answer
 }
 
 /**
@@ -101,8 +133,15 @@ export function registerSubscriptions(app: App, http: FastifyInstance, hub: Real
         )
       return reply.code(204).send()
     }
-    apply(hub, req.body, ip, auth, key ?? null)
-    return reply.code(204).send()
+    const answer = await apply(
+      app,
+      hub,
+      req.body,
+      { ...requestInfo(req), ip, auth },
+      auth,
+      key ?? null,
+    )
+    return answer ? sendHookResponse(reply, answer) : reply.code(204).send()
   })
 }
 
@@ -130,9 +169,22 @@ export function answerForwardedSubscriptions(app: App, hub: RealtimeHub): () => 
       key = await findKey(app, { id: payload.apiKey })
       if (!key) auth = null
     }
+    const info: RequestInfo = {
+      auth,
+      query: {},
+      body:
+        typeof payload.body === 'object' && payload.body !== null
+          ? (payload.body as Record<string, unknown>)
+          : {},
+      headers: {},
+      method: 'POST',
+      context: 'default',
+      ip: String(payload.ip),
+    }
     try {
-      apply(hub, payload.body, String(payload.ip), auth, key)
-      return { status: 204 }
+      const answer = await apply(app, hub, payload.body, info, auth, key)
+      // NB: a handler's own answer crosses instances as its status only.
+      return { status: answer ? answer.status : 204 }
     } catch (err) {
       if (err instanceof ApiError) return { status: err.status, message: err.message }
       throw err
