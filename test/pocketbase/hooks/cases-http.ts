@@ -2,7 +2,7 @@
  * The `http` suite: `$http.send` in `*.pb.js` handlers (`http.pb.js`) against a local target
  * server (`http-target.ts`) that the recorder starts beside PocketBase 0.40.4 and the replay test
  * (`test/hook-scripts-pb-http.test.ts`) beside svcbase; the hook file finds it through
- * `PB_HTTP_TARGET` and `PB_HTTP_CLOSED`, which `setup` sets.
+ * `PB_HTTP_TARGET`, `PB_HTTP_CLOSED` and `PB_HTTP_TLS`, which `setup` sets.
  */
 import type { HookCase, HookSuite } from './cases.js'
 import { SU } from './cases.js'
@@ -28,6 +28,7 @@ export const httpSuite: HookSuiteWithSetup = {
     const target = await startHttpTarget()
     process.env.PB_HTTP_TARGET = target.url
     process.env.PB_HTTP_CLOSED = target.closed
+    process.env.PB_HTTP_TLS = target.selfSigned
     return () => target.close()
   },
   cases: [
@@ -48,6 +49,7 @@ export const httpSuite: HookSuiteWithSetup = {
     get('a connection refused', '/http/refused'),
     get('a connection refused, not caught', '/http/refused-uncaught'),
     get('bad configs', '/http/bad-config'),
+    get('an https target whose certificate no authority signed', '/http/tls'),
     get('two sends in one handler', '/http/two'),
     get('the target saw two requests', '/http/hits'),
     {

@@ -5,8 +5,13 @@
  * Its answers are fixed, so both servers see the same ones; `/hits` counts the requests that
  * reached `/hit`, so a case can tell how many requests a handler really sent.
  */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import http from 'node:http'
+import https from 'node:https'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 /** A running target. */
 export interface HttpTarget {
@@ -14,6 +19,8 @@ export interface HttpTarget {
   url: string
   /** `http://127.0.0.1:<port>` of a port that refuses connections. */
   closed: string
+  /** `https://127.0.0.1:<port>` with a self-signed certificate (no authority signed it). */
+  selfSigned: string
   close(): Promise<void>
 }
 
@@ -122,12 +129,44 @@ export async function startHttpTarget(): Promise<HttpTarget> {
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
   const closedPort = (probe.address() as AddressInfo).port
   await new Promise((r) => probe.close(r))
+  // A TLS server whose certificate is its own (openssl, as test/helpers/web-push-double.ts).
+  const dir = mkdtempSync(join(tmpdir(), 'svcbase-http-target-'))
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-days',
+      '1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  )
+  const tls = https.createServer(
+    { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+    (_req, res) => json(res, 200, { tls: true }),
+  )
+  rmSync(dir, { recursive: true, force: true })
+  await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r))
+  const tlsPort = (tls.address() as AddressInfo).port
   return {
     url: `http://127.0.0.1:${port}`,
     closed: `http://127.0.0.1:${closedPort}`,
+    selfSigned: `https://127.0.0.1:${tlsPort}`,
     close: async () => {
       server.closeAllConnections()
-      await new Promise((r) => server.close(r))
+      tls.closeAllConnections()
+      await Promise.all([new Promise((r) => server.close(r)), new Promise((r) => tls.close(r))])
     },
   }
 }

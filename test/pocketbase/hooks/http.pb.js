@@ -1,6 +1,7 @@
 /// <reference path="../pb_data/types.d.ts" />
 // $http.send against the suite's local target (test/pocketbase/hooks/http-target.ts), found
-// through $os.getenv: PB_HTTP_TARGET answers, PB_HTTP_CLOSED refuses connections. Each handler
+// through $os.getenv: PB_HTTP_TARGET answers, PB_HTTP_CLOSED refuses connections, PB_HTTP_TLS
+// has a self-signed certificate. Each handler
 // reads them itself (PocketBase's handlers do not see the file's top-level names).
 
 routerAdd("GET", "/http/get", (e) => {
@@ -165,6 +166,16 @@ routerAdd("GET", "/http/bad-config", (e) => {
     }
   }
   return e.json(200, out)
+})
+
+routerAdd("GET", "/http/tls", (e) => {
+  const t = $os.getenv("PB_HTTP_TLS")
+  try {
+    $http.send({ url: t + "/x" })
+    return e.json(200, { sent: true })
+  } catch (err) {
+    return e.json(200, { name: err.name, message: err.message.split(t).join("TLS") })
+  }
 })
 
 routerAdd("GET", "/http/two", (e) => {

@@ -105,6 +105,14 @@ export function guardOf(app: App): GuardOptions {
 /** A failure as the script sees it: PocketBase's Go error. */
 const fail = (text: string) => new GoError(text)
 
+/** Node's codes of a certificate no trusted authority signed (Go: "unknown authority"). */
+const UNKNOWN_AUTHORITY = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+])
+
 /** The Go text of a connection failure. */
 function netText(err: unknown, address: string, port: string): string {
   const code = (err as NodeJS.ErrnoException).code
@@ -113,6 +121,12 @@ function netText(err: unknown, address: string, port: string): string {
     return m ? `dial tcp: lookup ${m[1]}: no such host` : err.message
   }
   if (code === 'ECONNREFUSED') return `dial tcp ${address}:${port}: connect: connection refused`
+  if (code !== undefined && UNKNOWN_AUTHORITY.has(code))
+    return 'tls: failed to verify certificate: x509: certificate signed by unknown authority'
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID')
+    return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid'
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return `tls: failed to verify certificate: x509: ${(err as Error).message}`
   if (code === 'ECONNRESET') return 'EOF'
   if (code === 'EHOSTUNREACH') return `dial tcp ${address}:${port}: connect: no route to host`
   return (err as Error).message || String(err)
