@@ -55,6 +55,12 @@ routerAdd("GET", "/extra/swallow", (e) => {
   console.log("got", res.json.name)
   return e.json(200, res.json)
 })
+onRecordUpdate((e) => {
+  if (e.record.get("name") !== "from the client") return e.next()
+  const res = $http.send({ url: $os.getenv("PB_HTTP_TARGET") + "/name?n=in the transaction" })
+  e.record.set("name", res.json.name)
+  e.next()
+}, "users")
 routerAdd("GET", "/extra/queued", (e) => {
   const rec = new Record($app.findCollectionByNameOrId("users"))
   rec.set("email", "queued@example.com")
@@ -148,6 +154,17 @@ describe('$http.send in *.pb.js files, as PocketBase', () => {
       { token: s.suToken },
     )
     expect(list.body.items.map((r: { name: string }) => r.name)).toEqual(['from target queued'])
+  })
+
+  it("sends from a model hook, inside the write's transaction", async () => {
+    const list = await s.api('GET', '/api/collections/users/records', { token: s.suToken })
+    const id = list.body.items[0].id as string
+    const res = await s.api('PATCH', `/api/collections/users/records/${id}`, {
+      token: s.suToken,
+      body: { name: 'from the client' },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body.name).toBe('from target in the transaction')
   })
 
   it('makes at most 50 sends per invocation, with a clear error past them', async () => {
