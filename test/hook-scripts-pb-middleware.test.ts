@@ -96,6 +96,18 @@ describe('new Middleware and $apis in *.pb.js files, as PocketBase', () => {
     ])
   })
 
+  it('$apis.recordAuthResponse answers a token that authenticates the record', async () => {
+    const res = await s.api('POST', '/auth/custom', {
+      body: { email: 'owner@example.com', method: 'password' },
+    })
+    expect(res.status).toBe(200)
+    const refresh = await s.api('POST', '/api/collections/users/auth-refresh', {
+      token: res.body.token as string,
+    })
+    expect(refresh.status).toBe(200)
+    expect(refresh.body.record.id).toBe('owner0000000001')
+  })
+
   it('$apis.gzip compresses for a client that takes gzip, as PocketBase (Content-Encoding, Vary)', async () => {
     const zipped = await rawGet(`${s.url}/apis/gzip`, { 'accept-encoding': 'gzip' })
     expect(zipped.status).toBe(200)

@@ -20,6 +20,9 @@ const su = {
   password: 'supersecret123',
 }
 
+/** What an auth answer keeps (the token is random). */
+const AUTH_KEEP = ['record.email', 'record.name', 'record.id', 'meta', 'mfaId']
+
 const get = (name: string, path: string, extra: Partial<HookCase> = {}): HookCase => ({
   name,
   method: 'GET',
@@ -136,6 +139,22 @@ export const middlewareSuite: HookSuiteWithSetup = {
     get('static: fallback deeper', '/stf/sub/missing'),
     get('static: fallback keeps files', '/stf/a.txt'),
     get('static: the handler is a function', '/apis/static-type'),
+    post(
+      'recordAuthResponse with a method',
+      '/auth/custom',
+      { email: 'owner@example.com', method: 'password' },
+      { keep: AUTH_KEEP },
+    ),
+    post(
+      'recordAuthResponse without a method, with meta',
+      '/auth/custom',
+      { email: 'owner@example.com', method: '', meta: { a: 1, b: ['x'] } },
+      { keep: AUTH_KEEP },
+    ),
+    post('recordAuthResponse of an unknown email', '/auth/custom', {
+      email: 'nobody@example.com',
+      method: 'password',
+    }),
     post('create a collection with file fields', '/api/collections', DOCS, {
       auth: su,
       keep: ['name'],

@@ -168,3 +168,9 @@ routerAdd('GET', '/stf/{path...}', $apis.static(__hooks + '/middleware-files/pub
 routerAdd('GET', '/apis/static-type', (e) =>
   e.json(200, { type: typeof $apis.static(__hooks + '/middleware-files/pub', false) }),
 )
+
+routerAdd('POST', '/auth/custom', (e) => {
+  const body = e.requestInfo().body
+  const rec = $app.findAuthRecordByEmail('users', body.email)
+  return $apis.recordAuthResponse(e, rec, body.method, body.meta)
+})

@@ -1,7 +1,8 @@
 /**
  * PocketBase's `$apis` for `*.pb.js` files: the middlewares svcbase runs natively around a
  * route (`requireAuth`, `requireSuperuserAuth`, `requireSuperuserOrOwnerAuth`,
- * `requireGuestOnly`, `bodyLimit`, `gzip`, `skipSuccessActivityLog`); the rest of `$apis` is
+ * `requireGuestOnly`, `bodyLimit`, `gzip`, `skipSuccessActivityLog`), `static` (`apis-static.ts`)
+ * and `recordAuthResponse` (`auth-response.ts`); the rest of `$apis` is
  * not supported (a file using it fails at load, naming the member).
  */
 import { badRequest, forbidden, messages, tooLarge, unauthorized } from '../../../core/errors.js'
@@ -9,6 +10,7 @@ import { isSuperuser } from '../../../core/request-info.js'
 import type { ScriptRouteEvent } from '../route-event.js'
 import type { RouteEvent, RouteHandler } from '../script-api.js'
 import { staticHandler } from './apis-static.js'
+import { recordAuthResponseOf } from './auth-response.js'
 import { strict } from './unsupported.js'
 
 /** A `$apis.require…()` middleware: run natively around the route. */
@@ -77,6 +79,7 @@ export function apis(hooksDir: string): object {
     // A handler, a function as PocketBase's (run natively, as the middlewares).
     static: (dir: unknown, indexFallback: unknown) =>
       Object.assign(() => undefined, { [NATIVE]: staticHandler(hooksDir, dir, indexFallback) }),
+    recordAuthResponse: recordAuthResponseOf,
     requireGuestOnly: () =>
       native(async (e: RouteEvent) => {
         if (e.requestInfo.auth) throw badRequest(messages.pbGuestOnly)

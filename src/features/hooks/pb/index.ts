@@ -19,6 +19,7 @@ import { placeMiddleware } from '../router.js'
 import type { RouteHandler, ScriptApi } from '../script-api.js'
 import { globalApp } from './app-facade.js'
 import { apis, isNative, NATIVE } from './apis.js'
+import { rememberRouteEvent } from './auth-response.js'
 import { HOOK_NAMES, hookRegistrations } from './bindings.js'
 import { unbindPbBootstrap } from './lifecycle.js'
 import { routeEventOf } from './events.js'
@@ -71,7 +72,7 @@ function globals(file: string, api: ScriptApi, bootstrapIds: string[]): Record<s
     }
     if (isNative(fn)) return fn[NATIVE]
     const handler = handlerArg(typeof fn === 'string' ? compile(fn, name) : fn, name)
-    return (e) => invoke(e.app, file, () => handler(routeEventOf(e)))
+    return (e) => invoke(e.app, file, () => handler(rememberRouteEvent(routeEventOf(e), e)))
   }
 
   const registrations = hookRegistrations(api.hooks, api.app, bootstrapIds)
