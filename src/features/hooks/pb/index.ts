@@ -3,7 +3,8 @@
  * runs unchanged against svcbase through a subset of PocketBase's globals, in a `node:vm`
  * context of its own (see docs/hook-scripts.md, "PocketBase's *.pb.js form"):
  * `routerAdd`, `routerUse`, the record, auth, collection and mailer hooks (`bindings.ts`),
- * `cronAdd`/`cronRemove`, `$app`, `$apis.require…`, `$os` (`getenv`, `readFile`, `readDir`),
+ * `cronAdd`/`cronRemove`, `new Middleware` (`middleware.ts`), `$app`, `$apis` (`apis.ts`),
+ * `$filesystem` (`filesystem.ts`), `$os` (`getenv`, `readFile`, `readDir`),
  * `$security`, `$template`, `$filepath`, `$mails` and `new MailerMessage` (`mails.ts`), `$dbx`,
  * `new DynamicModel`, `arrayOf` (`dbx.ts`, `db-query.ts`), `toString`, `console`,
  * `new Record(…)` and PocketBase's error classes. A file
