@@ -8,7 +8,7 @@
 import { gunzipSync } from 'node:zlib'
 import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { HooksServer } from './fixtures/hooks/server.js'
+import { startHooksServer, type HooksServer } from './fixtures/hooks/server.js'
 import { startSmtp, type TestSmtp } from './helpers/smtp.js'
 import { useSmtp } from './pocketbase/hooks/ask.js'
 import { SU } from './pocketbase/hooks/cases.js'
@@ -133,5 +133,35 @@ describe('new Middleware and $apis in *.pb.js files, as PocketBase', () => {
     expect(urls).toContain('/mw/order?n=1')
     expect(urls).toContain('/apis/skip-log-fail?n=1')
     expect(urls).not.toContain('/apis/skip-log?n=1')
+  })
+})
+
+describe('bad arguments of new Middleware and $apis fail the file at load, naming the call', () => {
+  let t: HooksServer
+  beforeAll(async () => {
+    t = await startHooksServer({
+      'mw-number.pb.js': 'routerUse(new Middleware(123, 1))\n',
+      'mw-source.pb.js': 'routerUse(new Middleware("(e) => {", 1))\n',
+      'mw-priority.pb.js': 'routerUse(new Middleware((e) => e.next(), "high"))\n',
+      'limit.pb.js': 'routerAdd("POST", "/l", (e) => e.json(200, {}), $apis.bodyLimit("ten"))\n',
+      'static.pb.js': 'routerAdd("GET", "/s/{path...}", $apis.static(42, false))\n',
+    })
+  })
+  afterAll(async () => {
+    await t.close()
+  })
+
+  it('lists each file with its message', async () => {
+    const listing = await t.api('GET', '/api/functions', { token: t.suToken })
+    const byFile = Object.fromEntries(
+      (listing.body.errors as { file: string; message: string }[]).map((e) => [e.file, e.message]),
+    )
+    expect(byFile).toEqual({
+      'mw-number.pb.js': '"routerUse" expects a handler function.',
+      'mw-source.pb.js': '"routerUse" expects a function or its source text.',
+      'mw-priority.pb.js': '"new Middleware" expects a number as priority.',
+      'limit.pb.js': '"$apis.bodyLimit" expects a number of bytes.',
+      'static.pb.js': '"$apis.static" expects a folder path.',
+    })
   })
 })
