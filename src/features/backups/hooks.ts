@@ -57,7 +57,7 @@ export async function aroundCreate(
 ): Promise<string> {
   const hook = featureHook(app, 'onBackupCreate')
   const keyOf = (name: string): string => (name === asked && name !== '' ? name : checkedName(name))
-  if (!hook) return write(keyOf(asked))
+  if (!hook?.length) return write(keyOf(asked))
   let key = ''
   await hook.trigger({ app, name: asked, exclude: [...EXCLUDED] }, async (e) => {
     key = await write(keyOf(e.name))
@@ -72,6 +72,6 @@ export async function aroundRestore(
   restore: () => Promise<void>,
 ): Promise<void> {
   const hook = featureHook(app, 'onBackupRestore')
-  if (!hook) return restore()
+  if (!hook?.length) return restore()
   await hook.trigger({ app, name: key, exclude: [...EXCLUDED] }, () => restore())
 }

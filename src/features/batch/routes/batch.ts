@@ -59,7 +59,7 @@ export function batchRoute(app: App, http: FastifyInstance): void {
       const info = requestInfo(req, {}, 'batch')
       const options = { timeoutMs: limits.timeoutMs, signal: gone.signal }
       const hook = featureHook(app, 'onBatchRequest')
-      if (!hook) return runBatch(app, items, info, options)
+      if (!hook?.length) return runBatch(app, items, info, options)
       // The run inside `onBatchRequest` (../hooks.ts).
       const answer = await triggerRequest(
         hook,

@@ -56,7 +56,7 @@ export function registerDownload(app: App, http: FastifyInstance, thumbs: Thumbn
         key = made ?? key
       }
       const hook = featureHook(app, 'onFileDownloadRequest')
-      if (!hook) return serve(app, req, reply, key, filename, req.query.download)
+      if (!hook?.length) return serve(app, req, reply, key, filename, req.query.download)
       // The download inside `onFileDownloadRequest` (../hooks.ts).
       let served: FastifyReply | null = null
       const event = requestEvent(app, info, {

@@ -18,7 +18,7 @@ export function registerFileToken(app: App, http: FastifyInstance): void {
     const { record, collection } = info.auth!
     const token = await signToken(collection, record, 'file')
     const hook = featureHook(app, 'onFileTokenRequest')
-    if (!hook) return { token }
+    if (!hook?.length) return { token }
     const event = requestEvent(app, info, {
       collection: null,
       record,

@@ -44,7 +44,7 @@ export function registerSettings(app: App, http: FastifyInstance): void {
     const info = requestInfo(req)
     requireSuperuser(info)
     const hook = featureHook(app, 'onSettingsListRequest')
-    if (!hook) return app.settings.withoutSecrets()
+    if (!hook?.length) return app.settings.withoutSecrets()
     const event = requestEvent(app, info, { settings: app.settings.withoutSecrets() })
     return sendHookResponse(
       reply,
@@ -73,7 +73,7 @@ export function registerSettings(app: App, http: FastifyInstance): void {
     const groups = Object.keys(app.settings.get())
     const patch = isFormBody(req) ? {} : pocketBasePatch(body, groups)
     const hook = featureHook(app, 'onSettingsUpdateRequest')
-    if (!hook) return save(patch)
+    if (!hook?.length) return save(patch)
     // The save inside `onSettingsUpdateRequest` (../hooks.ts), the handlers' changes added.
     const shown = deepMerge(app.settings.withoutSecrets(), patch)
     const event = requestEvent(app, info, {
