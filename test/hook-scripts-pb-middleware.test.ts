@@ -5,6 +5,8 @@
  * ran on PocketBase 0.40.4 (`test/pocketbase/hooks/middleware.json`, recorded by
  * `test/pocketbase/hooks/record.ts`) and here answer alike, request after request.
  */
+import { symlinkSync } from 'node:fs'
+import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -106,6 +108,13 @@ describe('new Middleware and $apis in *.pb.js files, as PocketBase', () => {
     })
     expect(refresh.status).toBe(200)
     expect(refresh.body.record.id).toBe('owner0000000001')
+  })
+
+  it("$apis.static follows no link out of the app's folders (404 as a missing file)", async () => {
+    symlinkSync('/etc/hostname', join(s.hooksDir, 'middleware-files/pub/out.txt'))
+    const res = await s.api('GET', '/st/out.txt')
+    expect(res.status).toBe(404)
+    expect(res.body.message).toBe('File not found.')
   })
 
   it('$apis.gzip compresses for a client that takes gzip, as PocketBase (Content-Encoding, Vary)', async () => {

@@ -46,7 +46,14 @@ export function staticHandler(
     const rel = posix.normalize(`/${raw}`).slice(1)
     const send = (file: string) => {
       const type = mime().contentType(posix.extname(file)) || 'application/octet-stream'
-      se.file(file, type)
+      // A link out of the app's folders is not followed: PocketBase's 404.
+      let real: string
+      try {
+        real = appPath(hooksDir, file, what)
+      } catch {
+        throw notFound(messages.fileNotFound)
+      }
+      se.file(real, type)
     }
     const url = pathOf(e.request.url)
     const target = join(root, rel)
