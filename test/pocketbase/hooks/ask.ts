@@ -79,26 +79,60 @@ async function mailsAfter(smtp: TestSmtp, before: number, count: number): Promis
   return smtp.mails.slice(before).map(sentMail)
 }
 
+/** The values cases saved (`save`), per server. */
+const saved = new Map<string, Record<string, string>>()
+
+/** `v` with each `{{name}}` of a saved value replaced (others left as written). */
+function withSaved<T>(v: T, values: Record<string, string>): T {
+  if (typeof v === 'string')
+    return v.replace(/\{\{(\w+)\}\}/g, (m, n: string) => values[n] ?? m) as T
+  if (Array.isArray(v)) return v.map((x: unknown) => withSaved(x, values)) as T
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withSaved(x, values)])) as T
+  return v
+}
+
+/** Keeps the values a case's `save` names, from its JSON answer or the mails it sent. */
+function save(c: HookCase, values: Record<string, string>, body: unknown, mails: string[]) {
+  for (const [name, from] of Object.entries(c.save ?? {})) {
+    const v = from.startsWith('body:')
+      ? from
+          .slice(5)
+          .split('.')
+          .reduce<unknown>(
+            (o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined),
+            body,
+          )
+      : mails.map((html) => new RegExp(from.slice(5)).exec(html)?.[1]).find(Boolean)
+    if (typeof v !== 'string') throw new Error(`case "${c.name}": nothing to save as ${name}`)
+    values[name] = v
+  }
+}
+
 /** Sends one case to `base` and reads the answer as the fixtures keep it. */
 export async function ask(base: string, c: HookCase, smtp?: TestSmtp): Promise<HookAnswer> {
   const before = smtp?.mails.length ?? 0
   if (c.wait) await new Promise((r) => setTimeout(r, c.wait))
+  const values = saved.get(base) ?? {}
+  saved.set(base, values)
   const headers: Record<string, string> = { ...c.headers }
   if (c.auth) headers.authorization = await tokenOf(base, c.auth)
   if (c.send !== undefined) headers['content-type'] = 'application/json'
-  const res = await fetch(base + c.path, {
+  const res = await fetch(base + withSaved(c.path, values), {
     method: c.method,
     headers,
-    body: c.send === undefined ? undefined : JSON.stringify(c.send),
+    body: c.send === undefined ? undefined : JSON.stringify(withSaved(c.send, values)),
     redirect: 'manual',
   })
   const text = await res.text()
   const type = (res.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? ''
   let body: unknown = text
   if (type === 'application/json' && text !== '') body = JSON.parse(text) as unknown
+  const full = body
   if (c.keep) body = pick(body, c.keep)
   const answer: HookAnswer = { ...c, status: res.status, type, body }
   if (smtp && c.mails !== undefined) answer.sent = await mailsAfter(smtp, before, c.mails)
+  if (c.save) save(c, values, full, smtp?.mails.slice(before).map((m) => m.html) ?? [])
   if (c.random) answer.body = null
   const location = res.headers.get('location')
   if (location !== null) {

@@ -97,9 +97,138 @@ export const TEMPLATE_KINDS = [
   'styleUpper',
 ]
 
+const USERS = '/api/collections/users'
+const PASSWORD = 'password123'
+const NEW_PASSWORD = 'newpass123'
+const TOKEN = 'mail:(eyJ[\\w-]+\\.[\\w-]+\\.[\\w-]+)'
+const AUTH_KEEP = ['record.email', 'record.verified', 'record.name', 'status', 'message', 'data']
+const signIn = (name: string, identity: string, password = PASSWORD) =>
+  post(name, `${USERS}/auth-with-password`, { identity, password }, { keep: AUTH_KEEP })
+/** A saved value's name for a user (`{{name}}` takes word characters only). */
+const key = (n: string) => n.replace(/\W/g, '')
+const as = (identity: string, password = PASSWORD) => ({ collection: 'users', identity, password })
+
+/** The auth confirm hooks (`dbtpl-auth.pb.js`): tokens and OTPs read from the mails sent. */
+const authCases: HookCase[] = [
+  {
+    name: 'enable OTP',
+    method: 'PATCH',
+    path: `${USERS}`,
+    send: { otp: { enabled: true } },
+    auth: SU,
+    keep: ['otp.enabled'],
+  },
+  ...['answer', 'plain', 'block'].map((n) =>
+    post(
+      `create ${n}`,
+      `${USERS}/records`,
+      { email: `${n}@example.com`, name: n, password: PASSWORD, passwordConfirm: PASSWORD },
+      { keep: ['name', 'email', 'verified'] },
+    ),
+  ),
+  ...['answer', 'plain', 'block'].flatMap((n) => [
+    post(
+      `request verification ${n}`,
+      `${USERS}/request-verification`,
+      {
+        email: `${n}@example.com`,
+      },
+      { mails: 1, save: { [`verify_${n}`]: TOKEN } },
+    ),
+    post(`confirm verification ${n}`, `${USERS}/confirm-verification`, {
+      token: `{{verify_${n}}}`,
+    }),
+  ]),
+  signIn('answer is not verified', 'answer@example.com'),
+  signIn('plain is verified', 'plain@example.com'),
+  ...['answer', 'plain', 'block'].flatMap((n) => [
+    post(
+      `request password reset ${n}`,
+      `${USERS}/request-password-reset`,
+      {
+        email: `${n}@example.com`,
+      },
+      { mails: 1, save: { [`reset_${n}`]: TOKEN } },
+    ),
+    post(`confirm password reset ${n}`, `${USERS}/confirm-password-reset`, {
+      token: `{{reset_${n}}}`,
+      password: NEW_PASSWORD,
+      passwordConfirm: NEW_PASSWORD,
+    }),
+  ]),
+  post('confirm password reset, a bad token', `${USERS}/confirm-password-reset`, {
+    token: 'nope',
+    password: NEW_PASSWORD,
+    passwordConfirm: NEW_PASSWORD,
+  }),
+  signIn('answer keeps its password', 'answer@example.com'),
+  signIn('plain has the new password', 'plain@example.com', NEW_PASSWORD),
+  signIn('plain lost the old password', 'plain@example.com'),
+  signIn('block keeps its password', 'block@example.com'),
+  ...(
+    [
+      ['answer', PASSWORD],
+      ['plain', NEW_PASSWORD],
+      ['block', PASSWORD],
+    ] as const
+  ).flatMap(([n, password]) => [
+    post(
+      `request email change ${n}`,
+      `${USERS}/request-email-change`,
+      {
+        newEmail: `${n}-new@example.com`,
+      },
+      { auth: as(`${n}@example.com`, password), mails: 1, save: { [`change_${n}`]: TOKEN } },
+    ),
+    post(`confirm email change ${n}`, `${USERS}/confirm-email-change`, {
+      token: `{{change_${n}}}`,
+      password,
+    }),
+  ]),
+  signIn('answer keeps its email', 'answer@example.com'),
+  signIn('plain signs in with its new email', 'plain-new@example.com', NEW_PASSWORD),
+  post(
+    'create fresh',
+    `${USERS}/records`,
+    { email: 'fresh@example.com', name: 'fresh', password: PASSWORD, passwordConfirm: PASSWORD },
+    { keep: ['name', 'email', 'verified'] },
+  ),
+  ...(['answer', 'plain-new', 'fresh', 'block'] as const).flatMap((n) => [
+    post(
+      `request OTP ${n}`,
+      `${USERS}/request-otp`,
+      { email: `${n}@example.com` },
+      {
+        keep: [],
+        mails: 1,
+        save: {
+          [`otp_${key(n)}`]: 'body:otpId',
+          [`pass_${key(n)}`]: 'mail:<strong>(\\d+)</strong>',
+        },
+      },
+    ),
+    post(
+      `auth with OTP ${n}`,
+      `${USERS}/auth-with-otp`,
+      {
+        otpId: `{{otp_${n}}}`,
+        password: `{{pass_${n}}}`,
+      },
+      { keep: [...AUTH_KEEP, 'hook', 'collection', 'email', 'otpRecord', 'otpCollection'] },
+    ),
+  ]),
+  post('auth with OTP, a wrong password', `${USERS}/auth-with-otp`, {
+    otpId: '{{otp_answer}}',
+    password: '000000',
+  }),
+  // an unverified record verified by its OTP gets a random password (PocketBase's guard)
+  signIn('fresh, verified by its OTP, lost its password', 'fresh@example.com'),
+]
+
 export const dbtplSuite: HookSuite = {
   name: 'dbtpl',
-  files: ['dbtpl.pb.js', 'dbtpl-tpl.pb.js'],
+  files: ['dbtpl.pb.js', 'dbtpl-tpl.pb.js', 'dbtpl-auth.pb.js'],
+  smtp: true,
   cases: [
     post('create items', '/api/collections', ITEMS, { auth: SU, keep: ['name'] }),
     post('insert', '/dbtpl/insert', {}),
@@ -116,5 +245,6 @@ export const dbtplSuite: HookSuite = {
     get('after the failed insert', '/dbtpl/select/all'),
     ...TEMPLATE_KINDS.map((k) => get(`template ${k}`, `/tpl/${k}`)),
     ...['chain', 'call', 'callNoArgs'].map((k) => get(`addFuncs ${k}`, `/tpl-funcs/${k}`)),
+    ...authCases,
   ],
 }

@@ -21,6 +21,12 @@ export interface HookCase {
   wait?: number
   /** How many mails the request sends (the suite's SMTP listener receives them). */
   mails?: number
+  /**
+   * Values this answer hands to the cases after it, as `{{name}}` in their `path` and `send`
+   * (each server its own): `body:a.b`, a path of the JSON answer; `mail:<regex>`, the regex's
+   * first group in the HTML of the mails the request sent (with `mails`): a token, an OTP.
+   */
+  save?: Record<string, string>
 }
 
 /** A mail the suite's SMTP listener received, as compared (tokens masked). */
