@@ -1,14 +1,15 @@
 /**
  * The files feature's hook families (PocketBase's `onFileDownloadRequest` and
  * `onFileTokenRequest`), declared here and created when the feature registers
- * (`core/hooks-features.ts`); both are tagged with the collection's id and name.
+ * (`core/hooks-features.ts`).
  * - `onFileDownloadRequest` around the serving of a file, once the record's view rule let the
  *   requester through: `e.servedPath` (the storage key: the original's or its thumbnail's) and
  *   `e.servedName` (the name the answer's headers give) may be changed; `e.thumbError` says why
  *   a thumbnail asked for is not served (null otherwise). Not calling `e.next()` serves nothing
- *   (the handler's answer, or an empty 200).
+ *   (the handler's answer, or an empty 200). Triggered with the collection's id and name.
  * - `onFileTokenRequest` around the answer of `POST /api/files/token`: `e.token` may be changed;
- *   `e.record` is the authenticated record (`e.collection` is null, as PocketBase's).
+ *   `e.record` is the authenticated record. `e.collection` is null and the hook is triggered
+ *   without tags, as PocketBase 0.40.4's: a handler bound with tags never runs.
  */
 import type { App } from '../../core/app.js'
 import type { Collection, Field } from '../../core/collections/model.js'

@@ -190,6 +190,7 @@ export const featureHooksSteps: FeatureStep[] = [
   },
   su({ name: 'file token', method: 'POST', path: '/api/files/token', keep: [] }),
   su({ name: 'file token replaced', method: 'POST', path: '/api/files/token?replace=x' }),
+  su({ name: 'file token of a tagged handler', method: 'POST', path: '/api/files/token?tagged=1' }),
   su({
     name: 'file token answered by the handler',
     method: 'POST',
@@ -219,6 +220,18 @@ export const featureHooksSteps: FeatureStep[] = [
       ],
     },
     keep: ['0.status', '0.body.title', '1.status', '1.body.title'],
+  }),
+  http({
+    name: 'batch replaced by the handler',
+    method: 'POST',
+    path: '/api/batch?replace=new%20one',
+    send: {
+      requests: [
+        { method: 'POST', url: '/api/collections/notes/records', body: { title: 'dropped' } },
+        { method: 'POST', url: '/api/collections/notes/records', body: { title: 'kept' } },
+      ],
+    },
+    keep: ['0.status', '0.body.title', '1.status', '1.body.title', '2.status'],
   }),
   http({
     name: 'batch answered by the handler',

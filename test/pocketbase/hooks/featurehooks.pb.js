@@ -51,6 +51,7 @@ onFileTokenRequest((e) => {
       long: e.token.length > 20,
     })
   if (q.replace) e.token = 'replaced-' + q.replace
+  if (q.tagged) e.token = 'untagged' // then the tagged handlers' turn, if they run
   e.next()
 })
 

@@ -25,10 +25,8 @@ export function registerFileToken(app: App, http: FastifyInstance): void {
       recordCollection: collection,
       token,
     })
-    const answer = await triggerRequest(hook, event, (e) => e.json(200, { token: e.token }), [
-      collection.id,
-      collection.name,
-    ])
+    // NB: no tags, as PocketBase's event has no collection: a tagged handler never runs.
+    const answer = await triggerRequest(hook, event, (e) => e.json(200, { token: e.token }))
     return sendHookResponse(reply, answer)
   })
 }

@@ -223,43 +223,13 @@ function batchItem(item: BatchItem): object {
   )
 }
 
-/** An item a handler put in `e.batch`: one of the event's own, or a new one from its values. */
-function itemOf(v: unknown, items: Map<object, BatchItem>): BatchItem {
-  const own = typeof v === 'object' && v !== null ? items.get(v) : undefined
-  if (own) return own
-  const o = isObj(v) ? v : {}
-  const headers: Record<string, string> = {}
-  if (isObj(o.headers)) for (const [k, h] of Object.entries(o.headers)) headers[k] = textOf(h)
-  return {
-    method: textOf(o.method),
-    url: textOf(o.url),
-    headers,
-    body: isObj(o.body) ? (plain(o.body) as Record<string, unknown>) : {},
-    files: [],
-  }
-}
-
-/** `onBatchRequest`: `e.batch`, the items as they will run. */
+/**
+ * `onBatchRequest`: `e.batch`, the items as they will run; change them in place (assigning a
+ * new list changes nothing, as in PocketBase 0.40.4).
+ */
 export function batchEventOf(e: Ev<'onBatchRequest'>): object {
-  let shown: { items: BatchItem[]; list: object[] } | null = null
-  const list = (): object[] => {
-    if (shown?.items !== e.batch) shown = { items: e.batch, list: e.batch.map(batchItem) }
-    return shown.list
-  }
-  return strict(
-    'e',
-    live(request(e), {
-      batch: {
-        get: list,
-        set: (v) => {
-          if (!Array.isArray(v)) return
-          const mine = new Map<object, BatchItem>()
-          list().forEach((facade, i) => mine.set(facade, e.batch[i] as BatchItem))
-          e.batch = v.map((item) => itemOf(item, mine))
-        },
-      },
-    }),
-  )
+  const items = e.batch.map(batchItem)
+  return strict('e', live(request(e), { batch: { get: () => items } }))
 }
 
 // --- backups -----------------------------------------------------------------------------
