@@ -189,7 +189,7 @@ routerAdd("POST", "/api/pb/mail", (e) => {
 `,
   'z-mailer.pb.js': `// a PocketBase hook svcbase does not offer
 
-onRealtimeMessageSend((e) => {
+onRecordAuthWithOAuth2Request((e) => {
     e.next()
 })
 
@@ -511,7 +511,7 @@ describe('PocketBase *.pb.js hook scripts', () => {
     expect(byFile['z-mailer.pb.js']).toMatchObject({
       line: 3,
       message:
-        '"onRealtimeMessageSend" is not supported in svcbase *.pb.js scripts (see docs/hook-scripts.md).',
+        '"onRecordAuthWithOAuth2Request" is not supported in svcbase *.pb.js scripts (see docs/hook-scripts.md).',
     })
     expect(byFile['z-syntax.pb.js']).toMatchObject({ line: 2 })
     expect(byFile['z-syntax.pb.js']?.message).toMatch(/Unexpected token/)
