@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startHooksServer, type HooksServer } from './fixtures/hooks/server.js'
+import { until } from './helpers/backups.js'
 import {
   featureHooksSteps,
   type FeatureContext,
@@ -68,6 +69,53 @@ describe('a feature hook whose feature is off', () => {
       ])
       // Nothing of the file is bound.
       expect((await s.api('GET', '/x')).status).toBe(404)
+    } finally {
+      await s.close()
+    }
+  })
+})
+
+// svcbase only: PocketBase's restore restarts its process, which the recorder cannot follow.
+describe('an onBackupRestore handler calling e.next()', () => {
+  it('restores the archive: the server then serves its data; without it nothing changes', async () => {
+    const file =
+      "onBackupRestore((e) => {\n  console.log('restoring ' + e.name)\n  if (e.name === 'keep.zip') return\n  e.next()\n})\n"
+    const s = await startHooksServer({ 'restore.pb.js': file })
+    try {
+      const su = { token: s.suToken }
+      const notes = {
+        name: 'notes',
+        type: 'base',
+        listRule: '',
+        createRule: '',
+        fields: [{ name: 'title', type: 'text' }],
+      }
+      expect((await s.api('POST', '/api/collections', { ...su, body: notes })).status).toBe(200)
+      const note = (title: string) =>
+        s.api('POST', '/api/collections/notes/records', { body: { title } })
+      expect((await note('before')).status).toBe(200)
+      expect(
+        (await s.api('POST', '/api/backups', { ...su, body: { name: 'one.zip' } })).status,
+      ).toBe(204)
+      expect((await note('after')).status).toBe(200)
+      const old = s.server.app
+      expect((await s.api('POST', '/api/backups/one.zip/restore', su)).status).toBe(204)
+      await until(() => s.server.app !== old && s.server.app.isBootstrapped)
+      const list = await s.api('GET', '/api/collections/notes/records?fields=title')
+      expect(list.body.items).toEqual([{ title: 'before' }])
+      expect(s.logs.some((l) => l.message === 'restoring one.zip')).toBe(true)
+      // A handler that does not call e.next(): the 204, and the data stays as it is.
+      expect(
+        (await s.api('POST', '/api/backups', { ...su, body: { name: 'keep.zip' } })).status,
+      ).toBe(204)
+      expect((await note('later')).status).toBe(200)
+      const current = s.server.app
+      expect((await s.api('POST', '/api/backups/keep.zip/restore', su)).status).toBe(204)
+      await until(() => s.logs.some((l) => l.message === 'restoring keep.zip'))
+      await new Promise((r) => setTimeout(r, 500))
+      expect(s.server.app).toBe(current)
+      const after = await s.api('GET', '/api/collections/notes/records?fields=title&sort=title')
+      expect(after.body.items).toEqual([{ title: 'before' }, { title: 'later' }])
     } finally {
       await s.close()
     }
