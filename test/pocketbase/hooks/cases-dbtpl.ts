@@ -49,6 +49,13 @@ export const SELECT_KINDS = [
   'likeCase',
   'notLikeUnderscore',
   'orLike',
+  'likeMatchLeft',
+  'likeMatchRight',
+  'likeEscapeNone',
+  'likeExactWildcard',
+  'likeEscapeCustom',
+  'notLikeMatch',
+  'likeUnchanged',
 ]
 
 const FIND_KINDS = ['hashEmpty', 'andEmpty', 'expEmpty', 'like', 'likeUnderscore', 'likePercent']

@@ -58,6 +58,27 @@ routerAdd('GET', '/dbtpl/select/{kind}', (e) => {
     notLikeUnderscore: () =>
       db.select('id', 'name', 'n').from('items').where($dbx.notLike('name', '_')).orderBy('id'),
     orLike: () => db.select('id', 'name', 'n').from('items').where($dbx.orLike('name', 'ZE', '0%')).orderBy('id'),
+    likeMatchLeft: () =>
+      db.select('id', 'name', 'n').from('items').where($dbx.like('name', 'c').match(true, false)).orderBy('id'),
+    likeMatchRight: () =>
+      db.select('id', 'name', 'n').from('items').where($dbx.like('name', 'a').match(false, true)).orderBy('id'),
+    likeEscapeNone: () =>
+      db.select('id', 'name', 'n').from('items').where($dbx.like('name', '_').escape()).orderBy('id'),
+    likeExactWildcard: () =>
+      db
+        .select('id', 'name', 'n')
+        .from('items')
+        .where($dbx.like('name', 'a_b').match(false, false).escape())
+        .orderBy('id'),
+    likeEscapeCustom: () =>
+      db.select('id', 'name', 'n').from('items').where($dbx.like('name', '0!').escape('!', '%')).orderBy('id'),
+    notLikeMatch: () =>
+      db.select('id', 'name', 'n').from('items').where($dbx.notLike('name', 'z').match(false, true)).orderBy('id'),
+    likeUnchanged: () => {
+      const l = $dbx.like('name', 'zed')
+      l.match(false, false)
+      return db.select('id', 'name', 'n').from('items').where(l).orderBy('id')
+    },
   }[k]
   return e.json(200, items(q()))
 })

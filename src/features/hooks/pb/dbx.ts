@@ -60,6 +60,7 @@ function inExp(negate: boolean, column: unknown, values: unknown[], name: string
  * `like('name', '_')` matches a backslash followed by any character) and case-insensitively.
  * Both engines answer so here: the pattern goes to the dialect's case-insensitive LIKE (escape
  * `\\`) with each backslash doubled, which reads exactly as SQLite reads it without an escape.
+ * `match(left, right)` and `escape(...pairs)` change the `%` sides and the escaping pairs.
  */
 function likeExp(
   op: 'LIKE' | 'NOT LIKE',
@@ -67,15 +68,36 @@ function likeExp(
   column: unknown,
   values: unknown[],
   name: string,
+  opts: { left: boolean; right: boolean; escape: string[] } = {
+    left: true,
+    right: true,
+    escape: ['\\', '\\\\', '%', '\\%', '_', '\\_'],
+  },
 ): Expression {
-  return expression(({ dialect }) => {
+  const exp = expression(({ dialect }) => {
     const c = col(column, name)
     if (values.length === 0) return null
     const parts = values.map((v) => {
-      const escaped = `%${String(v).replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
-      return dialect.like(c, value(escaped.replaceAll('\\', '\\\\')), op === 'NOT LIKE')
+      // ozzo-dbx's `Escape` pairs, each replaced in turn; then `%` on the sides `Match` keeps
+      let pattern = String(v)
+      for (let i = 0; i + 1 < opts.escape.length; i += 2)
+        pattern = pattern.replaceAll(opts.escape[i]!, opts.escape[i + 1]!)
+      pattern = `${opts.left ? '%' : ''}${pattern}${opts.right ? '%' : ''}`
+      return dialect.like(c, value(pattern.replaceAll('\\', '\\\\')), op === 'NOT LIKE')
     })
     return join(parts, ` ${joiner} `)
+  })
+  // LikeExp's `match(left, right)` and `escape(...pairs)`: a new expression, as Go's copies
+  return Object.assign(exp, {
+    match: (left: unknown, right: unknown) =>
+      likeExp(op, joiner, column, values, name, { ...opts, left: !!left, right: !!right }),
+    escape: (...pairs: unknown[]) => {
+      if (pairs.length % 2 !== 0 || pairs.some((p) => typeof p !== 'string'))
+        throw new Error(
+          messages.pbBadArgument({ name: `${name}().escape`, expected: 'pairs of strings' }),
+        )
+      return likeExp(op, joiner, column, values, name, { ...opts, escape: pairs as string[] })
+    },
   })
 }
 
