@@ -151,8 +151,8 @@ export const postgresSuites = [
   'test/hook-scripts-pb-lifecycle.test.ts',
   'test/hook-scripts-pb-http.test.ts',
   'test/migrations-pb-http.test.ts',
-  'test/hook-scripts-pb-middleware.test.ts',
   'test/hook-scripts-pb-featurehooks.test.ts',
+  'test/hook-scripts-pb-middleware.test.ts',
 ]
 
 /**

@@ -11,13 +11,21 @@ routerAdd('GET', '/tpl/{kind}', (e) => {
     continue: ['{{range .l}}{{if eq . 2}}{{continue}}{{end}}[{{.}}]{{end}}', { l: [1, 2, 3, 4] }],
     breakNested: [
       '{{range $i, $a := .l}}{{range .}}{{if eq . 2}}{{break}}{{end}}{{.}}{{end}};{{end}}',
-      { l: [[1, 2, 3], [4, 2]] },
+      {
+        l: [
+          [1, 2, 3],
+          [4, 2],
+        ],
+      },
     ],
     breakVars: [
       '{{range $i, $v := .l}}{{with $x := $v}}{{if gt $x 1}}{{break}}{{end}}{{end}}{{$v}}{{end}}|{{len .l}}',
       { l: [1, 2, 3] },
     ],
-    continueMap: ['{{range $k, $v := .m}}{{if eq $k "b"}}{{continue}}{{end}}{{$k}}={{$v}} {{end}}', { m: { a: 1, b: 2, c: 3 } }],
+    continueMap: [
+      '{{range $k, $v := .m}}{{if eq $k "b"}}{{continue}}{{end}}{{$k}}={{$v}} {{end}}',
+      { m: { a: 1, b: 2, c: 3 } },
+    ],
     breakInt: ['{{range 5}}{{if eq . 3}}{{break}}{{end}}{{.}}{{end}}', {}],
     breakOutside: ['{{break}}', {}],
     continueInIf: ['{{if true}}{{continue}}{{end}}', {}],

@@ -29,7 +29,12 @@ routerAdd('GET', '/dbtpl/select/{kind}', (e) => {
   const q = {
     all: () => db.select('id', 'name', 'n').from('items').orderBy('id'),
     star: () => db.select().from('items').orderBy('id'),
-    where: () => db.select('id', 'name', 'n').from('items').where($dbx.hashExp({ n: 2 })).orderBy('name DESC'),
+    where: () =>
+      db
+        .select('id', 'name', 'n')
+        .from('items')
+        .where($dbx.hashExp({ n: 2 }))
+        .orderBy('name DESC'),
     andOr: () =>
       db
         .select('id', 'name', 'n')
@@ -39,31 +44,72 @@ routerAdd('GET', '/dbtpl/select/{kind}', (e) => {
         .orWhere($dbx.in('id', 'item00000000005'))
         .orderBy('id'),
     whereReplaced: () =>
-      db.select('id', 'name', 'n').from('items').where($dbx.hashExp({ n: 1 })).where($dbx.hashExp({ n: 3 })),
-    limitOffset: () => db.select('id', 'name', 'n').from('items').orderBy('n DESC', 'id').limit(2).offset(1),
+      db
+        .select('id', 'name', 'n')
+        .from('items')
+        .where($dbx.hashExp({ n: 1 }))
+        .where($dbx.hashExp({ n: 3 })),
+    limitOffset: () =>
+      db.select('id', 'name', 'n').from('items').orderBy('n DESC', 'id').limit(2).offset(1),
     offsetOnly: () => db.select('id', 'name', 'n').from('items').orderBy('id').offset(3),
     limitNegative: () => db.select('id', 'name', 'n').from('items').orderBy('id').limit(-1),
-    alias: () => db.select('i.id', 'i.name AS name', 'i.n n').from('items i').orderBy('i.id').limit(2),
+    alias: () =>
+      db.select('i.id', 'i.name AS name', 'i.n n').from('items i').orderBy('i.id').limit(2),
     bind: () =>
-      db.select('id', 'name', 'n').from('items').where($dbx.exp('n >= {:min}')).bind({ min: 3 }).orderBy('id'),
+      db
+        .select('id', 'name', 'n')
+        .from('items')
+        .where($dbx.exp('n >= {:min}'))
+        .bind({ min: 3 })
+        .orderBy('id'),
     brackets: () =>
-      db.select('[[id]]', '[[name]]', 'n').from('{{items}}').where($dbx.exp('[[n]] < {:m}', { m: 2 })),
-    build: () => db.select('id', 'name', 'n').from('items').where($dbx.hashExp({ id: 'item00000000002' })).build(),
-    emptyHash: () => db.select('id', 'name', 'n').from('items').where($dbx.hashExp({})).orderBy('id'),
+      db
+        .select('[[id]]', '[[name]]', 'n')
+        .from('{{items}}')
+        .where($dbx.exp('[[n]] < {:m}', { m: 2 })),
+    build: () =>
+      db
+        .select('id', 'name', 'n')
+        .from('items')
+        .where($dbx.hashExp({ id: 'item00000000002' }))
+        .build(),
+    emptyHash: () =>
+      db.select('id', 'name', 'n').from('items').where($dbx.hashExp({})).orderBy('id'),
     whereNull: () => db.select('id', 'name', 'n').from('items').where(null).orderBy('id').limit(1),
-    likeUnderscore: () => db.select('id', 'name', 'n').from('items').where($dbx.like('name', '_')).orderBy('id'),
-    likePercent: () => db.select('id', 'name', 'n').from('items').where($dbx.like('name', '%')).orderBy('id'),
-    likeBackslash: () => db.select('id', 'name', 'n').from('items').where($dbx.like('name', '\\')).orderBy('id'),
-    likeCase: () => db.select('id', 'name', 'n').from('items').where($dbx.like('name', 'AB')).orderBy('id'),
+    likeUnderscore: () =>
+      db.select('id', 'name', 'n').from('items').where($dbx.like('name', '_')).orderBy('id'),
+    likePercent: () =>
+      db.select('id', 'name', 'n').from('items').where($dbx.like('name', '%')).orderBy('id'),
+    likeBackslash: () =>
+      db.select('id', 'name', 'n').from('items').where($dbx.like('name', '\\')).orderBy('id'),
+    likeCase: () =>
+      db.select('id', 'name', 'n').from('items').where($dbx.like('name', 'AB')).orderBy('id'),
     notLikeUnderscore: () =>
       db.select('id', 'name', 'n').from('items').where($dbx.notLike('name', '_')).orderBy('id'),
-    orLike: () => db.select('id', 'name', 'n').from('items').where($dbx.orLike('name', 'ZE', '0%')).orderBy('id'),
+    orLike: () =>
+      db
+        .select('id', 'name', 'n')
+        .from('items')
+        .where($dbx.orLike('name', 'ZE', '0%'))
+        .orderBy('id'),
     likeMatchLeft: () =>
-      db.select('id', 'name', 'n').from('items').where($dbx.like('name', 'c').match(true, false)).orderBy('id'),
+      db
+        .select('id', 'name', 'n')
+        .from('items')
+        .where($dbx.like('name', 'c').match(true, false))
+        .orderBy('id'),
     likeMatchRight: () =>
-      db.select('id', 'name', 'n').from('items').where($dbx.like('name', 'a').match(false, true)).orderBy('id'),
+      db
+        .select('id', 'name', 'n')
+        .from('items')
+        .where($dbx.like('name', 'a').match(false, true))
+        .orderBy('id'),
     likeEscapeNone: () =>
-      db.select('id', 'name', 'n').from('items').where($dbx.like('name', '_').escape()).orderBy('id'),
+      db
+        .select('id', 'name', 'n')
+        .from('items')
+        .where($dbx.like('name', '_').escape())
+        .orderBy('id'),
     likeExactWildcard: () =>
       db
         .select('id', 'name', 'n')
@@ -71,9 +117,17 @@ routerAdd('GET', '/dbtpl/select/{kind}', (e) => {
         .where($dbx.like('name', 'a_b').match(false, false).escape())
         .orderBy('id'),
     likeEscapeCustom: () =>
-      db.select('id', 'name', 'n').from('items').where($dbx.like('name', '0!').escape('!', '%')).orderBy('id'),
+      db
+        .select('id', 'name', 'n')
+        .from('items')
+        .where($dbx.like('name', '0!').escape('!', '%'))
+        .orderBy('id'),
     notLikeMatch: () =>
-      db.select('id', 'name', 'n').from('items').where($dbx.notLike('name', 'z').match(false, true)).orderBy('id'),
+      db
+        .select('id', 'name', 'n')
+        .from('items')
+        .where($dbx.notLike('name', 'z').match(false, true))
+        .orderBy('id'),
     likeUnchanged: () => {
       const l = $dbx.like('name', 'zed')
       l.match(false, false)
@@ -86,13 +140,25 @@ routerAdd('GET', '/dbtpl/select/{kind}', (e) => {
 routerAdd('GET', '/dbtpl/agg', (e) => {
   const db = $app.db()
   const groups = arrayOf(new DynamicModel({ n: 0, c: 0 }))
-  db.select('n', 'COUNT(*) AS c').from('items').groupBy('n').having($dbx.exp('COUNT(*) >= {:k}', { k: 1 })).orderBy('n').all(groups)
+  db.select('n', 'COUNT(*) AS c')
+    .from('items')
+    .groupBy('n')
+    .having($dbx.exp('COUNT(*) >= {:k}', { k: 1 }))
+    .orderBy('n')
+    .all(groups)
   const twice = arrayOf(new DynamicModel({ n: 0, c: 0 }))
-  db.select('n', 'COUNT(*) c').from('items').groupBy('n').having($dbx.exp('COUNT(*) > 1')).all(twice)
+  db.select('n', 'COUNT(*) c')
+    .from('items')
+    .groupBy('n')
+    .having($dbx.exp('COUNT(*) > 1'))
+    .all(twice)
   const distinct = arrayOf(new DynamicModel({ n: 0 }))
   db.select('n').distinct(true).from('items').orderBy('n').all(distinct)
   const one = new DynamicModel({ name: '', n: 0 })
-  db.select('name', 'n').from('items').where($dbx.hashExp({ id: 'item00000000002' })).one(one)
+  db.select('name', 'n')
+    .from('items')
+    .where($dbx.hashExp({ id: 'item00000000002' }))
+    .one(one)
   const joined = arrayOf(new DynamicModel({ a: '', b: '' }))
   db.select('x.name a', 'y.name b')
     .from('items x')
@@ -111,18 +177,29 @@ routerAdd('GET', '/dbtpl/agg', (e) => {
 
 routerAdd('GET', '/dbtpl/one-missing', (e) => {
   const m = new DynamicModel({ name: '' })
-  $app.db().select('name').from('items').where($dbx.hashExp({ id: 'nope' })).one(m)
+  $app
+    .db()
+    .select('name')
+    .from('items')
+    .where($dbx.hashExp({ id: 'nope' }))
+    .one(m)
   return e.json(200, m)
 })
 
 routerAdd('POST', '/dbtpl/update', (e) => {
-  $app.db().update('items', { n: 7, name: 'zed!' }, $dbx.hashExp({ name: 'zed' })).execute()
+  $app
+    .db()
+    .update('items', { n: 7, name: 'zed!' }, $dbx.hashExp({ name: 'zed' }))
+    .execute()
   $app.db().update('items', { n: 9 }, $dbx.like('name', 'nothing')).execute()
   return e.json(200, { ok: true })
 })
 
 routerAdd('POST', '/dbtpl/delete', (e) => {
-  $app.db().delete('items', $dbx.hashExp({ n: 3 })).execute()
+  $app
+    .db()
+    .delete('items', $dbx.hashExp({ n: 3 }))
+    .execute()
   return e.json(200, { ok: true })
 })
 

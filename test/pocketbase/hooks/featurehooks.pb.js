@@ -1,3 +1,5 @@
+/* eslint-disable */
+// PocketBase JSVM globals (routerAdd, $http, …): not a module of this repo.
 // PocketBase's realtime, settings, file, batch and backup hooks (suite "featurehooks", recorded
 // from PocketBase 0.40.4 by test/pocketbase/hooks/record-featurehooks.ts). What the hooks saw
 // outside a request's answer goes to the `seen` collection, which GET /seen reads and empties.

@@ -5,7 +5,14 @@
 
 routerAdd('POST', '/rk/import', (e) => {
   $app.importCollections(
-    [{ name: 'imported', type: 'base', listRule: '', fields: [{ name: 'title', type: 'text', required: true }] }],
+    [
+      {
+        name: 'imported',
+        type: 'base',
+        listRule: '',
+        fields: [{ name: 'title', type: 'text', required: true }],
+      },
+    ],
     false,
   )
   return e.json(200, { imported: true })

@@ -5,7 +5,8 @@
 // suites: record request and model hooks, after-success hooks, logger, collection props, errors.
 
 onRecordCreateRequest((e) => {
-  if (e.record.get('title') === 'reject') throw new BadRequestError('rejected by hook', { title: 'no' })
+  if (e.record.get('title') === 'reject')
+    throw new BadRequestError('rejected by hook', { title: 'no' })
   e.record.set('n', 7)
   return e.next()
 }, 'items')
@@ -36,28 +37,45 @@ onRecordUpdate((e) => {
 }, 'items')
 
 onRecordDelete((e) => {
-  if (e.record.get('title') === 'guarded') throw new InternalServerError('delete refused', { why: 'guarded' })
+  if (e.record.get('title') === 'guarded')
+    throw new InternalServerError('delete refused', { why: 'guarded' })
   return e.next()
 }, 'items')
 
 onRecordAfterCreateSuccess((e) => {
-  $app.save(new Record($app.findCollectionByNameOrId('trace'), { text: 'created ' + e.record.get('title') }))
+  $app.save(
+    new Record($app.findCollectionByNameOrId('trace'), {
+      text: 'created ' + e.record.get('title'),
+    }),
+  )
   return e.next()
 }, 'items')
 
 onRecordAfterUpdateSuccess((e) => {
-  $app.save(new Record($app.findCollectionByNameOrId('trace'), { text: 'updated ' + e.record.get('title') + ' n=' + e.record.getInt('n') }))
+  $app.save(
+    new Record($app.findCollectionByNameOrId('trace'), {
+      text: 'updated ' + e.record.get('title') + ' n=' + e.record.getInt('n'),
+    }),
+  )
   return e.next()
 }, 'items')
 
 onRecordAfterDeleteSuccess((e) => {
-  $app.save(new Record($app.findCollectionByNameOrId('trace'), { text: 'deleted ' + e.record.get('title') }))
+  $app.save(
+    new Record($app.findCollectionByNameOrId('trace'), {
+      text: 'deleted ' + e.record.get('title'),
+    }),
+  )
   return e.next()
 }, 'items')
 
 onCollectionAfterCreateSuccess((e) => {
   if (e.collection.name === 'widgets') {
-    $app.save(new Record($app.findCollectionByNameOrId('trace'), { text: 'collection ' + e.collection.name + ' ' + e.collection.type }))
+    $app.save(
+      new Record($app.findCollectionByNameOrId('trace'), {
+        text: 'collection ' + e.collection.name + ' ' + e.collection.type,
+      }),
+    )
   }
   return e.next()
 })
@@ -88,7 +106,12 @@ routerAdd('GET', '/rk/col/{name}', (e) => {
   })
 })
 
-routerAdd('GET', '/rk/me', (e) => e.json(200, { email: e.auth.email(), collection: e.auth.collection().name }), $apis.requireAuth())
+routerAdd(
+  'GET',
+  '/rk/me',
+  (e) => e.json(200, { email: e.auth.email(), collection: e.auth.collection().name }),
+  $apis.requireAuth(),
+)
 
 routerAdd('GET', '/rk/byids', (e) => {
   const ids = String(e.request.url.query().get('ids')).split(',')
