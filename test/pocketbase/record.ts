@@ -20,6 +20,8 @@ const RECORDERS: Record<string, string> = {
   folder: 'folder/record.ts',
   hooks: 'hooks/record.ts',
   migrations: 'migrations/record.ts',
+  'hooks-features': 'hooks/record-featurehooks.ts',
+  'migrations-builders': 'migrations/record-builders.ts',
 }
 
 async function main(): Promise<void> {

@@ -21,8 +21,10 @@ import {
   type FeatureRecording,
 } from './cases-featurehooks.js'
 import { runStep } from './run-featurehooks.js'
+import { oracleCommand } from '../oracle.js'
 
-const ORACLE = '/work/shared/oracle/pocketbase.sh'
+/** PocketBase: `../shared/oracle/pocketbase.sh`, else `POCKETBASE_BIN` (see ../oracle.ts). */
+const [ORACLE, ...ORACLE_ARGS] = oracleCommand() as [string, ...string[]]
 const ORACLE_VERSION = 'PocketBase 0.40.4 (Debian build of the upstream source)'
 const PORT = Number(process.env.ORACLE_PORT ?? 8151)
 const here = dirname(fileURLToPath(import.meta.url))
@@ -30,12 +32,17 @@ const here = dirname(fileURLToPath(import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'pb-hooks-featurehooks-'))
 for (const d of ['h', 'm', 'p']) mkdirSync(join(dir, d))
 cpSync(join(here, 'featurehooks.pb.js'), join(dir, 'h', 'featurehooks.pb.js'))
-execFileSync(ORACLE, ['superuser', 'upsert', SU.identity, SU.password, `--dir=${dir}/pb_data`], {
-  stdio: 'ignore',
-})
+execFileSync(
+  ORACLE,
+  [...ORACLE_ARGS, 'superuser', 'upsert', SU.identity, SU.password, `--dir=${dir}/pb_data`],
+  {
+    stdio: 'ignore',
+  },
+)
 const proc = spawn(
   ORACLE,
   [
+    ...ORACLE_ARGS,
     'serve',
     '--dev=false',
     `--dir=${dir}/pb_data`,

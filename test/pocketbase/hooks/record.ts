@@ -37,8 +37,10 @@ import { middlewareSuite } from './cases-middleware.js'
 import { rankingSuite } from './cases-ranking.js'
 import { lifecycleSuite } from './cases-lifecycle.js'
 import { dbtplSuite } from './cases-dbtpl.js'
+import { oracleCommand } from '../oracle.js'
 
-const ORACLE = '/work/shared/oracle/pocketbase.sh'
+/** PocketBase: `../shared/oracle/pocketbase.sh`, else `POCKETBASE_BIN` (see ../oracle.ts). */
+const [ORACLE, ...ORACLE_ARGS] = oracleCommand() as [string, ...string[]]
 const ORACLE_VERSION = 'PocketBase 0.40.4 (Debian build of the upstream source)'
 /** The oracle's port (`ORACLE_PORT` overrides it, for engineers given other ports). */
 const PORT = Number(process.env.ORACLE_PORT ?? 8111)
@@ -52,12 +54,17 @@ async function startOracle(suite: HookSuite): Promise<{ proc: ChildProcess; dir:
     cpSync(join(here, f), join(dir, 'h', f))
   }
   // The superuser the test server has too (test/fixtures/hooks/server.ts), for `auth: SU` cases.
-  execFileSync(ORACLE, ['superuser', 'upsert', SU.identity, SU.password, `--dir=${dir}/pb_data`], {
-    stdio: 'ignore',
-  })
+  execFileSync(
+    ORACLE,
+    [...ORACLE_ARGS, 'superuser', 'upsert', SU.identity, SU.password, `--dir=${dir}/pb_data`],
+    {
+      stdio: 'ignore',
+    },
+  )
   const proc = spawn(
     ORACLE,
     [
+      ...ORACLE_ARGS,
       'serve',
       '--dev=false',
       `--dir=${dir}/pb_data`,
