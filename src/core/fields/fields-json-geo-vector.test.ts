@@ -1,5 +1,7 @@
 /** The structured field types: json, geoPoint and vector. */
-import { describe } from 'vitest'
+import vm from 'node:vm'
+import { describe, expect, it } from 'vitest'
+import { inspectJson } from './json.js'
 import { type OptionsCase, type ValueCase, itValueCases, itOptionsCases } from './test-fixtures.js'
 
 // prettier-ignore
@@ -77,4 +79,18 @@ const optionsCases: OptionsCase[] = [
 
 describe('field options: validateOptions', () => {
   itOptionsCases(optionsCases)
+})
+
+describe('json values made in another realm', () => {
+  // A hook or migration script's `{…}` comes from its own `node:vm` context.
+  const foreign = vm.runInNewContext('({ a: 1, nested: { b: [1, { c: null }] } })') as unknown
+  it('a plain object of a script’s context is a JSON object', () => {
+    expect(inspectJson(foreign)).toBe('ok')
+    expect(inspectJson(Object.create(null))).toBe('ok')
+  })
+  it('an instance of a class, of either realm, is not', () => {
+    expect(inspectJson(new Date())).toBe('invalid')
+    expect(inspectJson(vm.runInNewContext('new Map()'))).toBe('invalid')
+    expect(inspectJson({ a: vm.runInNewContext('new (class X {})()') })).toBe('invalid')
+  })
 })
