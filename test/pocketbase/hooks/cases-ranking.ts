@@ -78,6 +78,7 @@ export const rankingSuite: HookSuite = {
     c('requireAuth as a user', 'GET', '/rk/me', {
       auth: { collection: 'users', identity: 'rk@example.com', password: PASSWORD },
     }),
+    c('record.validatePassword', 'GET', '/rk/pw'),
     c('findRecordsByIds', 'GET', '/rk/byids?ids=itm000000000002,itm000000000003,nope'),
     c('InternalServerError', 'GET', '/rk/internal'),
     c('importCollections', 'POST', '/rk/import', { send: {} }),

@@ -122,3 +122,16 @@ routerAdd('GET', '/rk/byids', (e) => {
 routerAdd('GET', '/rk/internal', (e) => {
   throw new InternalServerError('it broke', { part: 'engine' })
 })
+
+routerAdd('GET', '/rk/pw', (e) => {
+  const r = $app.findAuthRecordByEmail('users', 'rk@example.com')
+  const out = {
+    right: r.validatePassword('password123'),
+    wrong: r.validatePassword('password124'),
+    empty: r.validatePassword(''),
+  }
+  r.setPassword('changed-pass-1')
+  out.afterSetNew = r.validatePassword('changed-pass-1')
+  out.afterSetOld = r.validatePassword('password123')
+  return e.json(200, out)
+})

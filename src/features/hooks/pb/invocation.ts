@@ -34,7 +34,9 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
  */
 export class Suspend extends Error {
   constructor() {
-    super('svcbase: this handler run stops here to wait for $http.send (it runs again)')
+    super(
+      'svcbase: this handler run stops here to wait for an awaited call ($http.send, record.validatePassword); it runs again',
+    )
     this.name = 'Suspend'
   }
 }

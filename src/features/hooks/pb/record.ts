@@ -5,9 +5,12 @@
  * from `$app.find…` or `new Record(…)` holds its own. Changed fields are tracked, so `$app.save`
  * of a stored record sends only them.
  */
+import { createHash } from 'node:crypto'
 import type { Collection } from '../../../core/collections/model.js'
+import { verifyPassword } from '../../../core/fields/password.js'
 import { serializeRecord } from '../../../core/records/serialize.js'
 import type { RecordData } from '../../../core/request-info.js'
+import { awaitOnce } from './invocation.js'
 import { strict } from './unsupported.js'
 
 const text = (v: unknown): string => {
@@ -153,6 +156,23 @@ export class PbRecord {
 
   setPassword(password: string): void {
     this.set('password', password)
+  }
+
+  /**
+   * PocketBase's `record.validatePassword(plain)`: true when `plain` is the record's password.
+   * A password set in this script is compared as set; a stored one by its bcrypt hash, on the
+   * worker pool: the handler run stops here and runs again with the answer (as `$http.send`,
+   * see invocation.ts), so the event loop never waits for bcrypt.
+   */
+  validatePassword(password: unknown): boolean {
+    if (typeof password !== 'string' || password === '' || this.coll.type !== 'auth') return false
+    const stored = this.source().password
+    if (this.changed.has('password')) return text(stored) === password
+    if (typeof stored !== 'string' || stored === '') return false
+    const key = createHash('sha256').update(`${stored}\0${password}`).digest('hex')
+    return (
+      awaitOnce('record.validatePassword', key, () => verifyPassword(password, stored)) === true
+    )
   }
 
   /** The record as PocketBase exports it: hidden fields and a non-visible email left out. */
