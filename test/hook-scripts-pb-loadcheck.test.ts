@@ -37,7 +37,7 @@ routerAdd("GET", "/lc/os", (e) => e.string(200, $os.getenv("HOME")))
     return e.json(200, lib.hello())
 })
 `,
-  'apis.pb.js': `routerAdd("GET", "/lc/apis", (e) => $apis.enrichRecord(e, e.auth), $apis.requireAuth())
+  'apis.pb.js': `routerAdd("GET", "/lc/apis", (e) => e.json(200, {}), $apis.activityLogger($app))
 `,
   'fine.pb.js': `// $http.send and $mails.send are mentioned here only; sleep(1) too
 /* new DynamicModel({}) in a comment */
@@ -99,7 +99,7 @@ describe('*.pb.js uses of what svcbase lacks fail at load', () => {
     })
     expect(errors.find((e) => e.file === 'apis.pb.js')).toMatchObject({
       line: 1,
-      message: unsupported('$apis.enrichRecord'),
+      message: unsupported('$apis.activityLogger'),
     })
   })
 

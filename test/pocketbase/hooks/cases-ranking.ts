@@ -10,6 +10,9 @@ const PASSWORD = 'password123'
 const ITEMS = '/api/collections/items/records'
 const open = { listRule: '', viewRule: '', createRule: '', updateRule: '', deleteRule: '' }
 const KEEP = ['title', 'n', 'message', 'data', 'status']
+/** The suite's user (its id given, so the records can name it). */
+const RK = 'usrrk0000000001'
+const asRk = { collection: 'users', identity: 'rk@example.com', password: PASSWORD }
 
 const c = (name: string, method: HookCase['method'], path: string, extra: Partial<HookCase> = {}) =>
   ({ name, method, path, ...extra }) satisfies HookCase
@@ -35,12 +38,13 @@ export const rankingSuite: HookSuite = {
         fields: [
           { name: 'title', type: 'text' },
           { name: 'n', type: 'number' },
+          { name: 'owner', type: 'relation', collectionId: '_pb_users_auth_', maxSelect: 1 },
         ],
       },
       keep: ['name'],
     }),
     c('make a user', 'POST', '/api/collections/users/records', {
-      send: { email: 'rk@example.com', password: PASSWORD, passwordConfirm: PASSWORD },
+      send: { id: RK, email: 'rk@example.com', password: PASSWORD, passwordConfirm: PASSWORD },
       keep: ['email'],
     }),
     item('itm000000000001', 'alpha'),
@@ -77,6 +81,27 @@ export const rankingSuite: HookSuite = {
     c('requireAuth as a guest', 'GET', '/rk/me'),
     c('requireAuth as a user', 'GET', '/rk/me', {
       auth: { collection: 'users', identity: 'rk@example.com', password: PASSWORD },
+    }),
+    c('owned item', 'POST', ITEMS, {
+      send: { id: 'itm000000000009', title: 'owned', owner: RK },
+      keep: ['title', 'owner'],
+    }),
+    c('enrichRecord as a guest', 'GET', '/rk/enrich/itm000000000009', {
+      keep: ['title', 'n', 'owner', 'expand'],
+    }),
+    c('enrichRecord as the owner', 'GET', '/rk/enrich/itm000000000009', {
+      auth: asRk,
+      keep: ['title', 'n', 'owner', 'expand.owner.email', 'expand.owner.id'],
+    }),
+    c('enrichRecord with ?expand', 'GET', '/rk/enrich/itm000000000009?expand=owner', {
+      auth: asRk,
+      keep: ['title', 'expand.owner.id'],
+    }),
+    c('enrichRecords', 'GET', '/rk/enrich-many?expand=owner', { auth: asRk }),
+    c('enrichRecord of a user as a guest', 'GET', '/rk/enrich-user', { keep: ['id', 'email'] }),
+    c('enrichRecord of a user as itself', 'GET', '/rk/enrich-user', {
+      auth: asRk,
+      keep: ['id', 'email'],
     }),
     c('record.validatePassword', 'GET', '/rk/pw'),
     c('findRecordsByIds', 'GET', '/rk/byids?ids=itm000000000002,itm000000000003,nope'),

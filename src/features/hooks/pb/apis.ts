@@ -2,8 +2,9 @@
  * PocketBase's `$apis` for `*.pb.js` files: the middlewares svcbase runs natively around a
  * route (`requireAuth`, `requireSuperuserAuth`, `requireSuperuserOrOwnerAuth`,
  * `requireGuestOnly`, `bodyLimit`, `gzip`, `skipSuccessActivityLog`), `static` (`apis-static.ts`)
- * and `recordAuthResponse` (`auth-response.ts`); the rest of `$apis` is
- * not supported (a file using it fails at load, naming the member).
+ * `recordAuthResponse` (`auth-response.ts`), `enrichRecord` and `enrichRecords`
+ * (`enrich-record.ts`): all of PocketBase 0.40.4's `$apis`. A member of an older PocketBase
+ * (`activityLogger`, …) fails the file at load, naming it.
  */
 import { badRequest, forbidden, messages, tooLarge, unauthorized } from '../../../core/errors.js'
 import { isSuperuser } from '../../../core/request-info.js'
@@ -11,6 +12,7 @@ import type { ScriptRouteEvent } from '../route-event.js'
 import type { RouteEvent, RouteHandler } from '../script-api.js'
 import { staticHandler } from './apis-static.js'
 import { recordAuthResponseOf } from './auth-response.js'
+import { enrichRecordOf, enrichRecordsOf } from './enrich-record.js'
 import { strict } from './unsupported.js'
 
 /** A `$apis.require…()` middleware: run natively around the route. */
@@ -80,6 +82,8 @@ export function apis(hooksDir: string): object {
     static: (dir: unknown, indexFallback: unknown) =>
       Object.assign(() => undefined, { [NATIVE]: staticHandler(hooksDir, dir, indexFallback) }),
     recordAuthResponse: recordAuthResponseOf,
+    enrichRecord: enrichRecordOf,
+    enrichRecords: enrichRecordsOf,
     requireGuestOnly: () =>
       native(async (e: RouteEvent) => {
         if (e.requestInfo.auth) throw badRequest(messages.pbGuestOnly)

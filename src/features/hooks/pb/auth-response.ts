@@ -25,6 +25,11 @@ export function rememberRouteEvent<T extends object>(facade: T, e: RouteEvent): 
   return facade
 }
 
+/** The route event behind a script's `e`, if it is one. */
+export function routeEventOfFacade(facade: unknown): RouteEvent | undefined {
+  return typeof facade === 'object' && facade !== null ? routeEvents.get(facade) : undefined
+}
+
 /** Gives `res` as the event's answer. */
 function answer(e: RouteEvent, res: HookResponse): void {
   if (res.kind === 'json') e.json(res.status, res.body)

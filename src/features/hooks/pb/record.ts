@@ -36,6 +36,8 @@ const bool = (v: unknown): boolean => {
 export class PbRecord {
   /** Fields set since the record was loaded or last saved. */
   readonly changed = new Set<string>()
+  /** The enriched answer (`svcPresent`) and the fields set since. */
+  private presented: { answer: Record<string, unknown>; since: Set<string> } | null = null
 
   constructor(
     private readonly coll: Collection,
@@ -100,6 +102,15 @@ export class PbRecord {
     if (field === '__proto__') return
     this.source()[field] = value
     this.changed.add(field)
+    this.presented?.since.add(field)
+  }
+
+  /**
+   * What the records API would answer for this record (internal: `$apis.enrichRecord`): its
+   * JSON from now on, with the fields set later overlaid.
+   */
+  svcPresent(answer: Record<string, unknown>): void {
+    this.presented = { answer, since: new Set() }
   }
 
   /** Sets every key of `data` (PocketBase's `load`). */
@@ -175,9 +186,16 @@ export class PbRecord {
     )
   }
 
-  /** The record as PocketBase exports it: hidden fields and a non-visible email left out. */
+  /**
+   * The record as PocketBase exports it: hidden fields and a non-visible email left out; once
+   * enriched for a requester (`$apis.enrichRecord`), what that requester is answered.
+   */
   publicExport(): Record<string, unknown> {
-    return serializeRecord(this.coll, this.source(), null)
+    const own = serializeRecord(this.coll, this.source(), null)
+    if (!this.presented) return own
+    const out = { ...this.presented.answer }
+    for (const f of this.presented.since) if (f in own) out[f] = own[f]
+    return out
   }
 
   toJSON(): Record<string, unknown> {
