@@ -12,7 +12,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { format } from 'prettier'
+import { format, resolveConfig } from 'prettier'
 import { SU } from './cases.js'
 import {
   featureHooksSteps,
@@ -73,7 +73,10 @@ try {
     suite: 'featurehooks',
     answers,
   }
-  const text = await format(JSON.stringify(out), { parser: 'json' })
+  const text = await format(JSON.stringify(out), {
+    ...(await resolveConfig(import.meta.filename)),
+    parser: 'json',
+  })
   writeFileSync(join(here, 'featurehooks.json'), text)
   console.log(`featurehooks: ${answers.length} answers recorded`)
 } finally {

@@ -12,7 +12,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { format } from 'prettier'
+import { format, resolveConfig } from 'prettier'
 import { security } from '../../../src/features/hooks/pb/security.js'
 import { startSmtp } from '../../helpers/smtp.js'
 import { ask, useSmtp } from './ask.js'
@@ -166,7 +166,10 @@ async function record(suite: HookSuite): Promise<void> {
       suite: suite.name,
       answers,
     }
-    const text = await format(JSON.stringify(out), { parser: 'json' })
+    const text = await format(JSON.stringify(out), {
+      ...(await resolveConfig(import.meta.filename)),
+      parser: 'json',
+    })
     writeFileSync(join(here, `${suite.name}.json`), text)
     console.log(`${suite.name}: ${answers.length} answers recorded`)
   } finally {

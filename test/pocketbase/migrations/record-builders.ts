@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { format } from 'prettier'
+import { format, resolveConfig } from 'prettier'
 import { oracleCommand } from '../oracle.js'
 import { copyFolder, HERE } from './folders.js'
 
@@ -52,7 +52,10 @@ try {
     recorded: new Date().toISOString().slice(0, 10),
     results,
   }
-  const text = await format(JSON.stringify(out), { parser: 'json' })
+  const text = await format(JSON.stringify(out), {
+    ...(await resolveConfig(import.meta.filename)),
+    parser: 'json',
+  })
   writeFileSync(join(HERE, 'builders.json'), text)
   console.log('builders: recorded')
 } finally {
