@@ -153,6 +153,7 @@ export const postgresSuites = [
   'test/migrations-pb-http.test.ts',
   'test/hook-scripts-pb-featurehooks.test.ts',
   'test/hook-scripts-pb-middleware.test.ts',
+  'test/hook-scripts-pb-record.test.ts',
 ]
 
 /**

@@ -115,7 +115,7 @@ export async function ask(base: string, c: HookCase, smtp?: TestSmtp): Promise<H
   if (c.wait) await new Promise((r) => setTimeout(r, c.wait))
   const values = saved.get(base) ?? {}
   saved.set(base, values)
-  const headers: Record<string, string> = { ...c.headers }
+  const headers: Record<string, string> = withSaved({ ...c.headers }, values)
   if (c.auth) headers.authorization = await tokenOf(base, c.auth)
   if (c.send !== undefined) headers['content-type'] = 'application/json'
   const res = await fetch(base + withSaved(c.path, values), {

@@ -37,6 +37,7 @@ import { middlewareSuite } from './cases-middleware.js'
 import { rankingSuite } from './cases-ranking.js'
 import { lifecycleSuite } from './cases-lifecycle.js'
 import { dbtplSuite } from './cases-dbtpl.js'
+import { recordSuite } from './cases-record.js'
 import { oracleCommand } from '../oracle.js'
 
 /** PocketBase: `../shared/oracle/pocketbase.sh`, else `POCKETBASE_BIN` (see ../oracle.ts). */
@@ -195,6 +196,7 @@ const suites = [
   middlewareSuite,
   httpSuite,
   dbtplSuite,
+  recordSuite,
 ]
 const wanted = process.argv.slice(2)
 for (const s of suites) if (wanted.length === 0 || wanted.includes(s.name)) await record(s)

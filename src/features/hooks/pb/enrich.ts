@@ -13,14 +13,12 @@ import { isSuperuser, type RecordData, type RequestInfo } from '../../../core/re
 import { appFacade } from './app-facade.js'
 import { enqueue } from './invocation.js'
 import { pbRecord, PbRecord } from './record.js'
+import { fieldNames as names } from './record-more.js'
 import { strict } from './unsupported.js'
 
 /** The keys an answered record of `c` may carry besides custom data. */
 const knownKeys = (c: Collection): Set<string> =>
   new Set(['collectionId', 'collectionName', 'expand', ...c.fields.map((f) => f.name)])
-
-/** The names `hide`/`unhide` take: strings, or arrays of them. */
-const names = (fields: unknown[]): string[] => fields.flat().map(String)
 
 /**
  * The custom data of an answered record, kept across the handlers of its chain (each gets a
@@ -67,17 +65,22 @@ export class EnrichRecord extends PbRecord {
     else this.custom.held.set(field, value)
   }
 
-  hide(...fields: unknown[]): this {
+  override hide(...fields: unknown[]): this {
     if (!this.superuser) for (const f of names(fields)) delete this.out[f]
     return this
   }
 
-  unhide(...fields: unknown[]): this {
+  override unhide(...fields: unknown[]): this {
     for (const f of names(fields)) if (f in this.stored) this.out[f] = this.stored[f]
     return this
   }
 
-  withCustomData(on: unknown): this {
+  override ignoreEmailVisibility(on: unknown): this {
+    if (on && this.c.type === 'auth' && 'email' in this.stored) this.out.email = this.stored.email
+    return this
+  }
+
+  override withCustomData(on: unknown): this {
     const known = knownKeys(this.c)
     this.custom.on = Boolean(on)
     if (this.custom.on) {
