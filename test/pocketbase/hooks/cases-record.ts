@@ -122,6 +122,10 @@ export const recordSuite: HookSuite = {
       headers: { authorization: '{{static}}' },
       keep: ['email', 'id'],
     }),
+    c('newAuthToken of a record that is not auth', 'GET', '/rm/bad/token'),
+    c('unmarshalJSON of text that is not JSON', 'GET', '/rm/bad/json'),
+    c('unmarshalJSONField of a value that is not JSON', 'GET', '/rm/bad/jsonfield'),
+    c('getDateTime of a text', 'GET', '/rm/bad/date'),
     c('upload through the script', 'POST', '/rm/upload'),
     c('files members', 'GET', '/rm/files', {
       keep: ['field', 'missing', 'unsaved'],

@@ -237,3 +237,13 @@ routerAdd('GET', '/rm/files', (e) => {
     unsaved: r.getUnsavedFiles('docs').length,
   })
 })
+
+routerAdd('GET', '/rm/bad/{what}', (e) => {
+  const r = $app.findRecordById('rmnotes', 'nte000000000001')
+  const what = e.request.pathValue('what')
+  if (what === 'token') return e.json(200, { token: r.newAuthToken() })
+  if (what === 'json') r.unmarshalJSON('not json')
+  if (what === 'jsonfield') r.unmarshalJSONField('title', {})
+  if (what === 'date') return e.json(200, { date: r.getDateTime('title').string() })
+  return e.json(200, { title: r.get('title') })
+})
