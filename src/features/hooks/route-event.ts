@@ -33,6 +33,14 @@ export interface ScriptRouteEvent extends RouteEvent {
   gzip(): void
   /** `$apis.skipSuccessActivityLog()`: the request is logged only when it fails. */
   skipSuccessLog(): void
+  /** The `Set-Cookie` lines `e.setCookie` added, sent with the answer. */
+  cookies: string[]
+  /** A binary answer (`e.stream`), sent with `contentType`, or null. */
+  bytes: Buffer | null
+  /** The media type of the request's body ('' when none), for `e.bindBody`. */
+  requestType: string
+  /** True when the request came over TLS (`e.isTLS()`). */
+  tls: boolean
 }
 
 /** The first value of a request header, '' when absent. */
@@ -62,6 +70,10 @@ export function routeEvent(
     auth: info.auth?.record ?? null,
     response: null,
     files,
+    cookies: [],
+    bytes: null,
+    requestType: headerOf(req, 'content-type').split(';')[0]?.trim().toLowerCase() ?? '',
+    tls: (req.raw.socket as { encrypted?: boolean }).encrypted === true,
     location: null,
     contentType: null,
     filePath: null,
@@ -69,12 +81,14 @@ export function routeEvent(
       e.filePath = null
       e.location = null
       e.contentType = null
+      e.bytes = null
       e.response = { status, kind: 'json', body: value }
     },
     string: (status, text) => {
       e.filePath = null
       e.location = null
       e.contentType = null
+      e.bytes = null
       e.response = { status, kind: 'text', body: String(text) }
     },
     html: (status, text) => {
@@ -89,6 +103,7 @@ export function routeEvent(
       e.filePath = null
       e.location = null
       e.contentType = null
+      e.bytes = null
       e.response = { status, kind: 'empty', body: null }
     },
     redirect: (status, url) => {
@@ -96,6 +111,7 @@ export function routeEvent(
         throw new Error(`e.redirect: ${String(status)} is not a redirect status (300-399)`)
       e.contentType = null
       e.filePath = null
+      e.bytes = null
       e.location = String(url)
       e.response = { status, kind: 'empty', body: null }
     },
@@ -113,6 +129,9 @@ export function routeEvent(
 
 /** Sends the answer the chain left: a redirect, the response, or an empty 200. */
 export function sendRouteAnswer(reply: FastifyReply, e: ScriptRouteEvent): FastifyReply {
+  if (e.cookies.length > 0) reply.header('set-cookie', e.cookies)
+  if (e.bytes !== null && e.contentType !== null && e.response)
+    return reply.code(e.response.status).type(e.contentType).send(e.bytes)
   if (e.location !== null && e.response) return reply.redirect(e.location, e.response.status)
   if (e.filePath !== null && e.contentType !== null)
     return reply.code(200).type(e.contentType).send(createReadStream(e.filePath))

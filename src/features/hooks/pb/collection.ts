@@ -80,6 +80,39 @@ export class PbCollection {
     if (found !== '') this.indexes = this.indexList().filter((s) => s !== found)
   }
 
+  /** PocketBase's `baseFilesPath()`: the storage folder of its records' files, its id. */
+  baseFilesPath(): string {
+    return String(this.id)
+  }
+
+  /**
+   * PocketBase's `integrityChecks(enable)`: kept on the collection; svcbase's collection service
+   * always checks references on delete, so turning the checks off has no effect on a save.
+   */
+  integrityChecks(enable: unknown): void {
+    integrity.set(this, enable !== false)
+  }
+
+  /** PocketBase's `postScan()`: the options are already the collection's own keys; nothing to do. */
+  postScan(): void {
+    return undefined
+  }
+
+  /**
+   * PocketBase's `dbExport(app)`: the row the collection is stored as, the type's own options
+   * (auth settings, a view's query) gathered under `options` (a type with none, base, has
+   * PocketBase's raw `"{}"` there).
+   */
+  dbExport(_app?: unknown): Json {
+    const out: Json = {}
+    const options: Json = {}
+    for (const [k, v] of Object.entries(jsonCopy(this.toJSON())))
+      if (ROW_KEYS.has(k)) out[k] = v
+      else options[k] = v
+    out.options = Object.keys(options).length > 0 ? options : '{}'
+    return out
+  }
+
   marshalJSON(): string {
     return JSON.stringify(this)
   }
@@ -98,6 +131,15 @@ export class PbCollection {
     return out
   }
 }
+
+/** The keys of a collection's row (`dbExport`); the others are its type's options. */
+const ROW_KEYS = new Set([
+  ...['id', 'type', 'name', 'system', 'fields', 'indexes', 'created', 'updated'],
+  ...['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule'],
+])
+
+/** `integrityChecks(enable)` as set per collection object. */
+const integrity = new WeakMap<object, boolean>()
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 

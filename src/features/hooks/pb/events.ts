@@ -2,7 +2,8 @@
  * The events a `*.pb.js` handler receives, shaped as PocketBase's: `e.app`, `e.record` (a
  * PocketBase-like record over the event's own data), `e.auth`, `e.requestInfo()`, `e.request`,
  * `e.json()`/`e.string()`/`e.noContent()`, and `e.next()`, which queues the rest of the chain
- * (see `invocation.ts`). Any other member throws, naming it.
+ * (see `invocation.ts`); a route's event has the members of `route-members.ts` too. Any other
+ * member throws, naming it.
  */
 import type { Collection } from '../../../core/collections/model.js'
 import type { RecordHookEvent, RecordSuccessEvent } from '../../../core/hooks.js'
@@ -24,6 +25,7 @@ import { storedRecord } from './find.js'
 import { apiErrorOf } from './errors.js'
 import { enqueue } from './invocation.js'
 import { pbRecord } from './record.js'
+import { formFile, routeMembers } from './route-members.js'
 import { strict } from './unsupported.js'
 
 /** `e.next()`: the rest of the chain, queued after what the handler queued before it. */
@@ -115,6 +117,9 @@ export function hookRequest(info: RequestInfo): object {
   })
 }
 
+/** True for the event `route-event.ts` builds (every script route's and middleware's). */
+const isScriptRouteEvent = (e: RouteEvent): e is ScriptRouteEvent => 'cookies' in e
+
 /** The event of a script route or middleware. */
 export function routeEventOf(e: RouteEvent): object {
   const url = new URL(e.request.url, 'http://localhost')
@@ -133,10 +138,12 @@ export function routeEventOf(e: RouteEvent): object {
       get: (name: string): string => e.request.header(String(name)),
     }),
     pathValue: (name: string): string => e.request.pathValue(String(name)),
+    ...(isScriptRouteEvent(e) ? { formFile: (key: unknown) => formFile(e, key) } : {}),
   })
   const writers = e as Partial<Pick<ScriptRouteEvent, 'html' | 'blob'>>
   return strict('e', {
     ...requestMembers(e),
+    ...(isScriptRouteEvent(e) ? routeMembers(e) : {}),
     request,
     redirect: (status: number, to: string): void => e.redirect(status, to),
     ...(writers.html && writers.blob

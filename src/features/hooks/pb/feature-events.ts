@@ -11,8 +11,10 @@
  */
 import type { App } from '../../../core/app.js'
 import type { FeatureHookEvent as Ev } from '../../../core/hooks-features.js'
+import { messages } from '../../../core/errors.js'
 import { appFacade } from './app-facade.js'
 import { pbCollectionOf } from './collection.js'
+import { goDuration, nanosOf } from './duration.js'
 import { hookRequest, plain, requestMembers } from './events.js'
 import { enqueue } from './invocation.js'
 import { byteArray } from './os.js'
@@ -78,9 +80,32 @@ function realtimeClient(client: ClientInfo): object {
   })
 }
 
-/** `onRealtimeConnectRequest`: the client about to connect. */
+/** PocketBase's default `idleTimeout` (5 minutes) and `maxTimeout` (30 minutes), in ns. */
+const REALTIME_TIMEOUTS = { idleTimeout: 300e9, maxTimeout: 1800e9 }
+
+/**
+ * `onRealtimeConnectRequest`: the client about to connect; `e.idleTimeout`/`e.maxTimeout` are
+ * Go durations with PocketBase's defaults, settable, but svcbase's streams have no such timeouts
+ * (a stream lasts until the client leaves or its auth expires), so a value set has no effect.
+ */
 export function realtimeConnectEventOf(e: Ev<'onRealtimeConnectRequest'>): object {
-  return strict('e', { ...request(e), client: realtimeClient(e.client) })
+  const timeouts = { ...REALTIME_TIMEOUTS }
+  const timeout = (name: keyof typeof timeouts) => ({
+    get: () => goDuration(timeouts[name]),
+    set: (v: unknown) => {
+      const ns = nanosOf(v)
+      if (ns === null)
+        throw new Error(messages.pbBadArgument({ name: `e.${name}`, expected: 'a duration' }))
+      timeouts[name] = ns
+    },
+  })
+  return strict(
+    'e',
+    live(
+      { ...request(e), client: realtimeClient(e.client) },
+      { idleTimeout: timeout('idleTimeout'), maxTimeout: timeout('maxTimeout') },
+    ),
+  )
 }
 
 /** `onRealtimeSubscribeRequest`: `e.subscriptions` as the client will have them. */

@@ -1,7 +1,8 @@
 /**
  * PocketBase's `$filesystem` for `*.pb.js` files, the part svcbase offers: `fileFromBytes(data,
  * name)`, `fileFromPath(path)` (a file of the app's folders only, as `$os.readFile`, see
- * `app-files.ts`) and `fileFromURL(url, secTimeout)` (by replay, as `$http.send`). A file is PocketBase's `{name, originalName, size, reader}`: `name` is the
+ * `app-files.ts`), `fileFromURL(url, secTimeout)` (by replay, as `$http.send`) and
+ * `fileFromMultipart(header)` (an upload of the request, `e.request.formFile(key)`). A file is PocketBase's `{name, originalName, size, reader}`: `name` is the
  * name it is stored under (PocketBase's form, made now), `reader.open()` a reader a
  * `MailerMessage`'s `attachments` take. `record.set(field, file)` and `$app.save(record)` store
  * it in the record's file field (`uploadsOf`), through the record service as an upload is.
@@ -98,6 +99,36 @@ function fileFromURL(fallback: App, url: unknown, secTimeout: unknown): object {
   return make({ bytes: answer.body }, posix.basename(u), answer.body.length, what)
 }
 
+/** PocketBase's file of an upload of the request (`e.findUploadedFiles`, `fileFromMultipart`). */
+export function fileFromUpload(u: UploadedFile): object {
+  return make({ path: u.path }, u.filename, u.size, 'an uploaded file')
+}
+
+/** The uploads `e.request.formFile(key)` gave their file headers for. */
+const headers = new WeakMap<object, UploadedFile>()
+
+/** Go's `multipart.FileHeader` of an upload: `filename`, `size`, `header.get(name)`. */
+export function fileHeaderOf(u: UploadedFile): object {
+  const h = strict('multipart.FileHeader', {
+    filename: u.filename,
+    size: u.size,
+    header: strict('multipart.FileHeader.header', {
+      get: (name: unknown): string =>
+        String(name).toLowerCase() === 'content-type' ? u.mimetype : '',
+    }),
+  })
+  headers.set(h, u)
+  return h
+}
+
+/** Go's `multipart.File` of an upload: a reader (`e.stream` takes it), `close()`. */
+export function multipartFileOf(u: UploadedFile): object {
+  const info: FileInfo = { source: { path: u.path }, name: '', originalName: u.filename, size: 0 }
+  const r = strict('multipart.File', { close: (): void => undefined })
+  readers.set(r, info)
+  return r
+}
+
 /** The `$filesystem` object of a script whose hooks dir is `hooksDir`. */
 export function filesystemGlobal(hooksDir: string, app: App): object {
   return strict('$filesystem', {
@@ -108,6 +139,17 @@ export function filesystemGlobal(hooksDir: string, app: App): object {
         throw new Error(messages.pbBadArgument({ name: what, expected: 'a file name' }))
       const bytes = bytesOf(data, what)
       return make({ bytes }, name, bytes.length, what)
+    },
+    fileFromMultipart: (header: unknown): object => {
+      const u = typeof header === 'object' && header !== null ? headers.get(header) : undefined
+      if (!u)
+        throw new Error(
+          messages.pbBadArgument({
+            name: '$filesystem.fileFromMultipart',
+            expected: 'a file header of e.request.formFile(key)',
+          }),
+        )
+      return fileFromUpload(u)
     },
     fileFromPath: (p: unknown): object => {
       const what = '$filesystem.fileFromPath'

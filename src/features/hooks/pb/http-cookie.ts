@@ -182,3 +182,52 @@ export function cookieObject(c: GoCookie): object {
   })
   return out
 }
+
+/** A cookie a script made (`new Cookie({...})` or a plain object) as Go's `http.Cookie`. */
+export function cookieOf(v: unknown): GoCookie {
+  const o = (typeof v === 'object' && v !== null ? v : {}) as Record<string, unknown>
+  const text = (k: string) => (typeof o[k] === 'string' ? o[k] : '')
+  const num = (k: string) => (typeof o[k] === 'number' && Number.isFinite(o[k]) ? o[k] : 0)
+  const exp = o.expires as { isZero?: () => boolean; unix?: () => number } | undefined
+  const expires =
+    exp && typeof exp.unix === 'function' && !exp.isZero?.() ? exp.unix() * 1000 : null
+  return {
+    name: text('name'),
+    value: text('value'),
+    quoted: o.quoted === true,
+    path: text('path'),
+    domain: text('domain'),
+    expires,
+    rawExpires: '',
+    maxAge: Math.trunc(num('maxAge')),
+    secure: o.secure === true,
+    httpOnly: o.httpOnly === true,
+    sameSite: Math.trunc(num('sameSite')),
+    partitioned: o.partitioned === true,
+    raw: '',
+    unparsed: [],
+  }
+}
+
+/**
+ * The `Set-Cookie` line Go's `http.SetCookie` writes for `c`, or null when Go drops it (a name
+ * that is not a token): the value's invalid bytes dropped and quoted when it holds a space or a
+ * comma, the path's `;` and control bytes dropped.
+ */
+export function setCookieLine(c: GoCookie): string | null {
+  if (!TOKEN.test(c.name)) return null
+  const value = [...c.value].filter((ch) => /^[\x20\x21\x23-\x3a\x3c-\x5b\x5d-\x7e]$/.test(ch))
+  const v = value.join('')
+  const path = [...c.path].filter((ch) => /^[\x20-\x3a\x3c-\x7e]$/.test(ch)).join('')
+  const domain = /^\.?[A-Za-z0-9.-]+$/.test(c.domain) ? c.domain.replace(/^\./, '') : ''
+  const expires = c.expires !== null && c.expires >= Date.UTC(1601, 0, 1) ? c.expires : null
+  const quoted = c.quoted || v.includes(' ') || v.includes(',')
+  return cookieString({ ...c, value: v, quoted, path, domain, expires })
+}
+
+/** PocketBase's `Cookie` class: `new Cookie({name, value, path, …})`. */
+export function cookieClass(): (data?: unknown) => object {
+  return function Cookie(data?: unknown): object {
+    return cookieObject(cookieOf(data))
+  }
+}

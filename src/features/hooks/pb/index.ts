@@ -27,6 +27,7 @@ import { routeEventOf } from './events.js'
 import { collectionOf } from './find.js'
 import { currentApp, emit, hostError, invoke } from './invocation.js'
 import { httpGlobal } from './http-global.js'
+import { cookieClass } from './http-cookie.js'
 import { collectionGlobals } from './collection.js'
 import { checkSupported } from './load-check.js'
 import { filesystemGlobal } from './filesystem.js'
@@ -127,6 +128,7 @@ function globals(file: string, api: ScriptApi, bootstrapIds: string[]): Record<s
     $mails: mailsGlobal(app),
     $http: httpGlobal(app),
     MailerMessage,
+    Cookie: cookieClass(),
     Middleware: middlewareClass(),
     $security: securityGlobal(),
     $template: templateGlobal(dirname(file)),

@@ -1,6 +1,6 @@
 /**
- * PocketBase's `$os` (the part svcbase offers: `getenv`, and `readFile`/`readDir` limited to the
- * app's folders, see `app-files.ts`), `$filepath` (Go's `path/filepath` on a Unix host: `base
+ * PocketBase's `$os` (the part svcbase offers: `getenv`, and `readFile`/`readDir`/`dirFS` limited
+ * to the app's folders, see `app-files.ts`), `$filepath` (Go's `path/filepath` on a Unix host: `base
  * clean dir ext isAbs join match rel split toSlash fromSlash`) and the global `toString(v)`.
  * `readFile` gives PocketBase's byte array (an array of numbers) that `toString` decodes as
  * UTF-8; any other array or object `toString` gives as JSON, as PocketBase's does.
@@ -81,6 +81,22 @@ export function toText(v: unknown): string {
   return JSON.stringify(v) ?? ''
 }
 
+/** The folders `$os.dirFS` gave, by their script object. */
+const dirs = new WeakMap<object, string>()
+
+/** Go's `os.DirFS(dir)`: a file system rooted at `dir` (a folder of the app's). */
+function dirFS(dir: string): object {
+  if (!statSync(dir).isDirectory()) throw new Error(`$os.dirFS: "${dir}" is not a folder`)
+  const fsys = strict('$os.dirFS()', {})
+  dirs.set(fsys, dir)
+  return fsys
+}
+
+/** The folder of a file system `$os.dirFS` gave, or undefined for another value. */
+export function dirOfFS(v: unknown): string | undefined {
+  return typeof v === 'object' && v !== null ? dirs.get(v) : undefined
+}
+
 /** The `$os` object of a script whose hooks dir is `hooksDir`. */
 export function osGlobal(hooksDir: string): object {
   return strict('$os', {
@@ -93,6 +109,7 @@ export function osGlobal(hooksDir: string): object {
       byteArrays.add(bytes)
       return bytes
     },
+    dirFS: (p: unknown): object => dirFS(appPath(hooksDir, p, '$os.dirFS')),
     readDir: (p: unknown): object[] => {
       const path = appPath(hooksDir, p, '$os.readDir')
       return readdirSync(path, { withFileTypes: true })
