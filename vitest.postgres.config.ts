@@ -154,6 +154,7 @@ export const postgresSuites = [
   'test/hook-scripts-pb-featurehooks.test.ts',
   'test/hook-scripts-pb-middleware.test.ts',
   'test/hook-scripts-pb-record.test.ts',
+  'test/hook-scripts-pb-event.test.ts',
 ]
 
 /**

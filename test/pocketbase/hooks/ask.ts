@@ -2,6 +2,38 @@
 import type { TestSmtp } from '../../helpers/smtp.js'
 import type { HookAnswer, HookCase, SentMail } from './cases.js'
 
+/** One part of a multipart body: a field's text, or a file (its name, text content, type). */
+export interface MultipartPart {
+  name: string
+  value?: string
+  file?: { filename: string; content: string; type?: string }
+}
+
+/**
+ * A case with the optional extras of this file: a multipart body (`multipart`: its parts, in
+ * order) or a urlencoded one (`form`) instead of JSON, and `cookies`: the answer's `Set-Cookie`
+ * lines kept (as `setCookie`).
+ */
+export type MultipartCase = HookCase & {
+  multipart?: MultipartPart[]
+  form?: Record<string, string>
+  cookies?: true
+}
+
+/** The `FormData` of a case's multipart parts. */
+function formOf(parts: MultipartPart[]): FormData {
+  const form = new FormData()
+  for (const p of parts)
+    if (p.file)
+      form.append(
+        p.name,
+        new Blob([p.file.content], { type: p.file.type ?? 'application/octet-stream' }),
+        p.file.filename,
+      )
+    else form.append(p.name, p.value ?? '')
+  return form
+}
+
 /** A signed-in token for a case's `auth`. */
 async function tokenOf(base: string, auth: NonNullable<HookCase['auth']>): Promise<string> {
   const res = await fetch(`${base}/api/collections/${auth.collection}/auth-with-password`, {
@@ -118,10 +150,17 @@ export async function ask(base: string, c: HookCase, smtp?: TestSmtp): Promise<H
   const headers: Record<string, string> = withSaved({ ...c.headers }, values)
   if (c.auth) headers.authorization = await tokenOf(base, c.auth)
   if (c.send !== undefined) headers['content-type'] = 'application/json'
+  const { multipart: parts, form, cookies } = c as MultipartCase
   const res = await fetch(base + withSaved(c.path, values), {
     method: c.method,
     headers,
-    body: c.send === undefined ? undefined : JSON.stringify(withSaved(c.send, values)),
+    body: parts
+      ? formOf(parts)
+      : form
+        ? new URLSearchParams(form)
+        : c.send === undefined
+          ? undefined
+          : JSON.stringify(withSaved(c.send, values)),
     redirect: 'manual',
   })
   const text = await res.text()
@@ -131,6 +170,7 @@ export async function ask(base: string, c: HookCase, smtp?: TestSmtp): Promise<H
   const full = body
   if (c.keep) body = pick(body, c.keep)
   const answer: HookAnswer = { ...c, status: res.status, type, body }
+  if (cookies) Object.assign(answer, { setCookie: res.headers.getSetCookie() })
   if (smtp && c.mails !== undefined) answer.sent = await mailsAfter(smtp, before, c.mails)
   if (c.save) save(c, values, full, smtp?.mails.slice(before).map((m) => m.html) ?? [])
   if (c.random) answer.body = null

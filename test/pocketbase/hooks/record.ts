@@ -38,6 +38,7 @@ import { rankingSuite } from './cases-ranking.js'
 import { lifecycleSuite } from './cases-lifecycle.js'
 import { dbtplSuite } from './cases-dbtpl.js'
 import { recordSuite } from './cases-record.js'
+import { eventSuite } from './cases-event.js'
 import { oracleCommand } from '../oracle.js'
 
 /** PocketBase: `../shared/oracle/pocketbase.sh`, else `POCKETBASE_BIN` (see ../oracle.ts). */
@@ -197,6 +198,7 @@ const suites = [
   httpSuite,
   dbtplSuite,
   recordSuite,
+  eventSuite,
 ]
 const wanted = process.argv.slice(2)
 for (const s of suites) if (wanted.length === 0 || wanted.includes(s.name)) await record(s)
