@@ -126,6 +126,15 @@ export const recordSuite: HookSuite = {
     c('unmarshalJSON of text that is not JSON', 'GET', '/rm/bad/json'),
     c('unmarshalJSONField of a value that is not JSON', 'GET', '/rm/bad/jsonfield'),
     c('getDateTime of a text', 'GET', '/rm/bad/date'),
+    c(
+      'onRecordEnrich ignoreEmailVisibility',
+      'GET',
+      `/api/collections/rmmembers/records/${MEMBER}?showEmail=1`,
+      { keep: ['id', 'email', 'nick'] },
+    ),
+    c('onRecordEnrich without it', 'GET', `/api/collections/rmmembers/records/${MEMBER}`, {
+      keep: ['id', 'email'],
+    }),
     c('upload through the script', 'POST', '/rm/upload'),
     c('files members', 'GET', '/rm/files', {
       keep: ['field', 'missing', 'unsaved'],

@@ -247,3 +247,8 @@ routerAdd('GET', '/rm/bad/{what}', (e) => {
   if (what === 'date') return e.json(200, { date: r.getDateTime('title').string() })
   return e.json(200, { title: r.get('title') })
 })
+
+onRecordEnrich((e) => {
+  if (e.requestInfo.query['showEmail'] === '1') e.record.ignoreEmailVisibility(true)
+  return e.next()
+}, 'rmmembers')
