@@ -11,11 +11,13 @@ export interface MultipartPart {
 
 /**
  * A case with the optional extras of this file: a multipart body (`multipart`: its parts, in
- * order) or a urlencoded one (`form`) instead of JSON, and `cookies`: the answer's `Set-Cookie`
+ * order), a urlencoded one (`form`) or a raw text (`text`) instead of JSON, and `cookies`: the answer's `Set-Cookie`
  * lines kept (as `setCookie`).
  */
 export type MultipartCase = HookCase & {
   multipart?: MultipartPart[]
+  /** A raw text body (its media type from `headers`, text/plain by default). */
+  text?: string
   form?: Record<string, string>
   cookies?: true
 }
@@ -150,17 +152,19 @@ export async function ask(base: string, c: HookCase, smtp?: TestSmtp): Promise<H
   const headers: Record<string, string> = withSaved({ ...c.headers }, values)
   if (c.auth) headers.authorization = await tokenOf(base, c.auth)
   if (c.send !== undefined) headers['content-type'] = 'application/json'
-  const { multipart: parts, form, cookies } = c as MultipartCase
+  const { multipart: parts, form, cookies, text: raw } = c as MultipartCase
   const res = await fetch(base + withSaved(c.path, values), {
     method: c.method,
     headers,
     body: parts
       ? formOf(parts)
-      : form
-        ? new URLSearchParams(form)
-        : c.send === undefined
-          ? undefined
-          : JSON.stringify(withSaved(c.send, values)),
+      : raw !== undefined
+        ? new Blob([raw], { type: headers['content-type'] ?? 'text/plain' })
+        : form
+          ? new URLSearchParams(form)
+          : c.send === undefined
+            ? undefined
+            : JSON.stringify(withSaved(c.send, values)),
     redirect: 'manual',
   })
   const text = await res.text()

@@ -195,3 +195,23 @@ onRealtimeConnectRequest((e) => {
   ]
   throw new BadRequestError('timeouts ' + before.join(' ') + ' then ' + after.join(' '))
 })
+
+// bad inputs: PocketBase's answers (a 400 for a value of the wrong kind)
+routerAdd("GET", "/ev/bad/stream", (e) => e.stream(200, "text/plain", "not a reader"))
+routerAdd("GET", "/ev/bad/filefs", (e) => e.fileFS(__hooks, "event-members.pb.js"))
+routerAdd("GET", "/ev/bad/dirfs", (e) => e.fileFS($os.dirFS(__hooks + "/no-such-folder"), "x.txt"))
+routerAdd("GET", "/ev/bad/cookie-null", (e) => {
+  e.setCookie(null)
+  return e.string(200, "ok")
+})
+routerAdd("GET", "/ev/bad/cookie-text", (e) => {
+  e.setCookie("a=b")
+  return e.string(200, "ok")
+})
+routerAdd("POST", "/ev/bad/bind", (e) => {
+  const d = new DynamicModel({ title: "" })
+  e.bindBody(d)
+  return e.json(200, d)
+})
+routerAdd("GET", "/ev/xml/null", (e) => e.xml(200, null))
+routerAdd("GET", "/ev/xml/float", (e) => e.xml(200, 1.5))

@@ -7,6 +7,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { posix } from 'node:path'
+import { ApiError } from '../../../core/errors.js'
 import { appPath } from './app-files.js'
 import { strict } from './unsupported.js'
 
@@ -84,9 +85,10 @@ export function toText(v: unknown): string {
 /** The folders `$os.dirFS` gave, by their script object. */
 const dirs = new WeakMap<object, string>()
 
-/** Go's `os.DirFS(dir)`: a file system rooted at `dir` (a folder of the app's). */
+/** Go's `os.DirFS(dir)`: a file system rooted at `dir` (a folder of the app's; '' for none). */
 function dirFS(dir: string): object {
-  if (!statSync(dir).isDirectory()) throw new Error(`$os.dirFS: "${dir}" is not a folder`)
+  if (dir !== '' && !statSync(dir).isDirectory())
+    throw new Error(`$os.dirFS: "${dir}" is not a folder`)
   const fsys = strict('$os.dirFS()', {})
   dirs.set(fsys, dir)
   return fsys
@@ -109,7 +111,17 @@ export function osGlobal(hooksDir: string): object {
       byteArrays.add(bytes)
       return bytes
     },
-    dirFS: (p: unknown): object => dirFS(appPath(hooksDir, p, '$os.dirFS')),
+    dirFS: (p: unknown): object => {
+      let dir: string
+      try {
+        dir = appPath(hooksDir, p, '$os.dirFS')
+      } catch (err) {
+        // a missing folder of the app's: as Go's os.DirFS, its files are not found when served
+        if (err instanceof ApiError && err.status === 404) return dirFS('')
+        throw err
+      }
+      return dirFS(dir)
+    },
     readDir: (p: unknown): object[] => {
       const path = appPath(hooksDir, p, '$os.readDir')
       return readdirSync(path, { withFileTypes: true })

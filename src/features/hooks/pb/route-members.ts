@@ -4,8 +4,8 @@
  * `e.isTLS()`, `e.setCookie(cookie)`, `e.status()`, `e.written()`, `e.xml(status, data)`,
  * `e.flush()`, `e.stream(status, contentType, reader)` and `e.fileFS(fsys, filename)`.
  */
-import { statSync } from 'node:fs'
-import { join, posix } from 'node:path'
+import { realpathSync, statSync } from 'node:fs'
+import { isAbsolute, join, posix, relative } from 'node:path'
 import { messages } from '../../../core/errors.js'
 import { mime } from '../../../tools/mime.js'
 import type { ScriptRouteEvent } from '../route-event.js'
@@ -151,6 +151,16 @@ function xmlOf(data: unknown): string {
   )
 }
 
+/** True when the real path of `path` is inside the real folder `root`. */
+function within(root: string, path: string): boolean {
+  try {
+    const rel = relative(realpathSync(root), realpathSync(path))
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)
+  } catch {
+    return false
+  }
+}
+
 /** `e.fileFS(fsys, filename)`: a file of an `$os.dirFS` folder, 404 when it has none. */
 function fileFS(e: ScriptRouteEvent, fsys: unknown, filename: unknown): void {
   const root = dirOfFS(fsys)
@@ -169,9 +179,10 @@ function fileFS(e: ScriptRouteEvent, fsys: unknown, filename: unknown): void {
       return null
     }
   }
-  let info = path === '' ? null : stat(path)
+  let info = path === '' || root === '' ? null : stat(path)
   if (info?.isDirectory()) info = stat((path = join(path, 'index.html')))
-  if (!info?.isFile()) throw apiErrorOf(404, 'File not found.', null)
+  // a link leading out of the folder is not followed (as $os.readFile keeps to the app's folders)
+  if (!info?.isFile() || !within(root, path)) throw apiErrorOf(404, 'File not found.', null)
   e.file(path, mime().contentType(posix.extname(path)) || 'application/octet-stream')
 }
 
@@ -183,6 +194,9 @@ export function routeMembers(e: ScriptRouteEvent): Json {
     findUploadedFiles: (key: unknown): object[] => uploadsOf(e, key).map(fileFromUpload),
     isTLS: (): boolean => e.tls,
     setCookie: (cookie: unknown): void => {
+      if (cookie === null || cookie === undefined) return
+      if (typeof cookie !== 'object')
+        throw new Error(messages.pbBadArgument({ name: 'e.setCookie', expected: 'a Cookie' }))
       const line = setCookieLine(cookieOf(cookie))
       if (line !== null) enqueue('e.setCookie', () => Promise.resolve(void e.cookies.push(line)))
     },
