@@ -69,6 +69,8 @@ export const httpMessages = {
   realtimeClientInvalid: 'Invalid realtime client.',
   realtimeAuthMismatch: "The current and the previous request authorization don't match.",
   realtimeTooManyStreams: 'Too many open realtime connections from this address.',
+  realtimeBadSubscription: ({ name, reason }: Args<'name' | 'reason'>) =>
+    `Invalid subscription "${name}": ${reason}.` as const,
   // settings, storage, mail, logs, Apple
   settingsSaveFailed: 'An error occurred while saving the new settings.',
   s3TestFailed: 'Failed to test the S3 filesystem.',

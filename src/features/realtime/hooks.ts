@@ -15,7 +15,7 @@
  *   service (`llm_chunk`, …) do not pass through it.
  */
 import type { App } from '../../core/app.js'
-import { badRequest } from '../../core/errors.js'
+import { badRequest, messages } from '../../core/errors.js'
 import { addFeatureHooks, featureHook } from '../../core/hooks-features.js'
 import type { RequestEvent } from '../../core/request-event.js'
 import { Hook, type HookEvent } from '../../tools/hook.js'
@@ -124,7 +124,11 @@ export function subscriptionsOf(
       out.set(n, byName.get(n) ?? parseSubscription(n))
     } catch (err) {
       // A string a handler added that does not parse: the request's fault as a client's would be.
-      throw badRequest(`Invalid subscription "${n}": ${(err as Error).message}.`, {}, err)
+      throw badRequest(
+        messages.realtimeBadSubscription({ name: n, reason: (err as Error).message }),
+        {},
+        err,
+      )
     }
   }
   return [...out.values()]

@@ -3,10 +3,7 @@
  * and the event helpers (`e.badRequestError(…)`, `e.error(status, …)`) give an svcbase
  * `ApiError`, answered with its status and (sentence-cased) message.
  */
-import { ApiError } from '../../../core/errors.js'
-
-/** What PocketBase answers for an error data value that is not an object of its own. */
-const INVALID_VALUE = { code: 'validation_invalid_value', message: 'Invalid value.' }
+import { ApiError, validationError } from '../../../core/errors.js'
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -21,7 +18,9 @@ export function safeErrorData(data: unknown, depth = 0): Record<string, unknown>
   if (!isPlainObject(data) || depth > 32) return {}
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(data))
-    out[k] = isPlainObject(v) ? safeErrorData(v, depth + 1) : { ...INVALID_VALUE }
+    out[k] = isPlainObject(v)
+      ? safeErrorData(v, depth + 1)
+      : validationError('validation_invalid_value')
   return out
 }
 

@@ -58,7 +58,7 @@ export function errorFacade(err: unknown): object {
 
 function errorText(err: unknown): string {
   if (err instanceof ApiError) {
-    const fields = Object.entries(err.data ?? {}).sort(([a], [b]) => a.localeCompare(b))
+    const fields = Object.entries(err.data ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     if (fields.length > 0)
       return (
         fields

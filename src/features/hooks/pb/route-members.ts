@@ -104,7 +104,7 @@ function bindBody(e: ScriptRouteEvent, dst: unknown): void {
   if (['', '0'].includes(e.request.header('content-length'))) return
   const json = e.requestType === 'application/json' || e.requestType === ''
   const form = e.requestType === MULTIPART || e.requestType === 'application/x-www-form-urlencoded'
-  if (!json && !form) throw new GoError('Unsupported Content-Type.')
+  if (!json && !form) throw new GoError(messages.unsupportedContentType)
   const shape = typeof dst === 'object' && dst !== null ? shapeOf(dst) : undefined
   if (!shape)
     throw new GoError(
@@ -182,7 +182,7 @@ function fileFS(e: ScriptRouteEvent, fsys: unknown, filename: unknown): void {
   let info = path === '' || root === '' ? null : stat(path)
   if (info?.isDirectory()) info = stat((path = join(path, 'index.html')))
   // a link leading out of the folder is not followed (as $os.readFile keeps to the app's folders)
-  if (!info?.isFile() || !within(root, path)) throw apiErrorOf(404, 'File not found.', null)
+  if (!info?.isFile() || !within(root, path)) throw apiErrorOf(404, messages.fileNotFound, null)
   e.file(path, mime().contentType(posix.extname(path)) || 'application/octet-stream')
 }
 
