@@ -184,7 +184,7 @@ cronAdd("pbThrowing", "0 5 * * *", () => {
 })
 
 routerAdd("POST", "/api/pb/mail", (e) => {
-    e.request.cookie("x")
+    e.request.multipartReader()
 })
 `,
   'z-mailer.pb.js': `// a PocketBase hook svcbase does not offer
@@ -490,7 +490,7 @@ describe('PocketBase *.pb.js hook scripts', () => {
   it('fails a call outside the subset in a handler with a 500, naming the call and its line', async () => {
     for (const [method, path, name, line] of [
       ['GET', '/api/pb/collection', '$app.dao', 2],
-      ['POST', '/api/pb/mail', 'e.request.cookie', 7],
+      ['POST', '/api/pb/mail', 'e.request.multipartReader', 7],
     ] as const) {
       const res = await t.api(method, path)
       expect(res.status).toBe(500)

@@ -65,6 +65,8 @@ export function routeEvent(
       url: req.url,
       pathValue: (name) => params[name] ?? '',
       header: (name) => headerOf(req, name),
+      proto: `HTTP/${req.raw.httpVersion}`,
+      remoteAddr: `${req.raw.socket.remoteAddress ?? ''}:${req.raw.socket.remotePort ?? 0}`,
     },
     requestInfo: info,
     auth: info.auth?.record ?? null,

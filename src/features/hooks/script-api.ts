@@ -19,6 +19,10 @@ export interface ScriptRequest {
   pathValue(name: string): string
   /** A request header, case-insensitive ('' when absent). */
   header(name: string): string
+  /** The protocol, as Go writes it (`HTTP/1.1`), when known. */
+  proto?: string
+  /** The peer's address and port (`ip:port`), when known. */
+  remoteAddr?: string
 }
 
 /**

@@ -114,6 +114,16 @@ export const eventSuite: HookSuite = {
     c('bindBody of a text body, uncaught', 'POST', '/ev/bad/bind', {
       text: 'hello',
     }),
+    c('request members', 'POST', '/ev/request?q=1&q=2', {
+      headers: {
+        cookie: 'a=b; c=d',
+        'user-agent': 'probe/1.0',
+        referer: 'https://ref.example/x',
+        authorization: 'Basic ' + Buffer.from('ann:s3cret').toString('base64'),
+        'x-multi': 'one',
+      },
+      send: {},
+    }),
     c('collection members', 'GET', '/ev/collection'),
     c('a view collection dbExport', 'GET', '/ev/collection-view'),
   ],

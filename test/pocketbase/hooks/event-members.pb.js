@@ -197,21 +197,52 @@ onRealtimeConnectRequest((e) => {
 })
 
 // bad inputs: PocketBase's answers (a 400 for a value of the wrong kind)
-routerAdd("GET", "/ev/bad/stream", (e) => e.stream(200, "text/plain", "not a reader"))
-routerAdd("GET", "/ev/bad/filefs", (e) => e.fileFS(__hooks, "event-members.pb.js"))
-routerAdd("GET", "/ev/bad/dirfs", (e) => e.fileFS($os.dirFS(__hooks + "/no-such-folder"), "x.txt"))
-routerAdd("GET", "/ev/bad/cookie-null", (e) => {
+routerAdd('GET', '/ev/bad/stream', (e) => e.stream(200, 'text/plain', 'not a reader'))
+routerAdd('GET', '/ev/bad/filefs', (e) => e.fileFS(__hooks, 'event-members.pb.js'))
+routerAdd('GET', '/ev/bad/dirfs', (e) => e.fileFS($os.dirFS(__hooks + '/no-such-folder'), 'x.txt'))
+routerAdd('GET', '/ev/bad/cookie-null', (e) => {
   e.setCookie(null)
-  return e.string(200, "ok")
+  return e.string(200, 'ok')
 })
-routerAdd("GET", "/ev/bad/cookie-text", (e) => {
-  e.setCookie("a=b")
-  return e.string(200, "ok")
+routerAdd('GET', '/ev/bad/cookie-text', (e) => {
+  e.setCookie('a=b')
+  return e.string(200, 'ok')
 })
-routerAdd("POST", "/ev/bad/bind", (e) => {
-  const d = new DynamicModel({ title: "" })
+routerAdd('POST', '/ev/bad/bind', (e) => {
+  const d = new DynamicModel({ title: '' })
   e.bindBody(d)
   return e.json(200, d)
 })
-routerAdd("GET", "/ev/xml/null", (e) => e.xml(200, null))
-routerAdd("GET", "/ev/xml/float", (e) => e.xml(200, 1.5))
+routerAdd('GET', '/ev/xml/null', (e) => e.xml(200, null))
+routerAdd('GET', '/ev/xml/float', (e) => e.xml(200, 1.5))
+
+// Go's *http.Request members apps read (host and remoteAddr vary with the server: their shape only).
+routerAdd('POST', '/ev/request', (e) => {
+  const r = e.request
+  let missing = ''
+  try {
+    r.cookie('nope')
+  } catch (err) {
+    missing = String(err)
+  }
+  const [user, pass, ok] = r.basicAuth()
+  return e.json(200, {
+    method: r.method,
+    proto: r.proto,
+    requestURI: r.requestURI,
+    contentLength: r.contentLength,
+    hostIsText: typeof r.host === 'string' && r.host.length > 0,
+    remoteAddrHasPort: /:\d+$/.test(r.remoteAddr),
+    cookie: r.cookie('a').value,
+    cookies: r.cookies().map((c) => c.name + '=' + c.value),
+    missing,
+    userAgent: r.userAgent(),
+    referer: r.referer(),
+    formValue: r.formValue('q'),
+    basicAuth: [user, pass, ok],
+    headerValues: r.header.values('X-Multi'),
+    queryHas: r.url.query().has('q'),
+    queryHasNot: r.url.query().has('zz'),
+    rawQuery: r.url.rawQuery,
+  })
+})

@@ -26,6 +26,7 @@ import { apiErrorOf } from './errors.js'
 import { enqueue } from './invocation.js'
 import { pbRecord } from './record.js'
 import { formFile, routeMembers } from './route-members.js'
+import { httpRequestMembers } from './request-members.js'
 import { strict } from './unsupported.js'
 
 /** `e.next()`: the rest of the chain, queued after what the handler queued before it. */
@@ -131,13 +132,19 @@ export function routeEventOf(e: RouteEvent): object {
       query: () =>
         strict('e.request.url.query()', {
           get: (name: string): string => url.searchParams.get(String(name)) ?? '',
+          has: (name: string): boolean => url.searchParams.has(String(name)),
         }),
       string: (): string => e.request.url,
     }),
     header: strict('e.request.header', {
       get: (name: string): string => e.request.header(String(name)),
+      values: (name: string): string[] => {
+        const v = e.request.header(String(name))
+        return v === '' ? [] : [v]
+      },
     }),
     pathValue: (name: string): string => e.request.pathValue(String(name)),
+    ...httpRequestMembers(e, url),
     ...(isScriptRouteEvent(e) ? { formFile: (key: unknown) => formFile(e, key) } : {}),
   })
   const writers = e as Partial<Pick<ScriptRouteEvent, 'html' | 'blob'>>
