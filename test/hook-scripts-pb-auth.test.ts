@@ -7,15 +7,13 @@
  * `e.record` (null when no record) of `onRecordAuthWithPasswordRequest`, the order create →
  * validate → execute, an execute handler that skips `e.next()` writes nothing, tags.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startHooksServer, type HooksServer } from './fixtures/hooks/server.js'
+import { describe, expect, it } from 'vitest'
+import { startHooksServer } from './fixtures/hooks/server.js'
 import { authSuite } from './pocketbase/hooks/cases.js'
-import { recording, replay, startSuiteServer } from './pocketbase/hooks/replay.js'
-
-const recorded = recording(authSuite)
+import { describeRecordedSuite, type Allowed } from './pocketbase/hooks/suite-test.js'
 
 /** Where svcbase answers otherwise, on purpose (docs/hook-scripts.md). */
-const ALLOWED: Record<string, { status: number; why: string }> = {
+const ALLOWED: Record<string, Allowed> = {
   'validate throws': {
     status: 400,
     why: 'PocketBase wraps it in "Failed to create record."; svcbase answers a script error of any record model hook with the generic 400 message',
@@ -42,28 +40,11 @@ const ALLOWED: Record<string, { status: number; why: string }> = {
   },
 }
 
-describe('auth, execute, validate, mailer and collection hooks in *.pb.js files, as PocketBase', () => {
-  let s: HooksServer
-  beforeAll(async () => {
-    s = await startSuiteServer(authSuite)
-  })
-  afterAll(async () => {
-    await s.close()
-  })
-
-  it('loads the file', async () => {
-    const listing = await s.api('GET', '/api/functions', { token: s.suToken })
-    expect(listing.body.errors).toEqual([])
-  })
-
-  // In order: each case sees what the ones before it wrote.
-  it.each(recorded.answers.map((a) => [a.name, a] as const))('%s', async (_label, pb) => {
-    const svc = await replay(s, pb)
-    const allowed = ALLOWED[pb.name]
-    if (allowed) expect(svc.status, allowed.why).toBe(allowed.status)
-    else expect(svc).toEqual(pb)
-  })
-})
+describeRecordedSuite(
+  'auth, execute, validate, mailer and collection hooks in *.pb.js files, as PocketBase',
+  authSuite,
+  { allowed: ALLOWED },
+)
 
 describe('a PocketBase hook svcbase has no counterpart for', () => {
   it("fails the file at load, naming it (and the file's other such hooks); the hooks it offers load", async () => {

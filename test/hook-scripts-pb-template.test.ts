@@ -12,30 +12,10 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startHooksServer, type HooksServer } from './fixtures/hooks/server.js'
 import { templateSuite } from './pocketbase/hooks/cases.js'
-import { recording, replay, startSuiteServer } from './pocketbase/hooks/replay.js'
+import { describeRecordedSuite } from './pocketbase/hooks/suite-test.js'
 
-const recorded = recording(templateSuite)
-
-describe('$template in *.pb.js files, as PocketBase renders', () => {
-  let s: HooksServer
-  beforeAll(async () => {
-    s = await startSuiteServer(templateSuite)
-  })
-  afterAll(async () => {
-    await s.close()
-  })
-
-  it('loads the file', async () => {
-    const listing = await s.api('GET', '/api/functions', { token: s.suToken })
-    expect(listing.body.errors).toEqual([])
-  })
-
-  it.each(recorded.answers.map((a) => [`${a.path.slice(0, 60)} (${a.name})`, a] as const))(
-    '%s',
-    async (_label, pb) => {
-      expect(await replay(s, pb)).toEqual(pb)
-    },
-  )
+describeRecordedSuite('$template in *.pb.js files, as PocketBase renders', templateSuite, {
+  label: (a) => `${a.path.slice(0, 60)} (${a.name})`,
 })
 
 describe('$template.loadFiles reads only the app folders', () => {
