@@ -44,8 +44,3 @@ export function featureHook<K extends FeatureHookName>(
 ): FeatureHooks[K] | undefined {
   return (app.hooks as unknown as Partial<FeatureHooks>)[name]
 }
-
-/** True when `name` is a family some handler could bind: its feature created it. */
-export function hasFeatureHook(hooks: object, name: string): boolean {
-  return Object.hasOwn(hooks, name)
-}

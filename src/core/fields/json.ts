@@ -116,8 +116,10 @@ export function inspectJson(value: unknown): 'ok' | 'invalid' | 'too_deep' {
           // A plain object of any realm (a script's `{…}` made in its own `node:vm` context has
           // that context's Object.prototype), not an instance of a class.
           const proto = Object.getPrototypeOf(v) as object | null
-          if (proto !== null && Object.getPrototypeOf(proto) !== null) return 'invalid'
-          if (Object.prototype.toString.call(v) !== '[object Object]') return 'invalid'
+          if (proto !== Object.prototype && proto !== null) {
+            if (Object.getPrototypeOf(proto) !== null) return 'invalid'
+            if (Object.prototype.toString.call(v) !== '[object Object]') return 'invalid'
+          }
           children = Object.values(v)
         }
         for (const child of children) stack.push([child, depth + 1])

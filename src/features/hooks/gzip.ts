@@ -3,10 +3,12 @@
  * gzip-compressed when the client accepts it (`Accept-Encoding: gzip`), with
  * `Vary: Accept-Encoding` either way. Applied by an `onSend` hook of the script routes.
  */
-import { gzipSync } from 'node:zlib'
+import { promisify } from 'node:util'
+import { gzip } from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
 const marked = new WeakSet<FastifyRequest>()
+const gzipAsync = promisify(gzip)
 
 /** Marks `req`: its answer is compressed (see {@link gzipOnSend}). */
 export function markGzip(req: FastifyRequest): void {
@@ -33,11 +35,16 @@ export function gzipOnSend(
 ): void {
   if (!marked.has(req)) return done(null, payload)
   reply.header('vary', 'Accept-Encoding')
-  const body =
-    typeof payload === 'string' ? Buffer.from(payload) : Buffer.isBuffer(payload) ? payload : null
-  if (body === null || body.length === 0 || !acceptsGzip(req.headers['accept-encoding']))
+  const text = typeof payload === 'string' || Buffer.isBuffer(payload)
+  if (!text || payload.length === 0 || !acceptsGzip(req.headers['accept-encoding']))
     return done(null, payload)
-  reply.header('content-encoding', 'gzip')
-  reply.removeHeader('content-length')
-  done(null, gzipSync(body))
+  // On the thread pool: an answer of any size never holds the event loop.
+  gzipAsync(payload).then(
+    (zipped) => {
+      reply.header('content-encoding', 'gzip')
+      reply.removeHeader('content-length')
+      done(null, zipped)
+    },
+    (err: Error) => done(err),
+  )
 }

@@ -59,8 +59,9 @@ export function addSettingsHooks(app: App): void {
   let unsubscribe: (() => void) | null = null
   app.hooks.onServe.bind(async (e) => {
     unsubscribe ??= app.events.subscribe(async (event) => {
+      if (event.kind !== 'settings') return
       const hook = featureHook(app, 'onSettingsReload')
-      if (event.kind !== 'settings' || !hook || hook.length === 0) return
+      if (!hook || hook.length === 0) return
       try {
         await hook.trigger({ app }, () => undefined)
       } catch (err) {

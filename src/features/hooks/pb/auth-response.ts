@@ -53,7 +53,7 @@ export function recordAuthResponseOf(
   meta?: unknown,
 ): void {
   const name = '$apis.recordAuthResponse'
-  const e = typeof ev === 'object' && ev !== null ? routeEvents.get(ev) : undefined
+  const e = routeEventOfFacade(ev)
   if (!e) throw new Error(messages.pbBadArgument({ name, expected: "a script route's event e" }))
   const r = asPbRecord(rec)
   if (!r || r.svcCollection.type !== 'auth' || r.isNew())

@@ -86,12 +86,10 @@ export class PbCollection {
   }
 
   /**
-   * PocketBase's `integrityChecks(enable)`: kept on the collection; svcbase's collection service
-   * always checks references on delete, so turning the checks off has no effect on a save.
+   * PocketBase's `integrityChecks(enable)`: accepted; svcbase's collection service always checks
+   * references on delete, so turning the checks off has no effect on a save.
    */
-  integrityChecks(enable: unknown): void {
-    integrity.set(this, enable !== false)
-  }
+  integrityChecks(_enable: unknown): void {}
 
   /** PocketBase's `postScan()`: the options are already the collection's own keys; nothing to do. */
   postScan(): void {
@@ -137,9 +135,6 @@ const ROW_KEYS = new Set([
   ...['id', 'type', 'name', 'system', 'fields', 'indexes', 'created', 'updated'],
   ...['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule'],
 ])
-
-/** `integrityChecks(enable)` as set per collection object. */
-const integrity = new WeakMap<object, boolean>()
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 

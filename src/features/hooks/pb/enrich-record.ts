@@ -40,16 +40,17 @@ function enrich(name: string, ev: unknown, records: PbRecord[], expands: unknown
   ])
   const presented = awaitOnce(name, key, async () => {
     const out: Record<string, unknown>[] = []
-    // Grouped by collection, in the records' order.
-    for (const c of new Set(records.map((r) => r.svcCollection))) {
-      const mine = records.filter((r) => r.svcCollection === c)
-      const shown = await presentRecords(
-        app,
-        c,
-        mine.map((r) => structuredClone(r.svcData)),
-        info,
-      )
-      mine.forEach((r, i) => (out[records.indexOf(r)] = shown[i]!))
+    // Grouped by collection in one pass (the slots of each group kept), in the records' order.
+    const groups = new Map<PbRecord['svcCollection'], number[]>()
+    records.forEach((r, i) => {
+      const slots = groups.get(r.svcCollection)
+      if (slots) slots.push(i)
+      else groups.set(r.svcCollection, [i])
+    })
+    for (const [c, slots] of groups) {
+      const data = slots.map((i) => structuredClone(records[i]!.svcData))
+      const shown = await presentRecords(app, c, data, info)
+      slots.forEach((slot, j) => (out[slot] = shown[j]!))
     }
     return out
   }) as Record<string, unknown>[]

@@ -16,7 +16,14 @@ import type { UploadedFile } from '../../../core/records/api.js'
 import { storedName } from '../../../core/records/files.js'
 import { messages } from '../../../core/errors.js'
 import { appPath } from './app-files.js'
-import { guardOf, performSend, sendKey, type SendAnswer, type SendConfig } from './http-send.js'
+import {
+  guardOf,
+  MAX_TIMEOUT_S,
+  performSend,
+  sendKey,
+  type SendAnswer,
+  type SendConfig,
+} from './http-send.js'
 import { awaitOnce, currentApp } from './invocation.js'
 import { GoError } from './migrate/go-error.js'
 import { strict } from './unsupported.js'
@@ -90,7 +97,10 @@ function bytesOf(data: unknown, name: string): Buffer {
 function fileFromURL(fallback: App, url: unknown, secTimeout: unknown): object {
   const what = '$filesystem.fileFromURL'
   const u = typeof url === 'string' ? url : ''
-  const timeoutS = typeof secTimeout === 'number' && secTimeout > 0 ? secTimeout : 120
+  const timeoutS =
+    typeof secTimeout === 'number' && secTimeout > 0
+      ? Math.min(secTimeout, MAX_TIMEOUT_S)
+      : MAX_TIMEOUT_S
   const c: SendConfig = { url: u, method: 'GET', headers: [], body: null, timeoutS }
   const app = currentApp() ?? fallback
   const answer = awaitOnce(what, sendKey(c), () => performSend(c, guardOf(app))) as SendAnswer

@@ -208,6 +208,10 @@ async function exchange(
         delete headersOut['Content-Length']
         stream = res.pipe(createGunzip())
       }
+      // A connection lost mid-body emits no error on a piped answer: end the send there too.
+      res.once('close', () => {
+        if (!res.complete) failWith(fail(`${op} "${url.href}": unexpected EOF`))
+      })
       const chunks: Buffer[] = []
       let size = 0
       stream.on('data', (chunk: Buffer) => {

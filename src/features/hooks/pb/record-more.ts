@@ -32,7 +32,6 @@ interface Flags {
   unhidden: Set<string>
   custom: boolean
   ignoreEmail: boolean
-  ignoreUnchanged: boolean
 }
 
 const defaultFlags = (): Flags => ({
@@ -40,7 +39,6 @@ const defaultFlags = (): Flags => ({
   unhidden: new Set(),
   custom: false,
   ignoreEmail: false,
-  ignoreUnchanged: false,
 })
 
 /** A file `$filesystem` made, set on the record and not saved yet. */
@@ -159,9 +157,8 @@ export class PbRecord extends RecordBase {
     return this
   }
 
-  /** Kept for the record; `$app.save` of a stored record sends only its changed fields anyway. */
-  ignoreUnchangedFields(state: unknown): this {
-    this.flags.ignoreUnchanged = Boolean(state)
+  /** Accepted: `$app.save` of a stored record sends only its changed fields anyway. */
+  ignoreUnchangedFields(_state: unknown): this {
     return this
   }
 

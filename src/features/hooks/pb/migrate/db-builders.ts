@@ -155,6 +155,19 @@ function selectQuery(run: DbRun, initial: string[]): object {
     if (s.offset > 0) q = sql`${q} OFFSET ${param(s.offset)}`
     return q
   }
+  /** A script's join type, one of SQL's (never its text as given), upper-cased. */
+  const joinType = (type: unknown): string => {
+    const t = typeof type === 'string' ? type.trim().replace(/\s+/g, ' ').toUpperCase() : ''
+    if (t === '') return 'JOIN'
+    if (!/^((INNER|CROSS|(LEFT|RIGHT|FULL)( OUTER)?) )?JOIN$/.test(t))
+      throw new Error(
+        messages.pbBadArgument({
+          name: 'selectQuery.join',
+          expected: 'a join type (INNER JOIN, LEFT JOIN, …)',
+        }),
+      )
+    return t
+  }
   const query = (): object => dbQuery(run, statementOf(run, build), s.params)
   const joinOf =
     (type: string, call: string) =>
@@ -170,8 +183,7 @@ function selectQuery(run: DbRun, initial: string[]): object {
     where: (e: unknown) => ((s.where = [{ op: 'AND', expr: condition(e, 'where') }]), self),
     andWhere: (e: unknown) => (s.where.push({ op: 'AND', expr: condition(e, 'andWhere') }), self),
     orWhere: (e: unknown) => (s.where.push({ op: 'OR', expr: condition(e, 'orWhere') }), self),
-    join: (type: unknown, t: unknown, on?: unknown) =>
-      joinOf(typeof type === 'string' && type.trim() ? type : 'JOIN', 'join')(t, on),
+    join: (type: unknown, t: unknown, on?: unknown) => joinOf(joinType(type), 'join')(t, on),
     innerJoin: joinOf('INNER JOIN', 'innerJoin'),
     leftJoin: joinOf('LEFT JOIN', 'leftJoin'),
     rightJoin: joinOf('RIGHT JOIN', 'rightJoin'),

@@ -150,12 +150,12 @@ export function dbQuery(run: DbRun, stmt: Statement, bound: Json = {}): object {
     }),
     one: guard((model: unknown): void => {
       const q = stmt.build(params)
+      // NB: one row read, whatever the query would return.
       replay.async(
-        () => tx.db.all(q),
-        (r) => {
-          const [row] = r as Row[]
+        () => tx.db.get(q),
+        (row) => {
           if (!row) throw mode.noRows()
-          fill(model, row)
+          fill(model, row as Row)
         },
       )
     }),
@@ -164,9 +164,9 @@ export function dbQuery(run: DbRun, stmt: Statement, bound: Json = {}): object {
         throw new Error(messages.pbBadArgument({ name: 'query.all', expected: 'arrayOf(model)' }))
       rows((found) => {
         const item = (list as { [ITEM]?: unknown })[ITEM]
+        const shape = (item as { [SHAPE]?: Json } | undefined)?.[SHAPE]
         list.length = 0
         for (const row of found) {
-          const shape = (item as { [SHAPE]?: Json } | undefined)?.[SHAPE]
           const m = shape ? dynamicModel(shape) : {}
           fill(m, row)
           list.push(m)
