@@ -106,6 +106,7 @@ export const rankingSuite: HookSuite = {
     c('record.validatePassword', 'GET', '/rk/pw'),
     c('findRecordsByIds', 'GET', '/rk/byids?ids=itm000000000002,itm000000000003,nope'),
     c('InternalServerError', 'GET', '/rk/internal'),
+    c('error data nested', 'GET', '/rk/error-data'),
     c('importCollections', 'POST', '/rk/import', { send: {} }),
     c('the imported collection', 'GET', '/api/collections/imported', {
       auth: SU,

@@ -167,3 +167,7 @@ routerAdd('GET', '/rk/enrich-user', (e) => {
   $apis.enrichRecord(e, r)
   return e.json(200, r)
 })
+
+routerAdd('GET', '/rk/error-data', (e) => {
+  throw new BadRequestError('nested data', { title: { code: 'x', message: 'y' }, list: [1], n: 2 })
+})
