@@ -233,6 +233,16 @@ describe('audit log', () => {
     expect(await rows("action = 'auth.signin' && collection = '_superusers'")).not.toHaveLength(0)
   })
 
+  it('writes no sign-in row for a token refresh', async () => {
+    const before = await rows("action = 'auth.signin' && collection = 'users'")
+    const refreshed = await t.api('POST', '/api/collections/users/auth-refresh', {
+      token: user.token,
+    })
+    expect(refreshed.status).toBe(200)
+    expect(refreshed.body.record.id).toBe(user.id)
+    expect(await rows("action = 'auth.signin' && collection = 'users'")).toHaveLength(before.length)
+  })
+
   it('writes a row per backup created and deleted', async () => {
     const name = 'audited_backup.zip'
     expect((await t.api('POST', '/api/backups', { token: t.suToken, body: { name } })).status).toBe(

@@ -157,6 +157,8 @@ export function auditFeature(): Feature {
         id: '__svcAuditSignIn__',
         func: async (e) => {
           await e.next()
+          // A token renewal (auth-refresh answers with no auth method) is no sign-in.
+          if (e.authMethod === '') return
           const info = e.requestInfo
           // An impersonation is done by the caller; any other sign-in by the record itself.
           const actor = info.auth
