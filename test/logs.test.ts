@@ -431,6 +431,25 @@ describe('request logs', () => {
     expect(row?.n).toBe(10)
   })
 
+  it('leaves what arrives during a batch for the next flush unless it fills a batch', async () => {
+    await reset()
+    const writer = new LogWriter(t.server.app, { batchSize: 100, flushInterval: 60_000 })
+    // A full batch starts a write at once; five more arrive while it is on its way.
+    for (let i = 0; i < 100; i++) writer.add(0, `batched ${i}`, { i })
+    for (let i = 100; i < 105; i++) writer.add(0, `batched ${i}`, { i })
+    while (writer.written < 100) await new Promise((r) => setTimeout(r, 5))
+    await new Promise((r) => setTimeout(r, 100))
+    // One batch went; the five wait for the flush interval instead of a batch of their own.
+    expect(writer.written).toBe(100)
+    expect(writer.pending).toBe(5)
+    await writer.close()
+    expect(writer.written).toBe(105)
+    const row = await t.server.app.auxDb.get<{ n: number }>(
+      sql`SELECT COUNT(*) AS n FROM _logs WHERE message LIKE 'batched %'`,
+    )
+    expect(row?.n).toBe(105)
+  })
+
   it('flushes the queue when the server closes', async () => {
     const other = await startServer()
     for (let i = 0; i < 25; i++) await other.api('GET', `/api/health?closing=${i}`)

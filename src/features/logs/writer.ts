@@ -177,6 +177,10 @@ export class LogWriter {
       }
       // NB: SQLite writes are synchronous; yield so requests run between batches.
       await tick()
+      // What came in meanwhile waits for the next flush unless it is a full batch: on a busy
+      // server, taking it at once made a batch of the few rows of each round trip to the
+      // worker (a postMessage of ~0.2 ms each, one after the other).
+      if (this.queue.count < this.batchSize) break
     }
   }
 
