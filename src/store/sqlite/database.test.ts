@@ -125,6 +125,28 @@ describe('SqliteDb', () => {
       expect(await ids()).toEqual(['a', 'b', 'c', 'd'])
     })
 
+    it('groups a transaction that reaches the writer in the next turn of the event loop', async () => {
+      const seen: string[][] = []
+      let next!: Promise<void>
+      const member = (id: string, after?: () => void) =>
+        db.transaction(async (tx) => {
+          seen.push(await ids())
+          await tx.run(sql`INSERT INTO t (id, n) VALUES (${id}, 1)`)
+          after?.()
+        })
+      // b starts in the next turn's check phase, as a request whose body the next poll reads.
+      const a = member('a', () => {
+        next = new Promise((resolve, reject) =>
+          setImmediate(() => setImmediate(() => void member('b').then(resolve, reject))),
+        )
+      })
+      await a
+      await next
+      // b did not see a: they shared one commit.
+      expect(seen).toEqual([[], []])
+      expect(await ids()).toEqual(['a', 'b'])
+    })
+
     it('rolls back only the member that failed', async () => {
       let open!: () => void
       const gate = new Promise<void>((r) => (open = r))
