@@ -122,6 +122,43 @@ describe('an onBackupRestore handler calling e.next()', () => {
   })
 })
 
+// svcbase only: PocketBase 0.40.4 has no onBackupDelete (svcbase's, around every deletion).
+describe('onBackupDelete, and the audit rows of backups a handler skipped', () => {
+  it('keeps an archive a handler does not let go, and audits only what was done', async () => {
+    const file = [
+      "onBackupDelete((e) => {\n  console.log('deleting ' + e.name)\n  if (e.name === 'keep.zip') return\n  e.next()\n})\n",
+      "onBackupCreate((e) => {\n  if (e.name === 'never.zip') return\n  e.next()\n})\n",
+    ].join('')
+    const s = await startHooksServer({ 'delete.pb.js': file })
+    try {
+      const su = { token: s.suToken }
+      for (const name of ['keep.zip', 'gone.zip', 'never.zip']) {
+        const res = await s.api('POST', '/api/backups', { ...su, body: { name } })
+        expect(res.status).toBe(204)
+      }
+      for (const name of ['keep.zip', 'gone.zip']) {
+        expect((await s.api('DELETE', `/api/backups/${name}`, su)).status).toBe(204)
+      }
+      const keys = (await s.api('GET', '/api/backups', su)).body.map((b: { key: string }) => b.key)
+      expect(keys).toEqual(['keep.zip'])
+      expect(s.logs.filter((l) => l.message.startsWith('deleting ')).map((l) => l.message)).toEqual(
+        ['deleting keep.zip', 'deleting gone.zip'],
+      )
+      const filter = encodeURIComponent("action ~ 'backup.'")
+      const rows = await s.api('GET', `/api/collections/_audit_log/records?filter=${filter}`, su)
+      const done = rows.body.items.map((r: Record<string, string>) => [r.action, r.recordId])
+      expect(done.sort()).toEqual([
+        ['backup.create', 'gone.zip'],
+        ['backup.create', 'keep.zip'],
+        ['backup.delete', 'gone.zip'],
+      ])
+      expect(rows.body.items[0].actorCollection).toBe('_superusers')
+    } finally {
+      await s.close()
+    }
+  })
+})
+
 function nameOf(step: (typeof featureHooksSteps)[number]): string {
   return step.kind === 'http' ? step.case.name : step.name
 }

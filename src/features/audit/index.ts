@@ -2,6 +2,7 @@ import { forbidden, messages } from '../../core/errors.js'
 import { SUPERUSERS } from '../../core/request-info.js'
 import type { Feature } from '../../http/feature.js'
 import { routeUrl } from '../../http/request-info.js'
+import { bindBackups } from './backups.js'
 import { auditSettings } from './settings.js'
 import {
   actorOf,
@@ -10,9 +11,6 @@ import {
   AUDIT_LOG,
   AuditLog,
   isAudited,
-  markRestore,
-  SYSTEM_ACTOR,
-  unmarkRestore,
   writeRestoreRow,
   type Actor,
 } from './service.js'
@@ -34,21 +32,8 @@ type Verb = 'create' | 'update' | 'delete'
 const VERBS: readonly Verb[] = ['create', 'update', 'delete']
 const upper = (v: Verb) => `${v[0]!.toUpperCase()}${v.slice(1)}` as Capitalize<Verb>
 
-/** The backups feature's automatic job (`features/backups`). */
-const AUTO_BACKUP_JOB = '__svcAutoBackup__'
-
-/** The backups API's restore route. */
-const RESTORE_ROUTE = '/api/backups/:key/restore'
-
 /** The collections API's truncate route. */
 const TRUNCATE_ROUTE = '/api/collections/:collection/truncate'
-
-/** The backup routes whose success is audited, by method and route. */
-const BACKUP_ROUTES: Readonly<Record<string, string>> = {
-  'POST /api/backups': 'backup.create',
-  'DELETE /api/backups/:key': 'backup.delete',
-  'POST /api/backups/:key/restore': 'backup.restore',
-}
 
 /** Routes of records, sign-ins, batches and realtime: their changes carry their RequestInfo. */
 const RECORD_ROUTE = /^\/api\/collections\/:collection\/(?!truncate$)|^\/api\/(?:batch|realtime)$/
@@ -96,19 +81,6 @@ export function auditFeature(): Feature {
             AUDIT_LOG
         )
           return done(forbidden(messages.auditLogAppendOnly))
-        // A restore notes itself before it runs; the restarted app writes its row.
-        if (
-          req.method === 'POST' &&
-          route === RESTORE_ROUTE &&
-          req.svcAuth?.collection.name === SUPERUSERS
-        ) {
-          const key = (req.params as { key: string }).key
-          void markRestore(app, key, actor).then(
-            () => audit.enter(actor, reply.raw, done),
-            (err: unknown) => done(err as Error),
-          )
-          return
-        }
         audit.enter(actor, reply.raw, done)
       })
 
@@ -177,54 +149,7 @@ export function auditFeature(): Feature {
         },
       })
 
-      // Backups are no database change: a row once the request succeeded.
-      http.addHook('onResponse', (req, reply, done) => {
-        const action = BACKUP_ROUTES[`${req.method} ${routeUrl(req)}`]
-        if (action === 'backup.restore' && reply.statusCode >= 300) unmarkRestore(app)
-        if (action && reply.statusCode < 300 && app.isBootstrapped) {
-          const params = (req.params ?? {}) as Record<string, unknown>
-          const body = (req.body ?? {}) as Record<string, unknown>
-          const key = params.key ?? body.name
-          // The restart swaps the data once this answer is out: the restarted app writes it.
-          if (action === 'backup.restore') return done()
-          void audit
-            .write(app, {
-              action,
-              collection: '',
-              recordId: typeof key === 'string' ? key : '',
-              actor: {
-                actorCollection: req.svcAuth?.collection.name ?? '',
-                actorId: typeof req.svcAuth?.record.id === 'string' ? req.svcAuth.record.id : '',
-                ip: req.svcIp || req.ip,
-              },
-            })
-            .catch((err: unknown) => app.logger.error('audit: backup row not written', { err }))
-        }
-        done()
-      })
-
-      // The automatic backup job: a row for the archive it made and one per archive it rotated
-      // out (written even when the rotation failed part way: what was done is recorded).
-      app.cron.observe({
-        ran: (id) => {
-          if (id !== AUTO_BACKUP_JOB) return
-          const run = app.services.find('backups')?.lastAutoRun
-          if (!run) return
-          const rows = [
-            { action: 'backup.create', key: run.created },
-            ...run.removed.map((key) => ({ action: 'backup.delete', key })),
-          ]
-          void (async () => {
-            for (const r of rows)
-              await audit.write(app, {
-                action: r.action,
-                collection: '',
-                recordId: r.key,
-                actor: SYSTEM_ACTOR,
-              })
-          })().catch((err: unknown) => app.logger.error('audit: backup row not written', { err }))
-        },
-      })
+      bindBackups(app, audit)
 
       let offSettings = (): void => undefined
       app.hooks.onBootstrap.bind({

@@ -1,27 +1,34 @@
 /**
- * The backups feature's hook families (PocketBase's `onBackupCreate` and `onBackupRestore`),
- * declared here and created when the feature registers (`core/hooks-features.ts`):
- * - `onBackupCreate` around every backup's making (the API's and the automatic job's), after the
- *   name the client gave was checked: `e.name` is that name (`""` when none was given, the
- *   default `svc_backup_<timestamp>.zip` then being chosen by the action), and a handler may
- *   change it (checked again as a client's name); not calling `e.next()` makes no backup.
- * - `onBackupRestore` around a restore, once the archive `e.name` was checked and the 204 sent:
- *   not calling `e.next()` leaves the data as it is (the server keeps serving it).
+ * The backups feature's hook families, declared here and created when the feature registers
+ * (`core/hooks-features.ts`):
+ * - `onBackupCreate` (PocketBase's) around every backup's making (the API's and the automatic
+ *   job's), after the name the client gave was checked: `e.name` is that name (`""` when none
+ *   was given, the default `svc_backup_<timestamp>.zip` then being chosen by the action), and a
+ *   handler may change it (checked again as a client's name); not calling `e.next()` makes no
+ *   backup. Once the action ran, `e.name` is the archive written.
+ * - `onBackupRestore` (PocketBase's) around a restore, once the archive `e.name` was checked and
+ *   the 204 sent: not calling `e.next()` leaves the data as it is (the server keeps serving it).
+ * - `onBackupDelete` (svcbase's) around the deletion of archive `e.name`, the API's and the
+ *   automatic job's rotation; not calling `e.next()` keeps it.
  * `e.exclude` lists the data directory's entries no archive holds (svcbase archives only the
- * databases and `storage/`, so changing it changes nothing).
+ * databases and `storage/`, so changing it changes nothing); `e.requestInfo` is the request that
+ * asked (`null` for the automatic job and scripts).
  */
 import type { App } from '../../core/app.js'
 import { addFeatureHooks, featureHook } from '../../core/hooks-features.js'
+import type { RequestInfo } from '../../core/request-info.js'
 import { Hook, type HookEvent } from '../../tools/hook.js'
 import { checkedName } from './names.js'
 
-/** The event of `onBackupCreate` and `onBackupRestore`. */
+/** The event of `onBackupCreate`, `onBackupRestore` and `onBackupDelete`. */
 export interface BackupEvent extends HookEvent {
   app: App
-  /** The archive's name (`""` for the default one, in `onBackupCreate`). */
+  /** The archive's name (`""` for the default one, in `onBackupCreate` before its action). */
   name: string
   /** The data directory's entries left out of every archive. */
   exclude: string[]
+  /** The request that asked; `null` for the automatic job and scripts. */
+  requestInfo: RequestInfo | null
 }
 
 declare module '../../core/hooks-features.js' {
@@ -30,6 +37,8 @@ declare module '../../core/hooks-features.js' {
     onBackupCreate: Hook<BackupEvent>
     /** Around a restore, after its 204 (features/backups/hooks.ts). */
     onBackupRestore: Hook<BackupEvent>
+    /** Around the deletion of an archive (features/backups/hooks.ts). */
+    onBackupDelete: Hook<BackupEvent>
   }
 }
 
@@ -38,12 +47,21 @@ const EXCLUDED = ['backups', '.svc_tmp']
 
 /** Adds the feature's families to the app's hooks. */
 export function addBackupHooks(app: App): void {
-  addFeatureHooks(app, { onBackupCreate: new Hook(), onBackupRestore: new Hook() })
+  addFeatureHooks(app, {
+    onBackupCreate: new Hook(),
+    onBackupRestore: new Hook(),
+    onBackupDelete: new Hook(),
+  })
 }
 
 /** The name a client asked for, checked: `""` when it gave none. */
 export function askedName(name: unknown): string {
   return name === undefined || name === null || name === '' ? '' : checkedName(name)
+}
+
+/** A fresh event of the feature's families. */
+function eventOf(app: App, name: string, info: RequestInfo | null) {
+  return { app, name, exclude: [...EXCLUDED], requestInfo: info }
 }
 
 /**
@@ -53,14 +71,16 @@ export function askedName(name: unknown): string {
 export async function aroundCreate(
   app: App,
   asked: string,
+  info: RequestInfo | null,
   write: (key: string) => Promise<string>,
 ): Promise<string> {
   const hook = featureHook(app, 'onBackupCreate')
   const keyOf = (name: string): string => (name === asked && name !== '' ? name : checkedName(name))
   if (!hook?.length) return write(keyOf(asked))
   let key = ''
-  await hook.trigger({ app, name: asked, exclude: [...EXCLUDED] }, async (e) => {
+  await hook.trigger(eventOf(app, asked, info), async (e) => {
     key = await write(keyOf(e.name))
+    e.name = key
   })
   return key
 }
@@ -69,9 +89,22 @@ export async function aroundCreate(
 export async function aroundRestore(
   app: App,
   key: string,
+  info: RequestInfo | null,
   restore: () => Promise<void>,
 ): Promise<void> {
   const hook = featureHook(app, 'onBackupRestore')
   if (!hook?.length) return restore()
-  await hook.trigger({ app, name: key, exclude: [...EXCLUDED] }, () => restore())
+  await hook.trigger(eventOf(app, key, info), () => restore())
+}
+
+/** Runs `remove` (the deletion of archive `key`) inside `onBackupDelete`. */
+export async function aroundDelete(
+  app: App,
+  key: string,
+  info: RequestInfo | null,
+  remove: () => Promise<void>,
+): Promise<void> {
+  const hook = featureHook(app, 'onBackupDelete')
+  if (!hook?.length) return remove()
+  await hook.trigger(eventOf(app, key, info), () => remove())
 }

@@ -3,6 +3,7 @@ import { mkdir, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { App } from '../../core/app.js'
+import type { RequestInfo } from '../../core/request-info.js'
 import { badRequest, messages, validationError } from '../../core/errors.js'
 import { s3ConfigOf, StorageSwitch } from '../../core/storage.js'
 import { formatDate } from '../../tools/dates.js'
@@ -21,7 +22,7 @@ import { swapData } from './swap.js'
 import { freshTempDir, removeStaleTemp, TMP_DIR } from './temp.js'
 export { TMP_DIR } from './temp.js'
 import { AUTO_PREFIX, autoName, isValidKey } from './names.js'
-import { aroundCreate, aroundRestore, askedName } from './hooks.js'
+import { aroundCreate, aroundDelete, aroundRestore, askedName } from './hooks.js'
 import { checkUpload, notAnArchive, type UploadedFile } from './upload.js'
 import { withDiskRoom } from './disk-room.js'
 
@@ -64,8 +65,6 @@ export interface StorageInfo {
  * on S3 per `settings.backups.s3`, one backup or restore at a time, the automatic job.
  */
 export class BackupsService {
-  /** The automatic job's last run: the archive made, those rotated out (for the audit log). */
-  lastAutoRun: { created: string; removed: string[] } | undefined
   /** The backups store: local folder or S3, following `settings.backups.s3` live. */
   readonly fs: StorageSwitch
   private running: 'backup' | 'restore' | null = null
@@ -171,9 +170,9 @@ export class BackupsService {
    * checked; the default is `svc_backup_<timestamp>.zip`), inside `onBackupCreate` (hooks.ts).
    * Resolves to the key, or `""` when a handler stopped it.
    */
-  async create(name?: unknown, auto = false): Promise<string> {
+  async create(name?: unknown, auto = false, info: RequestInfo | null = null): Promise<string> {
     const asked = auto ? autoName() : askedName(name)
-    return aroundCreate(this.app, asked, (key) => this.write(key))
+    return aroundCreate(this.app, asked, info, (key) => this.write(key))
   }
 
   /** Makes archive `key` (the action of `onBackupCreate`). */
@@ -271,12 +270,14 @@ export class BackupsService {
     }
   }
 
-  /** Deletes an archive: 400 when it is missing or being read or restored. */
-  async delete(key: string): Promise<void> {
+  /** Deletes an archive (inside `onBackupDelete`): 400 when missing or being read or restored. */
+  async delete(key: string, info: RequestInfo | null = null): Promise<void> {
     if (!isValidKey(key) || !(await this.exists(key)))
       throw badRequest(messages.backupDeleteMissing)
     if (this.readers.has(key)) throw badRequest(messages.backupInUse)
-    await this.fs.delete(key)
+    await aroundDelete(this.app, key, info, async () => {
+      await this.fs.delete(key)
+    })
   }
 
   /**
@@ -286,7 +287,7 @@ export class BackupsService {
    * problem answers 400 with nothing changed. Resolves to the function that, called once the
    * 204 is sent, restarts the server in process with the extracted data swapped in.
    */
-  async prepareRestore(key: string): Promise<() => Promise<void>> {
+  async prepareRestore(key: string, info: RequestInfo | null = null): Promise<() => Promise<void>> {
     const restarter = this.app.services.find('restart')
     if (!restarter) throw badRequest(messages.backupRestoreUnavailable)
     if (!isValidKey(key)) throw badRequest(messages.backupMissing)
@@ -323,7 +324,7 @@ export class BackupsService {
       const dir = work
       return async () => {
         try {
-          await aroundRestore(this.app, key, () =>
+          await aroundRestore(this.app, key, info, () =>
             restarter.restart(() =>
               swapData(this.app.store, this.dataDir, extracted, dir, [BACKUPS_DIR, TMP_DIR]),
             ),
@@ -364,21 +365,22 @@ export class BackupsService {
    * deleted by it).
    */
   async autoBackup(): Promise<void> {
-    this.lastAutoRun = undefined
-    const created = await this.create(undefined, true)
-    this.lastAutoRun = { created, removed: [] }
-    await this.rotate(this.lastAutoRun.removed)
+    await this.create(undefined, true)
+    await this.rotate()
   }
 
-  /** Deletes the automatic archives beyond the newest `cronMaxKeep`, adding each to `removed`. */
-  async rotate(removed: string[] = []): Promise<string[]> {
+  /** Deletes the automatic archives beyond the newest `cronMaxKeep` (each in `onBackupDelete`). */
+  async rotate(): Promise<string[]> {
+    const removed: string[] = []
     const keep = Math.max(1, this.app.settings.get().backups.cronMaxKeep)
     const autos = (await this.list()).filter((b) => b.key.startsWith(AUTO_PREFIX))
     // Newest first by name too: the name holds the time, to the millisecond.
     autos.sort((a, b) => (a.key < b.key ? 1 : -1))
     for (const old of autos.slice(keep)) {
       if (this.readers.has(old.key)) continue
-      await this.fs.delete(old.key)
+      await aroundDelete(this.app, old.key, null, async () => {
+        await this.fs.delete(old.key)
+      })
       removed.push(old.key)
     }
     return removed

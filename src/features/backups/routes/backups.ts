@@ -30,9 +30,10 @@ export function registerRoutes(
   })
 
   http.post('/api/backups', async (req, reply) => {
-    requireSuperuser(requestInfo(req))
+    const info = requestInfo(req)
+    requireSuperuser(info)
     const { values } = await readBody(req)
-    await backups.create(values.name)
+    await backups.create(values.name, false, info)
     return reply.code(204).send()
   })
 
@@ -90,17 +91,19 @@ export function registerRoutes(
   )
 
   http.delete<KeyParams>('/api/backups/:key', async (req, reply) => {
-    requireSuperuser(requestInfo(req))
-    await backups.delete(req.params.key)
+    const info = requestInfo(req)
+    requireSuperuser(info)
+    await backups.delete(req.params.key, info)
     return reply.code(204).send()
   })
 
   http.post<KeyParams>('/api/backups/:key/restore', async (req, reply) => {
-    requireSuperuser(requestInfo(req))
+    const info = requestInfo(req)
+    requireSuperuser(info)
     // NB: a restart swaps this process's data only; others sharing it would serve the old data.
     const count = await app.cluster.liveInstances()
     if (count > 1) throw badRequest(messages.backupRestoreShared({ count }))
-    const start = await backups.prepareRestore(req.params.key)
+    const start = await backups.prepareRestore(req.params.key, info)
     // The restart stops HTTP, which waits for requests in flight: it starts once this answer
     // has gone out (or its connection is gone).
     reply.raw.once('close', () => void start())

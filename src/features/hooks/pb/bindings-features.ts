@@ -14,6 +14,7 @@ import type { FeatureHookName } from '../../../core/hooks-features.js'
 import type { HookEvent } from '../../../tools/hook.js'
 import {
   backupCreateEventOf,
+  backupDeleteEventOf,
   backupRestoreEventOf,
   batchEventOf,
   fileDownloadEventOf,
@@ -41,6 +42,7 @@ const FEATURE_HOOKS = {
   onBatchRequest: { feature: 'batch', facade: batchEventOf },
   onBackupCreate: { feature: 'backups', facade: backupCreateEventOf },
   onBackupRestore: { feature: 'backups', facade: backupRestoreEventOf },
+  onBackupDelete: { feature: 'backups', facade: backupDeleteEventOf },
 } as const satisfies Record<FeatureHookName, { feature: string; facade: Facade; tags?: true }>
 
 /** The registrations of the features' families a `*.pb.js` file has. */

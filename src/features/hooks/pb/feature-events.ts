@@ -280,6 +280,15 @@ export function backupCreateEventOf(e: Ev<'onBackupCreate'>): object {
 
 /** `onBackupRestore`: the archive being restored, already checked (its name cannot change). */
 export function backupRestoreEventOf(e: Ev<'onBackupRestore'>): object {
+  return fixedBackupEventOf(e, 'onBackupRestore')
+}
+
+/** `onBackupDelete` (svcbase's): the archive being deleted (its name cannot change). */
+export function backupDeleteEventOf(e: Ev<'onBackupDelete'>): object {
+  return fixedBackupEventOf(e, 'onBackupDelete')
+}
+
+function fixedBackupEventOf(e: Ev<'onBackupRestore'>, hook: string): object {
   return strict(
     'e',
     live(
@@ -288,7 +297,7 @@ export function backupRestoreEventOf(e: Ev<'onBackupRestore'>): object {
         name: {
           get: () => e.name,
           set: () => {
-            throw new PbUnsupportedError('e.name (changed in onBackupRestore)')
+            throw new PbUnsupportedError(`e.name (changed in ${hook})`)
           },
         },
         exclude: { get: () => e.exclude },
