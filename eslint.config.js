@@ -4,7 +4,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 /** Folders in dependency order: a folder may import only from itself and those to its left. */
-const layers = ['tools', 'store', 'core', 'http', 'features']
+const layers = ['tools', 'store', 'cluster', 'core', 'http', 'features']
 
 /** @param {string} layer */
 function forbiddenFor(layer) {

@@ -11,7 +11,7 @@ import { writeParam } from '../src/core/params.js'
 import { internalRequest } from '../src/core/request-info.js'
 import { sql } from '../src/store/sql.js'
 import type { Cluster, ClusterHandler, ClusterMessage } from '../src/store/cluster.js'
-import { MemoryCounterStore } from '../src/features/rate-limit/counter-store.js'
+import { MemoryCounterStore } from '../src/tools/counter-store.js'
 import { ClusterCounterStore } from '../src/features/rate-limit/cluster-counters.js'
 import { AuthCache } from '../src/http/auth-cache.js'
 

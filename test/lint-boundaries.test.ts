@@ -51,6 +51,28 @@ const cases: { name: string; path: string; code: string; expected: RegExp[] }[] 
     expected: [/no-dialect-imports: src\/store\/sqlite is internal to src\/store/],
   },
   {
+    name: "the cluster importing a feature's module",
+    path: 'src/cluster/primary.ts',
+    code: "export { MemoryCounterStore } from '../features/rate-limit/limiter.js'\n",
+    expected: [/src\/cluster must not import from src\/features/],
+  },
+  {
+    name: 'the cluster importing core',
+    path: 'src/cluster/primary.ts',
+    code: "export type { App } from '../core/app.js'\n",
+    expected: [/src\/cluster must not import from src\/core/],
+  },
+  {
+    name: 'the cluster importing the store contract and tools',
+    path: 'src/cluster/primary.ts',
+    code: [
+      "export type { ClusterMessage } from '../store/cluster.js'",
+      "export { MemoryCounterStore } from '../tools/counter-store.js'",
+      '',
+    ].join('\n'),
+    expected: [],
+  },
+  {
     name: 'a feature importing the PostgreSQL engine',
     path: 'src/features/alpha/service.ts',
     code: "export { postgresDialect } from '../../store/postgres/postgres-dialect.js'\n",

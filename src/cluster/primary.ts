@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster'
-import { MemoryCounterStore } from '../features/rate-limit/counter-store.js'
+import { MemoryCounterStore } from '../tools/counter-store.js'
 import { randomString } from '../tools/ids.js'
 import type { AppliedOutcome, ClusterMessage } from '../store/cluster.js'
 import { ENV, isClusterMessage, TAG, type FromWorker, type WorkerRequest } from './protocol.js'

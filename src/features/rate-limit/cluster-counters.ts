@@ -1,5 +1,5 @@
 import type { App } from '../../core/app.js'
-import type { CounterHit, CounterStore } from './counter-store.js'
+import type { CounterHit, CounterStore } from '../../tools/counter-store.js'
 
 /**
  * The counter store of the rate limiter when the app may share its data with other instances:

@@ -1,11 +1,11 @@
 import { ApiError } from '../../core/errors.js'
 import type { Feature } from '../../http/feature.js'
 import { ClusterCounterStore } from './cluster-counters.js'
-import { MemoryCounterStore, type CounterStore } from './counter-store.js'
+import { MemoryCounterStore, type CounterStore } from '../../tools/counter-store.js'
 import { isApiPath, RateLimiter } from './limiter.js'
 import { limiterRequest, urlPath } from './request.js'
 
-export { MemoryCounterStore, type CounterStore, type CounterHit } from './counter-store.js'
+export { MemoryCounterStore, type CounterStore, type CounterHit } from '../../tools/counter-store.js'
 export { RateLimiter, type RateLimitDecision, type RateLimitRequest } from './limiter.js'
 export { compileRules, selectRule, type RateLimitRule, type RateLimitTarget } from './rules.js'
 

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net'
 import type { App } from '../../core/app.js'
 import { compileIpList } from '../../http/superuser-ips.js'
-import type { CounterStore } from './counter-store.js'
+import type { CounterStore } from '../../tools/counter-store.js'
 import { compileRules, selectRule, type CompiledRule, type RateLimitTarget } from './rules.js'
 
 /** A request as the limiter sees it: the rule-selection facts plus who is asking from where. */
