@@ -1,5 +1,5 @@
 /**
- * `svcbase copy` (`src/cli-copy.ts`) as a child process, SQLite → PostgreSQL → SQLite on the test
+ * `svcbase copy` (`src/cli/copy.ts`) as a child process, SQLite → PostgreSQL → SQLite on the test
  * PostgreSQL (`SVC_TEST_PG_URL`, started by test/global-setup.ts): a SQLite app with every field
  * type, a user, a superuser, encrypted settings and request logs is copied into a fresh schema;
  * `serve --db` answers the same records, sign-ins and settings; a second copy onto it is refused

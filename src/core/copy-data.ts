@@ -1,5 +1,5 @@
 /**
- * Row copying between two stores of any engines (`svcbase copy`, `cli-copy.ts`): a table read
+ * Row copying between two stores of any engines (`svcbase copy`, `cli/copy.ts`): a table read
  * in keyset pages from one `Db` and written into the same table of another, values converted
  * by column kind through each side's `Dialect` (JSON read as text, booleans as booleans, blobs
  * as bytes). Nothing here names an engine.

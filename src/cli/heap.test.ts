@@ -1,12 +1,12 @@
 /**
- * The young generation while the CLI loads and once it is busy (cli-heap.ts), in a fresh child
+ * The young generation while the CLI loads and once it is busy (heap.ts), in a fresh child
  * process: V8's flags and heap are per process.
  */
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
-const MODULE = fileURLToPath(new URL('./cli-heap.ts', import.meta.url))
+const MODULE = fileURLToPath(new URL('./heap.ts', import.meta.url))
 
 /**
  * Holds the new space while objects survive (as modules loading do), then releases it and

@@ -5,16 +5,16 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import type { App } from './core/app.js'
+import type { App } from '../core/app.js'
 import {
   applySchema,
   exportSchema,
   schemaPayloadItems,
   type ApplyResult,
   type PlanDetail,
-} from './core/collections/apply.js'
-import { createApp } from './core/create-app.js'
-import { ApiError, type ValidationErrors } from './core/errors.js'
+} from '../core/collections/apply.js'
+import { createApp } from '../core/create-app.js'
+import { ApiError, type ValidationErrors } from '../core/errors.js'
 
 /** The file `serve --automigrate` applies, relative to the working directory. */
 export const AUTOMIGRATE_FILE = 'svc_schema.json'

@@ -4,9 +4,9 @@
  */
 import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { generateTypes, typegenCollections } from './core/collections/typegen.js'
-import { createApp } from './core/create-app.js'
-import { defaultStoreHasData } from './core/store-choice.js'
+import { generateTypes, typegenCollections } from '../core/collections/typegen.js'
+import { createApp } from '../core/create-app.js'
+import { defaultStoreHasData } from '../core/store-choice.js'
 
 /** What the command needs from `cli.ts`: its usage error, and the flags it already read. */
 export interface TypegenCommandContext {

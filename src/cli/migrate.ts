@@ -7,15 +7,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { join, relative, resolve } from 'node:path'
-import { createApp } from './core/create-app.js'
-import type { App } from './core/app.js'
-import { pocketbaseJSON } from './features/hooks/pb/migrate/automigrate.js'
+import { createApp } from '../core/create-app.js'
+import type { App } from '../core/app.js'
+import { pocketbaseJSON } from '../features/hooks/pb/migrate/automigrate.js'
 import {
   applyMigrations,
   lastApplied,
   revertMigrations,
   syncHistory,
-} from './features/hooks/pb/migrate/runner.js'
+} from '../features/hooks/pb/migrate/runner.js'
 
 /** What the command needs from the command line. */
 export interface MigrateContext {

@@ -1,18 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
-import type { App } from './core/app.js'
-import { createApp } from './core/create-app.js'
-import { countSuperusers, describeError, manageSuperuser } from './core/auth/superusers.js'
-import { automigrate, schemaCommand } from './cli-schema.js'
-import { IpcCluster, MAX_WORKERS, notifyReady, runPrimary, workerRole } from './cluster/index.js'
-import { typegenCommand } from './cli-typegen.js'
-import { copyCommand } from './cli-copy.js'
-import { defaultMigrationsDir, migrateCommand } from './cli-migrate.js'
-import { bindAutomigrate } from './features/hooks/pb/migrate/automigrate.js'
-import { applyMigrations } from './features/hooks/pb/migrate/runner.js'
-import { releaseYoungGenerationWhenBusy } from './cli-heap.js'
-import { createServer } from './server.js'
+import type { App } from '../core/app.js'
+import { createApp } from '../core/create-app.js'
+import { countSuperusers, describeError, manageSuperuser } from '../core/auth/superusers.js'
+import { automigrate, schemaCommand } from './schema.js'
+import { IpcCluster, MAX_WORKERS, notifyReady, runPrimary, workerRole } from '../cluster/index.js'
+import { typegenCommand } from './typegen.js'
+import { copyCommand } from './copy.js'
+import { defaultMigrationsDir, migrateCommand } from './migrate.js'
+import { bindAutomigrate } from '../features/hooks/pb/migrate/automigrate.js'
+import { applyMigrations } from '../features/hooks/pb/migrate/runner.js'
+import { releaseYoungGenerationWhenBusy } from './heap.js'
+import { createServer } from '../server.js'
 import {
   FLAGS,
   parseCommandLine,
@@ -22,13 +22,13 @@ import {
   type CommandLine,
   type FlagName,
   type FlagSpec,
-} from './cli-args.js'
+} from './args.js'
 
-export { parseCommandLine, splitAddress, type CommandLine } from './cli-args.js'
+export { parseCommandLine, splitAddress, type CommandLine } from './args.js'
 
 /** The package version (package.json sits one folder up from both `src/` and `dist/`). */
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     version: string
   }
   return pkg.version
@@ -180,7 +180,7 @@ async function serve(cl: CommandLine): Promise<void> {
   // With automigrate, a collection changed through the API writes a pb_migrations file.
   if (writeMigrations) bindAutomigrate(server.app, migrationsDir)
   await server.listen({ host, port })
-  // Loading is over: once requests keep it busy, the full young generation (see cli-heap.ts).
+  // Loading is over: once requests keep it busy, the full young generation (see heap.ts).
   releaseYoungGenerationWhenBusy()
   const url = listeningUrl(server.http.server.address())
   // One write, so whoever reads the output sees these lines together.

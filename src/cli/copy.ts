@@ -13,10 +13,10 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join as joinPath, resolve } from 'node:path'
-import type { App, AppConfig } from './core/app.js'
-import { describeSchemaError } from './cli-schema.js'
-import { applySchema, exportSchema } from './core/collections/apply.js'
-import { databaseOf, type Collection } from './core/collections/model.js'
+import type { App, AppConfig } from '../core/app.js'
+import { describeSchemaError } from './schema.js'
+import { applySchema, exportSchema } from '../core/collections/apply.js'
+import { databaseOf, type Collection } from '../core/collections/model.js'
 import {
   COLLECTIONS_COLUMNS,
   MIGRATIONS_COLUMNS,
@@ -25,9 +25,9 @@ import {
   copyRows,
   countRows,
   type CopyTable,
-} from './core/copy-data.js'
-import { createApp, newApp } from './core/create-app.js'
-import { ident, join, param, sql } from './store/sql.js'
+} from '../core/copy-data.js'
+import { createApp, newApp } from '../core/create-app.js'
+import { ident, join, param, sql } from '../store/sql.js'
 
 /** From this many rows on, a table's copy prints a running count every this many rows. */
 export const PROGRESS_EVERY = 10_000
