@@ -5,7 +5,11 @@ import { MemoryCounterStore, type CounterStore } from '../../tools/counter-store
 import { isApiPath, RateLimiter } from './limiter.js'
 import { limiterRequest, urlPath } from './request.js'
 
-export { MemoryCounterStore, type CounterStore, type CounterHit } from '../../tools/counter-store.js'
+export {
+  MemoryCounterStore,
+  type CounterStore,
+  type CounterHit,
+} from '../../tools/counter-store.js'
 export { RateLimiter, type RateLimitDecision, type RateLimitRequest } from './limiter.js'
 export { compileRules, selectRule, type RateLimitRule, type RateLimitTarget } from './rules.js'
 
