@@ -85,26 +85,18 @@ export async function aroundCreate(
   return key
 }
 
-/** Runs `restore` (the swap and restart) inside `onBackupRestore` for archive `key`. */
-export async function aroundRestore(
+/**
+ * Runs `action` on archive `key` inside `onBackupRestore` (the swap and restart) or
+ * `onBackupDelete` (the deletion); not run when a handler does not call `e.next()`.
+ */
+export async function aroundArchive(
   app: App,
+  family: 'onBackupRestore' | 'onBackupDelete',
   key: string,
   info: RequestInfo | null,
-  restore: () => Promise<void>,
+  action: () => Promise<void>,
 ): Promise<void> {
-  const hook = featureHook(app, 'onBackupRestore')
-  if (!hook?.length) return restore()
-  await hook.trigger(eventOf(app, key, info), () => restore())
-}
-
-/** Runs `remove` (the deletion of archive `key`) inside `onBackupDelete`. */
-export async function aroundDelete(
-  app: App,
-  key: string,
-  info: RequestInfo | null,
-  remove: () => Promise<void>,
-): Promise<void> {
-  const hook = featureHook(app, 'onBackupDelete')
-  if (!hook?.length) return remove()
-  await hook.trigger(eventOf(app, key, info), () => remove())
+  const hook = featureHook(app, family)
+  if (!hook?.length) return action()
+  await hook.trigger(eventOf(app, key, info), () => action())
 }

@@ -22,7 +22,7 @@ import { swapData } from './swap.js'
 import { freshTempDir, removeStaleTemp, TMP_DIR } from './temp.js'
 export { TMP_DIR } from './temp.js'
 import { AUTO_PREFIX, autoName, isValidKey } from './names.js'
-import { aroundCreate, aroundDelete, aroundRestore, askedName } from './hooks.js'
+import { aroundArchive, aroundCreate, askedName } from './hooks.js'
 import { checkUpload, notAnArchive, type UploadedFile } from './upload.js'
 import { withDiskRoom } from './disk-room.js'
 
@@ -275,7 +275,7 @@ export class BackupsService {
     if (!isValidKey(key) || !(await this.exists(key)))
       throw badRequest(messages.backupDeleteMissing)
     if (this.readers.has(key)) throw badRequest(messages.backupInUse)
-    await aroundDelete(this.app, key, info, async () => {
+    await aroundArchive(this.app, 'onBackupDelete', key, info, async () => {
       await this.fs.delete(key)
     })
   }
@@ -324,7 +324,7 @@ export class BackupsService {
       const dir = work
       return async () => {
         try {
-          await aroundRestore(this.app, key, info, () =>
+          await aroundArchive(this.app, 'onBackupRestore', key, info, () =>
             restarter.restart(() =>
               swapData(this.app.store, this.dataDir, extracted, dir, [BACKUPS_DIR, TMP_DIR]),
             ),
@@ -378,7 +378,7 @@ export class BackupsService {
     autos.sort((a, b) => (a.key < b.key ? 1 : -1))
     for (const old of autos.slice(keep)) {
       if (this.readers.has(old.key)) continue
-      await aroundDelete(this.app, old.key, null, async () => {
+      await aroundArchive(this.app, 'onBackupDelete', old.key, null, async () => {
         await this.fs.delete(old.key)
       })
       removed.push(old.key)
