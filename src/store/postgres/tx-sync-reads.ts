@@ -45,9 +45,16 @@ interface Message {
   status?: string
 }
 
+/**
+ * The `pg` version whose private fields (`ClientInternals`) and module paths (`loadProtocol`)
+ * this reader was checked against: `pg-internals.test.ts` fails on any other installed version
+ * until they are checked again and this is updated.
+ */
+export const PG_INTERNALS_VERIFIED = '8.23.1'
+
 let protocol: Protocol | null = null
 /** `pg-protocol` and pg's `prepareValue`, resolved from the `pg` package in use. */
-function loadProtocol(): Protocol {
+export function loadProtocol(): Protocol {
   if (protocol) return protocol
   const fromPg = createRequire(createRequire(import.meta.url).resolve('pg'))
   const { serialize } = fromPg('pg-protocol') as Pick<Protocol, 'serialize'>
@@ -58,7 +65,7 @@ function loadProtocol(): Protocol {
 }
 
 /** The internals of a `pg` client this reader depends on (checked before each use). */
-interface ClientInternals {
+export interface ClientInternals {
   connection?: { stream?: unknown }
   readyForQuery?: boolean
   _activeQuery?: unknown
@@ -68,7 +75,7 @@ interface ClientInternals {
 }
 
 /** The descriptor of a client's plain socket, or null (TLS, a native driver, closed). */
-function socketFd(client: pg.PoolClient): number | null {
+export function socketFd(client: pg.PoolClient): number | null {
   const stream = (client as unknown as ClientInternals).connection?.stream
   if (!(stream instanceof net.Socket) || stream instanceof tls.TLSSocket) return null
   if (stream.destroyed) return null
@@ -77,7 +84,7 @@ function socketFd(client: pg.PoolClient): number | null {
 }
 
 /** True when the client has no statement in flight or queued. */
-function idle(client: pg.PoolClient): boolean {
+export function idle(client: pg.PoolClient): boolean {
   const c = client as unknown as ClientInternals
   return (
     c.readyForQuery === true &&
