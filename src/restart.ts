@@ -80,17 +80,18 @@ export class Restartable implements ServerRestart {
   }
 
   /** Listens on `at` and remembers it for restarts; resolves to the URL (`http://…`). */
-  listen(at: ListenAddress, instance: Instance = this.current): Promise<string> {
-    return instance.http
-      .listen({ host: at.host, port: at.port, backlog: LISTEN_BACKLOG })
-      .then((url) => {
-        const bound = instance.http.server.address()
-        this.address = {
-          host: at.host,
-          port: typeof bound === 'object' && bound ? bound.port : at.port,
-        }
-        return url
-      })
+  async listen(at: ListenAddress, instance: Instance = this.current): Promise<string> {
+    const url = await instance.http.listen({
+      host: at.host,
+      port: at.port,
+      backlog: LISTEN_BACKLOG,
+    })
+    const bound = instance.http.server.address()
+    this.address = {
+      host: at.host,
+      port: typeof bound === 'object' && bound ? bound.port : at.port,
+    }
+    return url
   }
 
   restart(prepare?: () => Promise<RestartPlan | void>): Promise<void> {

@@ -183,11 +183,6 @@ async function lastRowId(app: App): Promise<string> {
   return row?.id ?? ''
 }
 
-/** Forgets a restore's mark (the restore was refused). */
-export function unmarkRestore(app: App): void {
-  rmSync(joinPath(app.config.dataDir, RESTORE_MARK), { force: true })
-}
-
 /** Notes a restore about to run: the restarted app writes its row (see `writeRestoreRow`). */
 export async function markRestore(app: App, key: string, actor: Actor): Promise<void> {
   const mark: RestoreMark = { key, actor, lastId: await lastRowId(app) }
