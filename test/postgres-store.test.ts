@@ -359,4 +359,41 @@ describe('choosing the store', () => {
       defaultStore({ dataDir: '/tmp/a', databaseUrl: url, databaseSchema: 'bad-name' }),
     ).toThrow(/database schema "bad-name"/)
   })
+
+  it('prepares statements run again unless SVC_DATABASE_PREPARED is off, and refuses other values', async () => {
+    const prepared = async (value: string | undefined): Promise<number> => {
+      const name = `${schema}_p${value ?? ''}`
+      const before = process.env.SVC_DATABASE_PREPARED
+      if (value === undefined) delete process.env.SVC_DATABASE_PREPARED
+      else process.env.SVC_DATABASE_PREPARED = value
+      const store = defaultStore({ dataDir: '/tmp/a', databaseUrl: url, databaseSchema: name })
+      if (before === undefined) delete process.env.SVC_DATABASE_PREPARED
+      else process.env.SVC_DATABASE_PREPARED = before
+      await store.open()
+      try {
+        const db = store.database('main')
+        // NB: all on one connection: the transaction keeps it.
+        return await db.transaction(async (tx) => {
+          for (let i = 0; i < 3; i++) await tx.get(sql`SELECT ${i}::int AS n`)
+          const r = await tx.get<{ n: number }>(
+            sql`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE ${'svc_p%'}`,
+          )
+          return r!.n
+        })
+      } finally {
+        await store.close()
+        await dropSchemas(name, `${name}_aux`)
+      }
+    }
+    expect(await prepared(undefined)).toBeGreaterThan(0)
+    expect(await prepared('off')).toBe(0)
+    process.env.SVC_DATABASE_PREPARED = 'sometimes'
+    try {
+      expect(() => defaultStore({ dataDir: '/tmp/a', databaseUrl: url })).toThrow(
+        /SVC_DATABASE_PREPARED must be on or off, not "sometimes"/,
+      )
+    } finally {
+      delete process.env.SVC_DATABASE_PREPARED
+    }
+  })
 })

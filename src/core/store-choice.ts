@@ -42,6 +42,14 @@ export async function defaultStoreHasData(
   return { found, where: `the PostgreSQL schema ${pgChoice.schema}` }
 }
 
+/** `SVC_DATABASE_PREPARED`: whether PostgreSQL statements run again are prepared (default on). */
+function preparedChoice(): boolean {
+  const value = (process.env.SVC_DATABASE_PREPARED ?? '').trim().toLowerCase()
+  if (value === '' || value === 'on' || value === 'true' || value === '1') return true
+  if (value === 'off' || value === 'false' || value === '0') return false
+  throw new Error(`SVC_DATABASE_PREPARED must be on or off, not "${value}"`)
+}
+
 /** The database URL and schema `config` picks, or null for SQLite; throws on bad values. */
 function postgresChoice(config: AppConfig): { url: string; schema: string } | null {
   const url = config.databaseUrl ?? process.env.SVC_DATABASE_URL
@@ -71,5 +79,5 @@ export function defaultStore(config: AppConfig, verbose?: (sql: string) => void)
     .update(`${hostname()}\0${resolve(config.dataDir)}`)
     .digest('hex')
     .slice(0, 24)
-  return createPostgresStore({ url, schema, verbose, place })
+  return createPostgresStore({ url, schema, verbose, place, prepared: preparedChoice() })
 }

@@ -36,6 +36,8 @@ import { PgRequests } from './requests.js'
 export interface PostgresClusterOptions {
   /** A `postgres://` connection string. */
   url: string
+  /** Whether statements run again are prepared (`PgDbOptions.prepared`; default true). */
+  prepared?: boolean
   /** The schema the store works in; the cluster's tables go there and the channel is named after it. */
   schema: string
   /** Where problems that must not stop the instance are told (default: `console.warn`). */
@@ -103,7 +105,7 @@ export function createPostgresCluster(options: PostgresClusterOptions): Cluster 
   const start = async (): Promise<void> => {
     if (closing) await closing
     if (running) return
-    const db = new PgDb({ url, schema, max: 4 })
+    const db = new PgDb({ url, schema, max: 4, prepared: options.prepared })
     const bus = new PgBus({
       url,
       schema,

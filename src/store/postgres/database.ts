@@ -25,6 +25,7 @@ import { noteReadBudget, translatePgError } from './errors.js'
 import type { CompiledQuery, Sql } from '../sql.js'
 import { pipelined } from './pipeline.js'
 import { isConflict, PgTx, takeAhead, txState } from './pg-tx.js'
+import { isStalePlan, PreparedStatements } from './prepared.js'
 
 export { translatePgError, uniqueColumns } from './errors.js'
 export { isConflict } from './pg-tx.js'
@@ -42,6 +43,11 @@ export interface PgDbOptions {
   max?: number
   /** Called with the text of every statement run (`serve --dev`). */
   verbose?: (sql: string) => void
+  /**
+   * Whether statements run again are named prepared statements (`prepared.ts`; default true):
+   * off for a pooler between svcbase and PostgreSQL that cannot keep them.
+   */
+  prepared?: boolean
 }
 
 const { types } = pg
@@ -84,6 +90,8 @@ export class PgDb implements Db {
   readonly dialect = postgresDialect
   readonly inTransaction = false
   readonly pool: pg.Pool
+  /** The statements each pooled connection keeps prepared. */
+  readonly prepared: PreparedStatements
   private readonly gate: TxGate
 
   constructor(readonly options: PgDbOptions) {
@@ -96,6 +104,7 @@ export class PgDb implements Db {
       // takes milliseconds.
       options: `-c search_path=${quoteSchema(options.schema)} -c jit=off`,
     })
+    this.prepared = new PreparedStatements(options.prepared ?? true)
     this.gate = new TxGate(Math.max(1, (options.max ?? 10) - FREE_FOR_READS))
     // An idle connection the server dropped must not crash the process; the pool replaces it.
     this.pool.on('error', () => {})
@@ -115,7 +124,13 @@ export class PgDb implements Db {
     for (const q of ahead) this.options.verbose?.(q.sql)
     this.options.verbose?.(compiled.sql)
     try {
-      return await pipelined<T & pg.QueryResultRow>(client, ahead, compiled.sql, compiled.params)
+      return await pipelined<T & pg.QueryResultRow>(
+        client,
+        this.prepared,
+        ahead,
+        compiled.sql,
+        compiled.params,
+      )
     } catch (err) {
       noteReadBudget(err, this.readBudgetMs)
       throw translatePgError(err)
@@ -148,9 +163,13 @@ export class PgDb implements Db {
 
   /**
    * One statement on a pooled connection (`pool.query`'s steps, through `connect` for the read
-   * budget); a connection whose statement failed is closed, as `pool.query` does.
+   * budget); a connection whose statement failed is closed, as `pool.query` does. A statement
+   * whose prepared plan went stale (a table changed by another instance) runs once more.
    */
-  private async pooled<T>(query: Sql): Promise<pg.QueryResult<T & pg.QueryResultRow>> {
+  private async pooled<T>(
+    query: Sql,
+    again = true,
+  ): Promise<pg.QueryResult<T & pg.QueryResultRow>> {
     const client = await this.connect()
     // NB: a connection that ends while checked out also emits 'error' on the client, which
     // nobody else listens to then (`pool.query` listens the same way): the query fails with it.
@@ -161,6 +180,10 @@ export class PgDb implements Db {
       client.release()
       return result
     } catch (err) {
+      if (again && isStalePlan(err)) {
+        client.release()
+        return this.pooled<T>(query, false)
+      }
       client.release(err instanceof Error ? err : true)
       throw err
     } finally {
@@ -228,7 +251,7 @@ export class PgDb implements Db {
       let done: pg.QueryResult
       try {
         for (const q of ahead) this.options.verbose?.(q.sql)
-        done = await pipelined(client, ahead, 'COMMIT', [])
+        done = await pipelined(client, this.prepared, ahead, 'COMMIT', [])
       } catch (err) {
         await rollback()
         if (isConflict(err)) return { conflict: translatePgError(err) }
@@ -295,7 +318,10 @@ export class PgDb implements Db {
     }
   }
 
-  resetStatements(): void {}
+  /** After a schema change: no connection runs a statement it prepared before it. */
+  resetStatements(): void {
+    this.prepared.reset()
+  }
 
   async close(): Promise<void> {
     await this.gate.idle()

@@ -1,6 +1,7 @@
 /**
- * The contract of `tx-sync-reads.ts` with the `pg` driver: it writes the wire protocol to a
- * transaction's socket itself, through `pg`'s private fields and module paths. This pins them to
+ * The contract of `tx-sync-reads.ts` and `pipeline.ts` with the `pg` driver: the first writes the
+ * wire protocol to a transaction's socket itself, through `pg`'s private fields and module paths;
+ * the second writes a round trip's messages itself from a `pg.Query`'s `prepare`. This pins them to
  * the `pg` version they were checked against (`PG_INTERNALS_VERIFIED`) and checks each one on a
  * live client of the test server (`SVC_TEST_PG_URL`), so an upgrade of `pg` fails here first.
  */
@@ -73,5 +74,23 @@ describe("pg's internals that synchronous reads in a transaction use", () => {
     expect((other as unknown as ClientInternals)._ending).toBe(true)
     expect(idle(other as unknown as pg.PoolClient)).toBe(false)
     await ended
+  })
+
+  it('lets a query write its own extended-protocol messages from prepare (pipeline.ts)', async () => {
+    const query = pg.Query.prototype as unknown as Record<string, unknown>
+    expect(typeof query.prepare).toBe('function')
+    expect(typeof query.handleError).toBe('function')
+    const connection = (client as unknown as ClientInternals).connection as unknown as Record<
+      string,
+      unknown
+    >
+    for (const m of ['parse', 'bind', 'describe', 'execute', 'close', 'sync'])
+      expect(typeof connection[m]).toBe('function')
+    // A query in the extended mode is prepared (written by `prepare`) even without values.
+    const extended = new pg.Query('SELECT 1')
+    ;(extended as unknown as { queryMode: string }).queryMode = 'extended'
+    expect((extended as unknown as { requiresPreparation(): boolean }).requiresPreparation()).toBe(
+      true,
+    )
   })
 })

@@ -13,6 +13,7 @@ import { describeOn } from './describe.js'
 import type { PgDb } from './database.js'
 import { postgresDialect } from './postgres-dialect.js'
 import { mustWriteSql, translatePgError } from './errors.js'
+import { isStalePlan } from './prepared.js'
 
 /** How every transaction starts. */
 export const BEGIN: CompiledQuery = { sql: 'BEGIN ISOLATION LEVEL SERIALIZABLE', params: [] }
@@ -20,11 +21,14 @@ export const BEGIN: CompiledQuery = { sql: 'BEGIN ISOLATION LEVEL SERIALIZABLE',
 /** SQLSTATEs of a conflict with a concurrent transaction: a serialization failure, a deadlock. */
 const CONFLICTS = new Set(['40001', '40P01'])
 
-/** True for a driver error (raw or translated) that a conflict with another transaction caused. */
+/**
+ * True for a driver error (raw or translated) that a conflict with another transaction caused,
+ * or a prepared statement whose plan a schema change made stale: the attempt runs again.
+ */
 export function isConflict(err: unknown): boolean {
   const raw = err instanceof DbError || err instanceof UniqueViolation ? err.cause : err
   const code = (raw as { code?: unknown } | null)?.code
-  return typeof code === 'string' && CONFLICTS.has(code)
+  return (typeof code === 'string' && CONFLICTS.has(code)) || isStalePlan(raw)
 }
 
 /** The connection an open transaction runs on, and what runs after its commit. */
@@ -126,7 +130,9 @@ export class PgTx implements Db {
     return describeOn(this.root, this.state.client, query)
   }
 
-  resetStatements(): void {}
+  resetStatements(): void {
+    this.root.resetStatements()
+  }
 
   close(): Promise<void> {
     return Promise.reject(new Error('cannot close a database from inside a transaction'))

@@ -27,6 +27,11 @@ export interface PostgresStoreOptions {
   /** Connections in each schema's pool (default 10). */
   max?: number
   /**
+   * Whether statements run again are named prepared statements (default true): off for a
+   * connection pooler that cannot keep them (`SVC_DATABASE_PREPARED=off`).
+   */
+  prepared?: boolean
+  /**
    * Where this instance keeps local files (a digest of the machine and the data folder), told to
    * the cluster so instances sharing one data folder count once for file storage.
    */
@@ -89,6 +94,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
           schema: schemas[name],
           max: options.max,
           verbose: options.verbose,
+          prepared: options.prepared,
         })
       open = { main: make('main'), auxiliary: make('auxiliary') }
     },
@@ -123,7 +129,12 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       return runPostgresConsole(opened().main, request)
     },
     cluster() {
-      return createPostgresCluster({ url: options.url, schema: schemas.main, place: options.place })
+      return createPostgresCluster({
+        url: options.url,
+        schema: schemas.main,
+        place: options.place,
+        prepared: options.prepared,
+      })
     },
     async close() {
       const dbs = open
