@@ -5,8 +5,26 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import ts from 'typescript'
-import { describe, expect, it } from 'vitest'
-import { codeOf, messages, validationMessages, type Entry } from '../src/core/errors/catalogue.js'
+import { describe, expect, expectTypeOf, it } from 'vitest'
+import {
+  codeOf,
+  messages as coreMessages,
+  validationMessages,
+  type ApiMessage,
+  type Entry,
+} from '../src/core/errors/catalogue.js'
+import { webhooksMessages } from '../src/features/webhooks/messages.js'
+import { builtInFeatures } from '../src/features/index.js'
+
+/** The top-level messages: core's and every built-in feature's own table, by key. */
+const featureTables = builtInFeatures().flatMap((f) =>
+  f.messages ? [[f.name, f.messages] as const] : [],
+)
+const messages: Record<string, Entry> = Object.assign(
+  {},
+  coreMessages,
+  ...featureTables.map(([, table]) => table),
+)
 
 const root = process.cwd()
 
@@ -38,12 +56,14 @@ function tableRows(page: string, heading: string): string[][] {
 /** The docs' text of an entry: line breaks shown as `\n`. */
 const docText = (entry: Entry) => render(entry).replace(/\n/g, '\\n')
 
-/** The TypeScript sources of src/ outside the catalogue, tests left out. */
+/** The TypeScript sources of src/ outside the catalogue (features' tables too), tests left out. */
 function sources(): { file: string; text: string }[] {
   return (readdirSync(join(root, 'src'), { recursive: true }) as string[])
     .map((f) => `src/${f.split('\\').join('/')}`)
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
-    .filter((f) => !f.startsWith('src/core/errors/'))
+    .filter(
+      (f) => !f.startsWith('src/core/errors/') && !/^src\/features\/[^/]+\/messages\.ts$/.test(f),
+    )
     .map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }))
 }
 
@@ -107,8 +127,9 @@ describe('error catalogue, docs and source', () => {
   it('has no dead entry: each is used somewhere in src/', () => {
     const all = src.map((s) => s.text).join('\n')
     const unusedCodes = Object.keys(validationMessages).filter((k) => !all.includes(`'${k}'`))
+    // NB: core's as `messages.key`, a feature's as `<table>.key` (e.g. `webhooksMessages.key`).
     const unusedMessages = Object.keys(messages).filter(
-      (k) => !new RegExp(`\\bmessages\\.${k}\\b`).test(all),
+      (k) => !new RegExp(`\\b\\w*[mM]essages\\.${k}\\b`).test(all),
     )
     expect([...unusedCodes, ...unusedMessages]).toEqual([])
   })
@@ -139,5 +160,27 @@ describe('error catalogue, docs and source', () => {
         .map((l) => `${file}: ${l}`),
     )
     expect(repeated).toEqual([])
+  })
+  it("keeps each feature's messages in its own folder, none in core, none twice", () => {
+    expect(featureTables.map(([name]) => name).sort()).toEqual([
+      'audit',
+      'backups',
+      'mcp',
+      'payments',
+      'push',
+      'storage',
+      'teams',
+      'utils',
+      'webhooks',
+    ])
+    const keys = [coreMessages, ...featureTables.map(([, t]) => t)].flatMap((t) => Object.keys(t))
+    expect(keys.length).toBe(new Set(keys).size)
+    const inCore = (readdirSync(join(root, 'src/core/errors'))).filter((f) =>
+      featureTables.some(([name]) => f === `messages-${name}.ts`),
+    )
+    expect(inCore).toEqual([])
+    // A feature's texts are API messages by declaration merging.
+    expectTypeOf(webhooksMessages.webhookOutboxReadOnly).toExtend<ApiMessage>()
+    expectTypeOf<'No such message.'>().not.toExtend<ApiMessage>()
   })
 })

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { App } from '../core/app.js'
+import type { MessageTable } from '../core/errors/catalogue.js'
 
 /** What a feature registers on: the app (not bootstrapped yet) and the HTTP instance. */
 export interface FeatureContext {
@@ -26,6 +27,11 @@ export interface FeatureContext {
 export interface Feature {
   /** A unique kebab-case name, the one `createServer(config, { disable })` takes. */
   readonly name: string
+  /**
+   * The feature's own top-level error messages (`features/<name>/messages.ts`, typed into the
+   * catalogue by declaration merging), for the catalogue's tests and docs.
+   */
+  readonly messages?: MessageTable
   /** Adds the feature's routes, hooks, jobs, services and settings groups. */
   register(ctx: FeatureContext): void | Promise<void>
   /**

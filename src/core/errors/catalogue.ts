@@ -5,25 +5,16 @@
  * it names a {@link ValidationKey} or a {@link messages} entry, so an unknown one fails the
  * typecheck.
  */
-import { auditMessages } from './messages-audit.js'
 import { authMessages } from './messages-auth.js'
-import { backupsMessages } from './messages-backups.js'
 import { cronsSqlMessages } from './messages-crons-sql.js'
 import { httpMessages } from './messages-http.js'
 import { llmCodes, llmMessages } from './messages-llm.js'
-import { mcpMessages } from './messages-mcp.js'
 import { oauth2Codes, oauth2Messages } from './messages-oauth2.js'
-import { paymentsMessages } from './messages-payments.js'
 import { pbScriptMessages } from './messages-pb-scripts.js'
-import { pushMessages } from './messages-push.js'
 import { recordMessages } from './messages-records.js'
 import { schemaMessages } from './messages-schema.js'
 import { smsCodes, smsMessages } from './messages-sms.js'
-import { storageMessages } from './messages-storage.js'
-import { teamsMessages } from './messages-teams.js'
-import { utilsMessages } from './messages-utils.js'
 import { vectorsMessages } from './messages-vectors.js'
-import { webhooksMessages } from './messages-webhooks.js'
 import { authCodes } from './validation-auth.js'
 import { collectionCodes } from './validation-collections.js'
 import { commonCodes } from './validation-common.js'
@@ -71,28 +62,40 @@ export const messages = {
   ...cronsSqlMessages,
   ...pbScriptMessages,
   ...schemaMessages,
-  ...backupsMessages,
-  ...pushMessages,
-  ...auditMessages,
   ...smsMessages,
-  ...teamsMessages,
-  ...paymentsMessages,
-  ...webhooksMessages,
   ...llmMessages,
-  ...mcpMessages,
   ...vectorsMessages,
-  ...utilsMessages,
   ...oauth2Messages,
-  ...storageMessages,
 } as const
 
 /** A key of {@link messages}. */
 export type MessageKey = keyof typeof messages
 
+/**
+ * The message tables of features, by feature name: a feature keeps its messages in its own
+ * folder (`features/<name>/messages.ts`) and adds its table here by declaration merging
+ * (`declare module` of this file, `interface FeatureMessages { <name>: typeof <table> }`), so its
+ * texts are {@link ApiMessage}s too; its `Feature.messages` hands the table to the catalogue's
+ * tests and docs. Core names none of them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface FeatureMessages {}
+
 type Produced<E> = E extends (args: never) => infer R ? R : E
 
-/** Every top-level message the catalogue can produce (template literal types for computed ones). */
-export type ApiMessage = { [K in MessageKey]: Produced<(typeof messages)[K]> }[MessageKey]
+/** What the entries of a message table produce. */
+type ProducedBy<T> = { [K in keyof T]: Produced<T[K]> }[keyof T]
+
+/**
+ * Every top-level message the catalogue can produce (template literal types for computed ones),
+ * the features' included.
+ */
+export type ApiMessage =
+  | ProducedBy<typeof messages>
+  | { [F in keyof FeatureMessages]: ProducedBy<FeatureMessages[F]> }[keyof FeatureMessages]
+
+/** A table of top-level messages, as a feature declares its own. */
+export type MessageTable = Readonly<Record<string, Entry>>
 
 /** The `{param}` names of a message template. */
 type Placeholders<M> = M extends `${string}{${infer P}}${infer Rest}`

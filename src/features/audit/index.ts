@@ -1,4 +1,4 @@
-import { forbidden, messages } from '../../core/errors.js'
+import { forbidden } from '../../core/errors.js'
 import { SUPERUSERS } from '../../core/request-info.js'
 import type { Feature } from '../../http/feature.js'
 import { routeUrl } from '../../http/request-info.js'
@@ -14,6 +14,7 @@ import {
   writeRestoreRow,
   type Actor,
 } from './service.js'
+import { auditMessages } from './messages.js'
 
 export { AUDIT_CLEANUP_JOB_ID, AUDIT_LOG, AuditLog } from './service.js'
 
@@ -58,6 +59,7 @@ function changesSchemaOrSettings(method: string, route: string): boolean {
 export function auditFeature(): Feature {
   return {
     name: 'audit',
+    messages: auditMessages,
     register: ({ app, http }) => {
       const audit = new AuditLog(app)
       app.services.set('audit', audit)
@@ -80,7 +82,7 @@ export function auditFeature(): Feature {
           app.collections.find((req.params as { collection: string }).collection)?.name ===
             AUDIT_LOG
         )
-          return done(forbidden(messages.auditLogAppendOnly))
+          return done(forbidden(auditMessages.auditLogAppendOnly))
         audit.enter(actor, reply.raw, done)
       })
 
@@ -118,7 +120,7 @@ export function auditFeature(): Feature {
           {
             id: `__svcAuditRefuse${V}__`,
             func: () => {
-              throw forbidden(messages.auditLogAppendOnly)
+              throw forbidden(auditMessages.auditLogAppendOnly)
             },
           },
           [AUDIT_LOG],

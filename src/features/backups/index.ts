@@ -11,6 +11,7 @@ export {
   type BackupsOptions,
   type StorageInfo,
 } from './service.js'
+import { backupsMessages } from './messages.js'
 export { AUTO_PREFIX } from './names.js'
 export type { BackupEvent } from './hooks.js'
 
@@ -32,6 +33,7 @@ declare module '../../core/services.js' {
 export function backupsFeature(options: BackupsOptions = {}): Feature {
   return {
     name: 'backups',
+    messages: backupsMessages,
     register: ({ app, http }) => {
       addBackupHooks(app)
       const backups = new BackupsService(app, options)

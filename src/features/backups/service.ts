@@ -25,6 +25,7 @@ import { AUTO_PREFIX, autoName, isValidKey } from './names.js'
 import { aroundArchive, aroundCreate, askedName } from './hooks.js'
 import { checkUpload, notAnArchive, type UploadedFile } from './upload.js'
 import { withDiskRoom } from './disk-room.js'
+import { backupsMessages } from './messages.js'
 
 /** The id of the automatic backup job on `app.cron` (present while `backups.cron` is set). */
 export const AUTO_JOB_ID = '__svcAutoBackup__'
@@ -99,7 +100,7 @@ export class BackupsService {
 
   /** Takes the one backup/restore slot, or answers 400 while it is taken. */
   private acquire(kind: 'backup' | 'restore'): void {
-    if (this.running !== null) throw badRequest(messages.backupBusy)
+    if (this.running !== null) throw badRequest(backupsMessages.backupBusy)
     this.running = kind
   }
 
@@ -146,7 +147,7 @@ export class BackupsService {
     try {
       files = (await this.fs.list('')).files
     } catch (err) {
-      throw badRequest(messages.backupsFilesystemFailed, {}, err)
+      throw badRequest(backupsMessages.backupsFilesystemFailed, {}, err)
     }
     return files
       .filter((f) => isValidKey(f.key))
@@ -160,7 +161,7 @@ export class BackupsService {
     try {
       return (await this.fs.stat(key)) !== null
     } catch (err) {
-      throw badRequest(messages.backupsFilesystemFailed, {}, err)
+      throw badRequest(backupsMessages.backupsFilesystemFailed, {}, err)
     }
   }
 
@@ -213,7 +214,7 @@ export class BackupsService {
         }
       } catch (err) {
         this.app.logger.error('backup failed', { key, error: String(err) })
-        throw badRequest(messages.backupCreateFailed, {}, err)
+        throw badRequest(backupsMessages.backupCreateFailed, {}, err)
       }
       return key
     } finally {
@@ -241,7 +242,7 @@ export class BackupsService {
         size: file.size,
       })
     } catch (err) {
-      throw badRequest(messages.backupUploadFailed, {}, err)
+      throw badRequest(backupsMessages.backupUploadFailed, {}, err)
     }
   }
 
@@ -251,7 +252,7 @@ export class BackupsService {
     try {
       return await this.fs.stat(key)
     } catch (err) {
-      throw badRequest(messages.backupsFilesystemFailed, {}, err)
+      throw badRequest(backupsMessages.backupsFilesystemFailed, {}, err)
     }
   }
 
@@ -266,15 +267,15 @@ export class BackupsService {
       return result
     } catch (err) {
       release()
-      throw badRequest(messages.backupsFilesystemFailed, {}, err)
+      throw badRequest(backupsMessages.backupsFilesystemFailed, {}, err)
     }
   }
 
   /** Deletes an archive (inside `onBackupDelete`): 400 when missing or being read or restored. */
   async delete(key: string, info: RequestInfo | null = null): Promise<void> {
     if (!isValidKey(key) || !(await this.exists(key)))
-      throw badRequest(messages.backupDeleteMissing)
-    if (this.readers.has(key)) throw badRequest(messages.backupInUse)
+      throw badRequest(backupsMessages.backupDeleteMissing)
+    if (this.readers.has(key)) throw badRequest(backupsMessages.backupInUse)
     await aroundArchive(this.app, 'onBackupDelete', key, info, async () => {
       await this.fs.delete(key)
     })
@@ -289,8 +290,8 @@ export class BackupsService {
    */
   async prepareRestore(key: string, info: RequestInfo | null = null): Promise<() => Promise<void>> {
     const restarter = this.app.services.find('restart')
-    if (!restarter) throw badRequest(messages.backupRestoreUnavailable)
-    if (!isValidKey(key)) throw badRequest(messages.backupMissing)
+    if (!restarter) throw badRequest(backupsMessages.backupRestoreUnavailable)
+    if (!isValidKey(key)) throw badRequest(backupsMessages.backupMissing)
     this.acquire('restore')
     const release = this.hold(key)
     let work: string | null = null
@@ -300,13 +301,13 @@ export class BackupsService {
       if (work) await rm(work, { recursive: true, force: true }).catch(() => undefined)
     }
     try {
-      if (!(await this.exists(key))) throw badRequest(messages.backupMissing)
+      if (!(await this.exists(key))) throw badRequest(backupsMessages.backupMissing)
       work = await this.tempDir('restore')
       let zip = join(this.localRoot, key)
       if (this.fs.kind === 's3') {
         zip = join(work, 'archive.zip')
         const source = await this.fs.read(key)
-        if (!source) throw badRequest(messages.backupMissing)
+        if (!source) throw badRequest(backupsMessages.backupMissing)
         await pipeline(source.stream, createWriteStream(zip))
       }
       const extracted = join(work, 'data')
@@ -316,10 +317,10 @@ export class BackupsService {
       } catch (err) {
         if (err instanceof SnapshotEngineMismatch) {
           const engines = { archive: err.snapshotEngine, server: err.storeEngine }
-          throw badRequest(messages.backupEngineMismatch(engines), {}, err)
+          throw badRequest(backupsMessages.backupEngineMismatch(engines), {}, err)
         }
         const reason = err instanceof Error ? err.message : String(err)
-        throw badRequest(messages.backupArchiveInvalid({ reason }), {}, err)
+        throw badRequest(backupsMessages.backupArchiveInvalid({ reason }), {}, err)
       }
       const dir = work
       return async () => {

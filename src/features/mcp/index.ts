@@ -9,6 +9,7 @@ import type { Feature } from '../../http/feature.js'
 import { registerMcp } from './routes/mcp.js'
 import { registerToolSchema } from './routes/tool-schema.js'
 import { KEEP_ALIVE_MS, McpStreams } from './streams.js'
+import { mcpMessages } from './messages.js'
 
 /** Options of the MCP feature (tests shorten the keep-alive). */
 export interface McpOptions {
@@ -31,6 +32,7 @@ function packageVersion(): string {
 export function mcpFeature(options: McpOptions = {}): Feature {
   return {
     name: 'mcp',
+    messages: mcpMessages,
     register: ({ app, http }) => {
       const streams = new McpStreams(options.keepAliveMs ?? KEEP_ALIVE_MS)
       registerMcp(app, http, streams, packageVersion())

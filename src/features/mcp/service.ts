@@ -4,7 +4,6 @@
  * the caller's RequestInfo.
  */
 import type { App } from '../../core/app.js'
-import { messages } from '../../core/errors.js'
 import type { Logger } from '../../core/logger.js'
 import type { RequestInfo } from '../../core/request-info.js'
 import {
@@ -20,6 +19,7 @@ import {
   type RpcResponse,
 } from './protocol.js'
 import { callTool, listTools } from './tools.js'
+import { mcpMessages } from './messages.js'
 
 /** The most messages one batch may hold (work per request stays bounded). */
 export const MAX_BATCH = 50
@@ -40,13 +40,13 @@ export interface DispatchContext {
 
 const invalid = (): RpcError => ({
   code: ErrorCode.InvalidRequest,
-  message: messages.mcpInvalidMessage,
+  message: mcpMessages.mcpInvalidMessage,
 })
 
 const paramsObject = (params: unknown): Record<string, unknown> => {
   if (params === undefined || params === null) return {}
   if (typeof params !== 'object' || Array.isArray(params)) {
-    throw new RpcFailure(ErrorCode.InvalidParams, messages.mcpParamsNotObject)
+    throw new RpcFailure(ErrorCode.InvalidParams, mcpMessages.mcpParamsNotObject)
   }
   return params as Record<string, unknown>
 }
@@ -57,7 +57,7 @@ async function answer(method: string, params: unknown, ctx: DispatchContext): Pr
     case 'initialize': {
       const requested = paramsObject(params).protocolVersion
       if (requested !== undefined && typeof requested !== 'string') {
-        throw new RpcFailure(ErrorCode.InvalidParams, messages.mcpVersionNotString)
+        throw new RpcFailure(ErrorCode.InvalidParams, mcpMessages.mcpVersionNotString)
       }
       return {
         protocolVersion: negotiate(requested),
@@ -76,7 +76,7 @@ async function answer(method: string, params: unknown, ctx: DispatchContext): Pr
       return callTool(ctx.app, p.name, p.arguments, ctx.info)
     }
     default:
-      throw new RpcFailure(ErrorCode.MethodNotFound, messages.mcpMethodNotFound({ method }))
+      throw new RpcFailure(ErrorCode.MethodNotFound, mcpMessages.mcpMethodNotFound({ method }))
   }
 }
 
@@ -98,7 +98,7 @@ async function one(message: Incoming, ctx: DispatchContext): Promise<RpcResponse
     })
     return failure(message.id, {
       code: ErrorCode.InternalError,
-      message: messages.mcpInternalError,
+      message: mcpMessages.mcpInternalError,
     })
   }
 }
@@ -121,9 +121,9 @@ export async function dispatch(body: unknown, ctx: DispatchContext): Promise<Out
     body: failure(null, { code: ErrorCode.InvalidRequest, message }),
   })
   if (!batchesAllowed(ctx.version))
-    return reject(messages.mcpBatchNotSupported({ version: ctx.version }))
-  if (body.length === 0) return reject(messages.mcpEmptyBatch)
-  if (body.length > MAX_BATCH) return reject(messages.mcpBatchTooLarge({ max: MAX_BATCH }))
+    return reject(mcpMessages.mcpBatchNotSupported({ version: ctx.version }))
+  if (body.length === 0) return reject(mcpMessages.mcpEmptyBatch)
+  if (body.length > MAX_BATCH) return reject(mcpMessages.mcpBatchTooLarge({ max: MAX_BATCH }))
   const out: RpcResponse[] = []
   for (const item of body) {
     const res = await one(classify(item, invalid()), ctx)

@@ -6,7 +6,7 @@
  */
 import type { App } from '../../core/app.js'
 import type { Collection, RuleKey } from '../../core/collections/model.js'
-import { ApiError, messages } from '../../core/errors.js'
+import { ApiError } from '../../core/errors.js'
 import type { HookResponse } from '../../core/request-event.js'
 import { isSuperuser, type RequestInfo } from '../../core/request-info.js'
 import {
@@ -25,6 +25,7 @@ import {
   type JsonSchema,
   type ObjectSchema,
 } from './tool-schema.js'
+import { mcpMessages } from './messages.js'
 
 /** The largest `perPage` a list tool accepts, as the list route (SPEC §8). */
 export const MAX_PER_PAGE = 500
@@ -174,7 +175,7 @@ function stringArg(args: Record<string, unknown>, name: string): string | undefi
   if (typeof v !== 'string') {
     throw new RpcFailure(
       ErrorCode.InvalidParams,
-      messages.mcpArgumentType({ name, type: 'a string' }),
+      mcpMessages.mcpArgumentType({ name, type: 'a string' }),
     )
   }
   return v
@@ -188,7 +189,7 @@ function intArg(args: Record<string, unknown>, name: string): string | undefined
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) {
     throw new RpcFailure(
       ErrorCode.InvalidParams,
-      messages.mcpArgumentType({ name, type: 'a positive integer' }),
+      mcpMessages.mcpArgumentType({ name, type: 'a positive integer' }),
     )
   }
   return String(n)
@@ -200,7 +201,7 @@ function idArg(args: Record<string, unknown>): string {
   if (id === undefined || id === '') {
     throw new RpcFailure(
       ErrorCode.InvalidParams,
-      messages.mcpArgumentType({ name: 'id', type: 'a non-empty record id' }),
+      mcpMessages.mcpArgumentType({ name: 'id', type: 'a non-empty record id' }),
     )
   }
   return id
@@ -290,12 +291,12 @@ export async function callTool(
   base: RequestInfo,
 ): Promise<ToolResult> {
   if (typeof name !== 'string' || name === '') {
-    throw new RpcFailure(ErrorCode.InvalidParams, messages.mcpToolNameMissing)
+    throw new RpcFailure(ErrorCode.InvalidParams, mcpMessages.mcpToolNameMissing)
   }
   const tool = resolve(app, name)
-  if (!tool) throw new RpcFailure(ErrorCode.InvalidParams, messages.mcpUnknownTool({ name }))
+  if (!tool) throw new RpcFailure(ErrorCode.InvalidParams, mcpMessages.mcpUnknownTool({ name }))
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-    throw new RpcFailure(ErrorCode.InvalidParams, messages.mcpArgumentsNotObject)
+    throw new RpcFailure(ErrorCode.InvalidParams, mcpMessages.mcpArgumentsNotObject)
   }
   const argv = (args ?? {}) as Record<string, unknown>
   try {

@@ -2,6 +2,7 @@ import type { Feature } from '../../http/feature.js'
 import { registerWebhookRoute } from './routes/webhook.js'
 import { bindReadOnlyPaymentEvents } from './service.js'
 import { paymentsSettings } from './settings.js'
+import { paymentsMessages } from './messages.js'
 
 /**
  * Payments (docs/payments.md): `POST /api/payments/webhook` takes Stripe-signed events,
@@ -12,6 +13,7 @@ import { paymentsSettings } from './settings.js'
 export function paymentsFeature(): Feature {
   return {
     name: 'payments',
+    messages: paymentsMessages,
     register: async ({ app, http }) => {
       app.registerSettingsGroup(paymentsSettings)
       bindReadOnlyPaymentEvents(app)

@@ -7,6 +7,7 @@ import type { App } from '../../core/app.js'
 import { systemRequest } from '../../core/auth/superusers.js'
 import { badRequest, forbidden, messages } from '../../core/errors.js'
 import { ident, sql } from '../../store/sql.js'
+import { paymentsMessages } from './messages.js'
 
 /** The system collection that keeps every accepted event once. */
 export const PAYMENT_EVENTS = '_payment_events'
@@ -36,9 +37,10 @@ interface SignatureHeader {
  */
 export function parseSignatureHeader(header: string | undefined): SignatureHeader {
   if (header === undefined || header.trim() === '') {
-    throw badRequest(messages.paymentsSignatureMissing)
+    throw badRequest(paymentsMessages.paymentsSignatureMissing)
   }
-  if (header.length > MAX_HEADER_LENGTH) throw badRequest(messages.paymentsSignatureMalformed)
+  if (header.length > MAX_HEADER_LENGTH)
+    throw badRequest(paymentsMessages.paymentsSignatureMalformed)
   let t: string | undefined
   const signatures: string[] = []
   for (const item of header.split(',')) {
@@ -50,9 +52,9 @@ export function parseSignatureHeader(header: string | undefined): SignatureHeade
     else if (key === SCHEME) signatures.push(value)
   }
   if (t === undefined || !/^\d{1,12}$/.test(t)) {
-    throw badRequest(messages.paymentsSignatureMalformed)
+    throw badRequest(paymentsMessages.paymentsSignatureMalformed)
   }
-  if (signatures.length === 0) throw badRequest(messages.paymentsSignatureNoScheme)
+  if (signatures.length === 0) throw badRequest(paymentsMessages.paymentsSignatureNoScheme)
   return { t, signatures }
 }
 
@@ -73,7 +75,7 @@ export function verifySignature(
   secret: string,
   nowSeconds = Math.floor(Date.now() / 1000),
 ): void {
-  if (secret === '') throw badRequest(messages.paymentsNotConfigured)
+  if (secret === '') throw badRequest(paymentsMessages.paymentsNotConfigured)
   const { t, signatures } = parseSignatureHeader(header)
   const expected = Buffer.from(
     createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest('hex'),
@@ -82,9 +84,11 @@ export function verifySignature(
   // Every v1 is compared (no early exit), so the time taken does not tell which one matched.
   let matched = false
   for (const s of signatures) matched = sameHex(expected, s.toLowerCase()) || matched
-  if (!matched) throw badRequest(messages.paymentsSignatureMismatch)
+  if (!matched) throw badRequest(paymentsMessages.paymentsSignatureMismatch)
   if (Math.abs(nowSeconds - Number(t)) > TOLERANCE_SECONDS) {
-    throw badRequest(messages.paymentsTimestampOutsideTolerance({ seconds: TOLERANCE_SECONDS }))
+    throw badRequest(
+      paymentsMessages.paymentsTimestampOutsideTolerance({ seconds: TOLERANCE_SECONDS }),
+    )
   }
 }
 
@@ -110,7 +114,7 @@ export function parseEvent(rawBody: Buffer): PaymentEvent {
   for (const field of ['id', 'type'] as const) {
     const v = event[field]
     if (typeof v !== 'string' || v === '' || v.length > 255) {
-      throw badRequest(messages.paymentsEventInvalid({ field }))
+      throw badRequest(paymentsMessages.paymentsEventInvalid({ field }))
     }
   }
   return { eventId: event.id as string, type: event.type as string, payload: event }
@@ -151,7 +155,7 @@ export function bindReadOnlyPaymentEvents(app: App): void {
     id: '__svcPaymentEventsReadOnly__',
     priority: -1_000_000,
     func: (): never => {
-      throw forbidden(messages.paymentEventsReadOnly)
+      throw forbidden(paymentsMessages.paymentEventsReadOnly)
     },
   }
   app.hooks.onRecordCreateRequest.bind(options, [PAYMENT_EVENTS])

@@ -6,6 +6,7 @@ import { PushService } from './service.js'
 import { pushSettings } from './settings.js'
 import { backfillCollectionRefs, bindSubscriptionChecks } from './subscriptions.js'
 import { webBackend } from './web.js'
+import { pushMessages } from './messages.js'
 
 export type { PushBackend, PushMessage, PushOutcome, PushTarget } from './backend.js'
 
@@ -25,6 +26,7 @@ declare module '../../core/services.js' {
 export function pushFeature(): Feature {
   return {
     name: 'push',
+    messages: pushMessages,
     register: ({ app, http }) => {
       app.registerSettingsGroup(pushSettings)
       const push = new PushService(app)

@@ -1,15 +1,10 @@
 /** Validation of a `POST /api/push/send` body. */
 
-import {
-  badRequest,
-  hasErrors,
-  messages,
-  validationError,
-  type ValidationErrors,
-} from '../../core/errors.js'
+import { badRequest, hasErrors, validationError, type ValidationErrors } from '../../core/errors.js'
 import type { PushMessage } from './backend.js'
 import { MAX_PAYLOAD_BYTES, payloadBytes } from './service.js'
 import { PLATFORMS, type Platform, type TargetFilter } from './subscriptions.js'
+import { pushMessages } from './messages.js'
 
 const MAX_TITLE = 255
 const MAX_DATA_KEYS = 50
@@ -85,5 +80,5 @@ export function readSendBody(
       return { msg, filter }
     }
   }
-  throw badRequest(messages.pushSendFailed, errors)
+  throw badRequest(pushMessages.pushSendFailed, errors)
 }

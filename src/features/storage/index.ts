@@ -3,6 +3,7 @@ import { registerObjects } from './routes/objects.js'
 import { registerTestS3 } from './routes/test-s3.js'
 import { registerUpload } from './routes/upload.js'
 import { checkSharedStorage, guardSettingsPatch } from './shared.js'
+import { storageMessages } from './messages.js'
 
 export { MAX_KEY_LENGTH, MAX_UPLOAD_BYTES, validateObjectKey } from './service.js'
 export { PROBE_TIMEOUT_MS } from './routes/test-s3.js'
@@ -15,6 +16,7 @@ export { PROBE_TIMEOUT_MS } from './routes/test-s3.js'
 export function storageFeature(): Feature {
   return {
     name: 'storage',
+    messages: storageMessages,
     register: ({ app, http }) => {
       registerObjects(app, http)
       registerUpload(app, http)

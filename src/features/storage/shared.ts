@@ -10,10 +10,11 @@
  * `serve --workers` on SQLite shares one data folder, local storage included: not concerned.
  */
 import type { App } from '../../core/app.js'
-import { badRequest, messages } from '../../core/errors.js'
+import { badRequest } from '../../core/errors.js'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { requireSuperuser } from '../../http/guards.js'
 import { requestInfo, routeUrl } from '../../http/request-info.js'
+import { storageMessages } from './messages.js'
 
 /**
  * How many places (machines and data folders) the instances sharing the data keep local files
@@ -29,7 +30,7 @@ async function machinesSharing(app: App): Promise<number> {
 export async function checkSharedStorage(app: App): Promise<void> {
   if (app.settings.get().s3.enabled) return
   const count = await machinesSharing(app)
-  if (count > 1) throw new Error(messages.storageLocalShared({ count }))
+  if (count > 1) throw new Error(storageMessages.storageLocalShared({ count }))
 }
 
 /** True when a settings patch body turns S3 off. */
@@ -46,7 +47,7 @@ export function guardSettingsPatch(app: App, http: FastifyInstance): void {
     // The route's own answer for anyone else (401/403), never this one.
     requireSuperuser(requestInfo(req))
     const count = await machinesSharing(app)
-    if (count > 1) throw badRequest(messages.storageS3Required({ count }))
+    if (count > 1) throw badRequest(storageMessages.storageS3Required({ count }))
   }
   // NB: a callback hook: every other request passes without a promise.
   http.addHook('preHandler', (req, _reply, done) => {

@@ -1,5 +1,6 @@
 import type { Feature } from '../../http/feature.js'
 import { bindTeamsHooks } from './service.js'
+import { teamsMessages } from './messages.js'
 
 /**
  * The teams feature: the built-in hooks of the `_teams` and `_team_members` system collections
@@ -9,6 +10,7 @@ import { bindTeamsHooks } from './service.js'
 export function teamsFeature(): Feature {
   return {
     name: 'teams',
+    messages: teamsMessages,
     register: ({ app }) => bindTeamsHooks(app),
   }
 }

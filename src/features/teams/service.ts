@@ -14,9 +14,10 @@
 import type { App } from '../../core/app.js'
 import { BEFORE_USER_HOOKS } from '../../core/auth/cascade.js'
 import { systemRequest } from '../../core/auth/superusers.js'
-import { badRequest, forbidden, messages } from '../../core/errors.js'
+import { badRequest, forbidden } from '../../core/errors.js'
 import { isSuperuser, type RecordData, type RequestInfo } from '../../core/request-info.js'
 import { ident, sql } from '../../store/sql.js'
+import { teamsMessages } from './messages.js'
 
 export const TEAMS = '_teams'
 export const MEMBERS = '_team_members'
@@ -104,7 +105,7 @@ export function bindTeamsHooks(app: App): void {
       func: async (e) => {
         const team = str(e.record.team)
         if (e.record.role === 'owner' && (await roleOf(e.app, team, e.request)) === 'admin')
-          throw forbidden(messages.teamOwnerByAdmin)
+          throw forbidden(teamsMessages.teamOwnerByAdmin)
         await e.next()
       },
     },
@@ -123,17 +124,17 @@ export function bindTeamsHooks(app: App): void {
           e.record.recordRef !== before.recordRef ||
           e.record.collectionRef !== before.collectionRef
         )
-          throw badRequest(messages.teamMemberMoved)
+          throw badRequest(teamsMessages.teamMemberMoved)
         if ((await roleOf(e.app, team, e.request)) === 'admin') {
-          if (before.role === 'owner') throw forbidden(messages.teamOwnerChangedByAdmin)
-          if (e.record.role === 'owner') throw forbidden(messages.teamOwnerByAdmin)
+          if (before.role === 'owner') throw forbidden(teamsMessages.teamOwnerChangedByAdmin)
+          if (e.record.role === 'owner') throw forbidden(teamsMessages.teamOwnerByAdmin)
         }
         if (
           before.role === 'owner' &&
           e.record.role !== 'owner' &&
           (await otherOwners(e.app, team, str(before.id))) === 0
         )
-          throw badRequest(messages.teamLastOwner)
+          throw badRequest(teamsMessages.teamLastOwner)
         await e.next()
       },
     },
@@ -152,9 +153,9 @@ export function bindTeamsHooks(app: App): void {
           const self =
             auth?.record.id === e.record.recordRef && auth?.collection.id === e.record.collectionRef
           if (!self && (await roleOf(e.app, team, e.request)) === 'admin')
-            throw forbidden(messages.teamOwnerChangedByAdmin)
+            throw forbidden(teamsMessages.teamOwnerChangedByAdmin)
           if ((await otherOwners(e.app, team, str(e.record.id))) === 0)
-            throw badRequest(messages.teamLastOwner)
+            throw badRequest(teamsMessages.teamLastOwner)
         }
         await e.next()
       },

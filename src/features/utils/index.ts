@@ -1,6 +1,7 @@
 import type { Feature } from '../../http/feature.js'
 import { registerUtils } from './routes/utils.js'
 import { ImageCache } from './service.js'
+import { utilsMessages } from './messages.js'
 
 /**
  * The image utilities: `GET /api/utils/avatar` (identicon or initials, SVG or PNG) and
@@ -9,6 +10,7 @@ import { ImageCache } from './service.js'
 export function utilsFeature(): Feature {
   return {
     name: 'utils',
+    messages: utilsMessages,
     register: ({ http }) => registerUtils(http, new ImageCache()),
   }
 }

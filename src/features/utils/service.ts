@@ -3,18 +3,13 @@
  * normalised parameters, avatar and QR code rendering, and a small cache of recent images.
  */
 import { createHash } from 'node:crypto'
-import {
-  ApiError,
-  badRequest,
-  messages,
-  validationError,
-  type ValidationErrors,
-} from '../../core/errors.js'
+import { ApiError, badRequest, validationError, type ValidationErrors } from '../../core/errors.js'
 import { CPU_POOL_QUEUE, CPU_POOL_THREADS, CpuPoolBusyError } from '../../tools/cpu-pool.js'
 import { AVATAR_STYLES, avatarSvg, type AvatarStyle } from './avatar.js'
 import { ECC_LEVELS, QR_MAX_BYTES, qrMatrix, qrPng, qrSvg, qrWidth, type EccLevel } from './qr.js'
 import type { QrMatrix } from './qr.js'
 import { svgToPng } from './sharp.js'
+import { utilsMessages } from './messages.js'
 
 /** Bumped whenever the drawing changes, so every ETag changes with it. */
 export const RENDER_VERSION = 'utils-1'
@@ -58,7 +53,7 @@ export function parseAvatar(query: Query): AvatarParams {
   const size = integer(query, 'size', AVATAR_SIZE, errors)
   const format = oneOf(query, 'format', IMAGE_FORMATS, 'svg', errors, (v) => v.toLowerCase())
   const style = oneOf(query, 'style', AVATAR_STYLES, 'identicon', errors, (v) => v.toLowerCase())
-  if (Object.keys(errors).length > 0) throw badRequest(messages.avatarInvalid, errors)
+  if (Object.keys(errors).length > 0) throw badRequest(utilsMessages.avatarInvalid, errors)
   return { seed: seed!, size, format, style }
 }
 
@@ -79,8 +74,8 @@ export function parseQr(query: Query): QrParams {
     errors.data = validationError('validation_length_too_long', { max })
   const keys = Object.keys(errors)
   if (keys.length === 1 && errors.data?.code === 'validation_length_too_long')
-    throw badRequest(messages.qrDataTooLong({ max, ecc }), errors)
-  if (keys.length > 0) throw badRequest(messages.qrInvalid, errors)
+    throw badRequest(utilsMessages.qrDataTooLong({ max, ecc }), errors)
+  if (keys.length > 0) throw badRequest(utilsMessages.qrInvalid, errors)
   return { data: data!, size, format, ecc }
 }
 
@@ -103,7 +98,7 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
 
 /**
  * At most `running` jobs at once and `waiting` behind them, in order; one more is refused at once
- * with a 503 (`messages.imagesBusy`).
+ * with a 503 (`utilsMessages.imagesBusy`).
  */
 export class RenderGate {
   private active = 0
@@ -116,7 +111,7 @@ export class RenderGate {
 
   async run<T>(job: () => Promise<T>): Promise<T> {
     if (this.active >= this.running) {
-      if (this.queue.length >= this.waiting) throw new ApiError(503, messages.imagesBusy)
+      if (this.queue.length >= this.waiting) throw new ApiError(503, utilsMessages.imagesBusy)
       await new Promise<void>((resolve) => this.queue.push(resolve))
     } else this.active++
     try {
@@ -151,11 +146,11 @@ export async function renderQr(params: QrParams): Promise<Buffer> {
   try {
     matrix = await qrMatrix(data, ecc)
   } catch (err) {
-    if (err instanceof CpuPoolBusyError) throw new ApiError(503, messages.imagesBusy, {}, err)
+    if (err instanceof CpuPoolBusyError) throw new ApiError(503, utilsMessages.imagesBusy, {}, err)
     // Within the byte limit the encoder always fits; should it ever refuse, it is the data's length.
     const max = QR_MAX_BYTES[ecc]
     throw badRequest(
-      messages.qrDataTooLong({ max, ecc }),
+      utilsMessages.qrDataTooLong({ max, ecc }),
       { data: validationError('validation_length_too_long', { max }) },
       err,
     )
@@ -163,7 +158,7 @@ export async function renderQr(params: QrParams): Promise<Buffer> {
   if (format === 'svg') return Buffer.from(qrSvg(matrix, size), 'utf8')
   const width = qrWidth(matrix)
   if (size < width)
-    throw badRequest(messages.qrSizeTooSmall({ min: width, modules: width }), {
+    throw badRequest(utilsMessages.qrSizeTooSmall({ min: width, modules: width }), {
       size: validationError('validation_min_greater_equal_than_required', { threshold: width }),
     })
   return qrPng(matrix, size)

@@ -1,5 +1,5 @@
 import type { App } from '../../core/app.js'
-import { forbidden, messages } from '../../core/errors.js'
+import { forbidden } from '../../core/errors.js'
 import type { RecordHookEvent } from '../../core/hooks.js'
 import type { Feature } from '../../http/feature.js'
 import { Deliverer, type DelivererOptions } from './deliverer.js'
@@ -14,6 +14,7 @@ import {
   type WebhookEvent,
 } from './service.js'
 import { webhooksSettings } from './settings.js'
+import { webhooksMessages } from './messages.js'
 
 export { backoffDelay, BACKOFF_BASE_MS, type DelivererOptions } from './deliverer.js'
 export { signedHeaders, standardKey } from './service.js'
@@ -42,6 +43,7 @@ declare module '../../core/services.js' {
 export function webhooksFeature(options: DelivererOptions = {}): Feature {
   return {
     name: 'webhooks',
+    messages: webhooksMessages,
     register: ({ app, http }) => {
       app.registerSettingsGroup(webhooksSettings)
       registerWebhookRetry(app, http)
@@ -156,7 +158,7 @@ function bindReadOnlyOutbox(app: App): void {
     id: '__svcWebhookOutboxReadOnly__',
     priority: -1_000_000,
     func: (): never => {
-      throw forbidden(messages.webhookOutboxReadOnly)
+      throw forbidden(webhooksMessages.webhookOutboxReadOnly)
     },
   }
   app.hooks.onRecordCreateRequest.bind(options, [OUTBOX])

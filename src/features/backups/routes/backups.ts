@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { App } from '../../../core/app.js'
 import { verifyToken } from '../../../core/auth/tokens.js'
-import { badRequest, forbidden, messages, notFound } from '../../../core/errors.js'
+import { badRequest, forbidden, notFound } from '../../../core/errors.js'
 import { SUPERUSERS } from '../../../core/request-info.js'
 import { readBody } from '../../../http/body.js'
 import { requireSuperuser } from '../../../http/guards.js'
@@ -9,6 +9,7 @@ import { requestInfo } from '../../../http/request-info.js'
 import { SuperuserIpGuard } from '../../../http/superuser-ips.js'
 import { parseRange } from '../../../http/range.js'
 import type { BackupsService } from '../service.js'
+import { backupsMessages } from '../messages.js'
 
 type KeyParams = { Params: { key: string } }
 
@@ -56,10 +57,10 @@ export function registerRoutes(
       // No token, a bearer header only, a junk or another record's token: 403, as PocketBase.
       const token = req.query.token
       if (typeof token !== 'string' || token === '')
-        throw forbidden(messages.backupDownloadForbidden)
+        throw forbidden(backupsMessages.backupDownloadForbidden)
       const owner = await verifyToken(app, token, ['file'])
       if (!owner || owner.collection.name !== SUPERUSERS)
-        throw forbidden(messages.backupDownloadForbidden)
+        throw forbidden(backupsMessages.backupDownloadForbidden)
       // A superuser's file token is a superuser's credential: the IP allow-list applies.
       ipGuard.checkAuth(true, req.svcIp)
       const key = req.params.key
@@ -102,7 +103,7 @@ export function registerRoutes(
     requireSuperuser(info)
     // NB: a restart swaps this process's data only; others sharing it would serve the old data.
     const count = await app.cluster.liveInstances()
-    if (count > 1) throw badRequest(messages.backupRestoreShared({ count }))
+    if (count > 1) throw badRequest(backupsMessages.backupRestoreShared({ count }))
     const start = await backups.prepareRestore(req.params.key, info)
     // The restart stops HTTP, which waits for requests in flight: it starts once this answer
     // has gone out (or its connection is gone).

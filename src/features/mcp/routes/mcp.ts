@@ -1,7 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { openEventStream } from '../../../http/event-stream.js'
 import type { App } from '../../../core/app.js'
-import { messages } from '../../../core/errors.js'
 import { MAX_BODY_JSON_DEPTH } from '../../../http/body.js'
 import { errorHandler } from '../../../http/errors.js'
 import { requestInfo } from '../../../http/request-info.js'
@@ -16,6 +15,7 @@ import {
 import { rebindingRefusal } from '../origin.js'
 import { dispatch } from '../service.js'
 import { ENDPOINT, type McpStreams } from '../streams.js'
+import { mcpMessages } from '../messages.js'
 
 /** The largest POST body: MCP carries JSON only (no file uploads), so far below the body limit. */
 export const MCP_BODY_LIMIT = 4 * 1024 * 1024
@@ -67,7 +67,7 @@ export function registerMcp(
   const guard = (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const refused = rebindingRefusal(app, header(req, 'host'), header(req, 'origin'))
     if (refused)
-      void sendError(reply, 403, ErrorCode.InvalidRequest, messages.mcpForeignOrigin(refused))
+      void sendError(reply, 403, ErrorCode.InvalidRequest, mcpMessages.mcpForeignOrigin(refused))
     else done()
   }
 
@@ -80,7 +80,7 @@ export function registerMcp(
       header(req, 'mcp-protocol-version') !== undefined
     ) {
       void reply.header('allow', 'POST')
-      void sendError(reply, 405, ErrorCode.InvalidRequest, messages.mcpNoServerStream)
+      void sendError(reply, 405, ErrorCode.InvalidRequest, mcpMessages.mcpNoServerStream)
       return
     }
     const res = openEventStream(req, reply)
@@ -89,7 +89,7 @@ export function registerMcp(
 
   http.delete(ENDPOINT, { onRequest: guard }, (_req, reply) => {
     void reply.header('allow', 'GET, POST')
-    return sendError(reply, 405, ErrorCode.InvalidRequest, messages.mcpNoSession)
+    return sendError(reply, 405, ErrorCode.InvalidRequest, mcpMessages.mcpNoSession)
   })
 
   // The POST lives in its own scope: its body arrives as text, so that invalid JSON is a
@@ -109,10 +109,10 @@ export function registerMcp(
           // Reading the body failed (too large, cut short): a JSON-RPC error. Anything else
           // (a rate limit, the superuser IP guard, an unknown fault) answers as on every route.
           if (err.statusCode === 413) {
-            const message = messages.mcpTooLarge({ max: MCP_BODY_LIMIT })
+            const message = mcpMessages.mcpTooLarge({ max: MCP_BODY_LIMIT })
             void sendError(reply, 413, ErrorCode.InvalidRequest, message)
           } else if (err.code?.startsWith('FST_ERR_CTP_')) {
-            const message = messages.mcpParseError({ reason: err.message })
+            const message = mcpMessages.mcpParseError({ reason: err.message })
             void sendError(reply, 400, ErrorCode.ParseError, message)
           } else {
             apiErrors(err, req, reply)
@@ -121,7 +121,7 @@ export function registerMcp(
       },
       async (req, reply) => {
         if (!isJson(req.headers['content-type'])) {
-          return sendError(reply, 415, ErrorCode.InvalidRequest, messages.mcpContentType)
+          return sendError(reply, 415, ErrorCode.InvalidRequest, mcpMessages.mcpContentType)
         }
         const version = header(req, 'mcp-protocol-version')
         if (version !== undefined && !isSupported(version)) {
@@ -130,7 +130,7 @@ export function registerMcp(
             reply,
             400,
             ErrorCode.InvalidRequest,
-            messages.mcpVersionHeader({ version, supported }),
+            mcpMessages.mcpVersionHeader({ version, supported }),
           )
         }
         const text = typeof req.body === 'string' ? req.body : ''
@@ -139,7 +139,7 @@ export function registerMcp(
             reply,
             400,
             ErrorCode.ParseError,
-            messages.mcpTooDeep({ max: MAX_BODY_JSON_DEPTH }),
+            mcpMessages.mcpTooDeep({ max: MAX_BODY_JSON_DEPTH }),
           )
         }
         let body: unknown
@@ -147,7 +147,7 @@ export function registerMcp(
           body = JSON.parse(text)
         } catch (err) {
           const reason = (err as Error).message
-          return sendError(reply, 400, ErrorCode.ParseError, messages.mcpParseError({ reason }))
+          return sendError(reply, 400, ErrorCode.ParseError, mcpMessages.mcpParseError({ reason }))
         }
         const outcome = await dispatch(body, {
           app,

@@ -5,3 +5,9 @@ export const webhooksMessages = {
   webhookOutboxReadOnly:
     'The webhook outbox is written by svcbase only: its deliveries cannot be created, changed or deleted through the API.',
 } as const
+
+declare module '../../core/errors/catalogue.js' {
+  interface FeatureMessages {
+    webhooks: typeof webhooksMessages
+  }
+}

@@ -2,7 +2,7 @@
  * Messages of the MCP endpoint (`/api/mcp`, JSON-RPC 2.0 error messages) and of the tool schema
  * route. See docs/mcp.md.
  */
-import type { Args } from './catalogue.js'
+import type { Args } from '../../core/errors/catalogue.js'
 
 /** Messages of the MCP feature. */
 export const mcpMessages = {
@@ -39,3 +39,9 @@ export const mcpMessages = {
     `Invalid params: the argument "${name}" must be ${type}.` as const,
   mcpInternalError: 'Internal error: the tool failed unexpectedly (see the server log).',
 } as const
+
+declare module '../../core/errors/catalogue.js' {
+  interface FeatureMessages {
+    mcp: typeof mcpMessages
+  }
+}

@@ -5,3 +5,9 @@ export const auditMessages = {
   auditLogAppendOnly:
     'The audit log is append-only: its rows are written by svcbase and cannot be created, updated or deleted through the API.',
 } as const
+
+declare module '../../core/errors/catalogue.js' {
+  interface FeatureMessages {
+    audit: typeof auditMessages
+  }
+}

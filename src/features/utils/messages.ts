@@ -3,7 +3,7 @@
  * parameters, the QR data limit of each error correction level, and the smallest PNG a QR code
  * fits in.
  */
-import type { Args, Entry } from './catalogue.js'
+import type { Args, Entry } from '../../core/errors/catalogue.js'
 
 /** Top-level messages of the avatar and QR code endpoints. */
 export const utilsMessages = {
@@ -15,3 +15,9 @@ export const utilsMessages = {
     `Invalid QR code parameters: this code is ${modules} modules wide with its margin, so a PNG needs a size of at least ${min}.` as const,
   imagesBusy: 'Too many images are being drawn right now: retry in a moment.',
 } as const satisfies Record<string, Entry>
+
+declare module '../../core/errors/catalogue.js' {
+  interface FeatureMessages {
+    utils: typeof utilsMessages
+  }
+}

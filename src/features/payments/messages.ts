@@ -1,5 +1,5 @@
 /** Top-level messages of the payment webhooks (`POST /api/payments/webhook`). */
-import type { Args } from './catalogue.js'
+import type { Args } from '../../core/errors/catalogue.js'
 
 const header = 'the Stripe-Signature header'
 
@@ -19,3 +19,9 @@ export const paymentsMessages = {
   paymentEventsReadOnly:
     'The _payment_events records are written only by the payment webhook and cannot be changed through the records API.',
 } as const
+
+declare module '../../core/errors/catalogue.js' {
+  interface FeatureMessages {
+    payments: typeof paymentsMessages
+  }
+}

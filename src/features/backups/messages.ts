@@ -1,5 +1,5 @@
 /** Top-level messages of the backups API (`/api/backups…`). */
-import type { Args } from './catalogue.js'
+import type { Args } from '../../core/errors/catalogue.js'
 
 /** Messages of the backups feature: archives, names, uploads and restores. */
 export const backupsMessages = {
@@ -20,3 +20,9 @@ export const backupsMessages = {
   backupRestoreShared: ({ count }: Args<'count'>) =>
     `Cannot restore a backup while ${count} server processes share this data (serve --workers or several instances): the others would keep serving the old data. Stop them and restore with one process.` as const,
 } as const
+
+declare module '../../core/errors/catalogue.js' {
+  interface FeatureMessages {
+    backups: typeof backupsMessages
+  }
+}
