@@ -175,7 +175,7 @@ describe('error catalogue, docs and source', () => {
     ])
     const keys = [coreMessages, ...featureTables.map(([, t]) => t)].flatMap((t) => Object.keys(t))
     expect(keys.length).toBe(new Set(keys).size)
-    const inCore = (readdirSync(join(root, 'src/core/errors'))).filter((f) =>
+    const inCore = readdirSync(join(root, 'src/core/errors')).filter((f) =>
       featureTables.some(([name]) => f === `messages-${name}.ts`),
     )
     expect(inCore).toEqual([])
