@@ -158,9 +158,11 @@ async function roundTrips(
     this: pg.Client,
     ...args: unknown[]
   ) {
-    const config = args[0] as { text?: string; ahead?: Array<{ sql: string }> } | string
+    // NB: a round trip of the store's (`pipeline.ts`) lists its statements, the last its own.
+    const config = args[0] as { text?: string; statements?: Array<{ sql: string }> } | string
     const text = typeof config === 'string' ? config : (config.text ?? '')
-    const ahead = typeof config === 'string' ? [] : (config.ahead ?? []).map((q) => q.sql)
+    const ahead =
+      typeof config === 'string' ? [] : (config.statements ?? []).slice(0, -1).map((q) => q.sql)
     const squash = (sql: string) => sql.replace(/\s+/g, ' ')
     sent.push({ ahead: ahead.map(squash), text: squash(text), client: this })
     return query.apply(this, args) as never
