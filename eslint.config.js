@@ -83,6 +83,13 @@ const boundaries = {
         return null
       },
     ),
+    'no-sql-in-routes': importRule(
+      "A route file calls its feature's service: it imports no SQL builder.",
+      (file, target) =>
+        /^src\/features\/[^/]+\/routes\//.test(file) && /^src\/store\/sql(\.[jt]s)?$/.test(target)
+          ? `${file} must not build SQL: a route reads the request and calls its feature's service, where the SQL goes (ARCHITECTURE.md).`
+          : null,
+    ),
     'no-dialect-imports': importRule(
       'Only src/store imports a store engine (store/sqlite, store/postgres).',
       (file, target) => {
@@ -144,6 +151,7 @@ export default tseslint.config(
     rules: {
       'svcbase/no-cross-feature-imports': 'error',
       'svcbase/no-dialect-imports': 'error',
+      'svcbase/no-sql-in-routes': 'error',
     },
   },
   // Unit tests state the expected SQL of each dialect side by side, so they may name an engine.

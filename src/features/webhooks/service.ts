@@ -168,6 +168,24 @@ export async function enqueue(app: App, webhookIds: string[], body: string): Pro
   )
 }
 
+/**
+ * Makes a pending delivery due now (a `_webhook_outbox` row waiting for its next attempt after a
+ * failure); one already due or being sent is left as it is. False when no such row exists.
+ */
+export async function retryDelivery(app: App, id: string): Promise<boolean> {
+  const now = formatDate(new Date())
+  return app.runInTransaction(async (tx) => {
+    const row = await tx.db.get<{ id: string }>(
+      sql`SELECT id FROM _webhook_outbox WHERE id = ${id}`,
+    )
+    if (!row) return false
+    await tx.db.run(
+      sql`UPDATE _webhook_outbox SET ${NEXT_AT} = ${now} WHERE id = ${id} AND ${NEXT_AT} > ${now}`,
+    )
+    return true
+  })
+}
+
 /** The HMAC key of the Standard Webhooks signature: `whsec_<base64>` decoded, else the text. */
 export function standardKey(secret: string): Buffer {
   return secret.startsWith('whsec_')

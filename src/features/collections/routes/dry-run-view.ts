@@ -5,14 +5,8 @@ import { scaffold } from '../../../core/collections/defaults.js'
 import { deriveViewFields } from '../../../core/collections/view.js'
 import { badRequest, messages, validationError } from '../../../core/errors.js'
 import { recordFromRow } from '../../../core/records/serialize.js'
-import { ident, raw, sql } from '../../../store/sql.js'
+import { sampleViewRows } from '../dry-run.js'
 import { objectBody, superuserInfo } from '../request.js'
-
-/** The most sample rows a dry run returns. */
-export const DRY_RUN_VIEW_ROWS = 10
-
-/** Thrown inside the sample's transaction so that nothing it might have done is kept. */
-class RollBack extends Error {}
 
 /**
  * `POST /api/collections/meta/dry-run-view` (superuser): `{viewQuery}` → the fields a view of
@@ -41,22 +35,15 @@ export function registerDryRunView(app: App, http: FastifyInstance): void {
         viewQuery: validationError('validation_invalid_view_query', { problem }),
       })
     }
-    let rows: Record<string, unknown>[] = []
+    let rows: Record<string, unknown>[]
     try {
-      await app.db.transaction(async (tx) => {
-        rows = await tx.all(
-          sql`SELECT * FROM (${raw(view.viewQuery ?? '')}) AS ${ident('_dry_run')} LIMIT ${DRY_RUN_VIEW_ROWS}`,
-        )
-        throw new RollBack()
-      })
+      rows = await sampleViewRows(app, view)
     } catch (err) {
-      if (!(err instanceof RollBack)) {
-        throw badRequest(messages.validationFailed, {
-          viewQuery: validationError('validation_invalid_view_query', {
-            problem: err instanceof Error ? err.message : String(err),
-          }),
-        })
-      }
+      throw badRequest(messages.validationFailed, {
+        viewQuery: validationError('validation_invalid_view_query', {
+          problem: err instanceof Error ? err.message : String(err),
+        }),
+      })
     }
     // Password hashes never leave the server, not even to a superuser's preview.
     const secret = new Set(

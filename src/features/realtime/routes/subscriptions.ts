@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { App } from '../../../core/app.js'
-import { API_KEYS, hashApiKey } from '../../../core/auth/api-keys.js'
+import { hashApiKey } from '../../../core/auth/api-keys.js'
 import { ApiError, badRequest, forbidden, messages, notFound } from '../../../core/errors.js'
 import { featureHook } from '../../../core/hooks-features.js'
 import { requestEvent, triggerRequest, type HookResponse } from '../../../core/request-event.js'
@@ -8,8 +8,7 @@ import type { AuthInfo, RequestInfo } from '../../../core/request-info.js'
 import { sendHookResponse } from '../../../http/hook-response.js'
 import { requestInfo } from '../../../http/request-info.js'
 import { bearerToken } from '../../../http/server.js'
-import { ident, sql } from '../../../store/sql.js'
-import { parseDate } from '../../../tools/dates.js'
+import { findKey } from '../bound-keys.js'
 import type { BoundKey, RealtimeHub } from '../hub.js'
 import { hooked, subscriptionsOf } from '../hooks.js'
 import { parseSubscribeForm, type Subscription } from '../subscriptions.js'
@@ -21,23 +20,6 @@ const FORWARD_TOPIC = 'realtime.subscribe'
 function sameAuth(a: AuthInfo | null, b: AuthInfo | null): boolean {
   if (!a || !b) return a === b
   return a.collection.id === b.collection.id && String(a.record.id) === String(b.record.id)
-}
-
-/** The `_api_keys` row of an API key by its id, or by the key's hash; null when it is gone. */
-async function findKey(app: App, by: { id: string } | { hash: string }): Promise<BoundKey | null> {
-  const keys = app.collections.find(API_KEYS)
-  if (!keys) return null
-  // NB: `!= ''` repeats the partial unique index's condition, so SQLite searches that index.
-  const where =
-    'id' in by
-      ? sql`${ident('id')} = ${by.id}`
-      : sql`${ident('keyHash')} = ${by.hash} AND ${ident('keyHash')} != ''`
-  const row = await app.dbFor(keys).get<{
-    id: string
-    expires: string
-  }>(sql`SELECT ${ident('id')}, ${ident('expires')} FROM ${ident(keys.name)} WHERE ${where} LIMIT 1`)
-  if (!row) return null
-  return { id: String(row.id), expiresAt: parseDate(row.expires)?.getTime() ?? null }
 }
 
 /**

@@ -3,9 +3,7 @@ import type { App } from '../../../core/app.js'
 import { notFound } from '../../../core/errors.js'
 import { requireSuperuser } from '../../../http/guards.js'
 import { requestInfo } from '../../../http/request-info.js'
-import { sql } from '../../../store/sql.js'
-import { formatDate } from '../../../tools/dates.js'
-import { NEXT_AT } from '../columns.js'
+import { retryDelivery } from '../service.js'
 
 /**
  * `POST /api/webhooks/deliveries/{id}/retry` (superuser): a pending delivery (a
@@ -19,18 +17,7 @@ export function registerWebhookRetry(app: App, http: FastifyInstance): void {
     '/api/webhooks/deliveries/:id/retry',
     async (req, reply) => {
       requireSuperuser(requestInfo(req))
-      const { id } = req.params
-      const now = formatDate(new Date())
-      const found = await app.runInTransaction(async (tx) => {
-        const row = await tx.db.get<{ id: string }>(
-          sql`SELECT id FROM _webhook_outbox WHERE id = ${id}`,
-        )
-        if (!row) return false
-        await tx.db.run(
-          sql`UPDATE _webhook_outbox SET ${NEXT_AT} = ${now} WHERE id = ${id} AND ${NEXT_AT} > ${now}`,
-        )
-        return true
-      })
+      const found = await retryDelivery(app, req.params.id)
       if (!found) throw notFound()
       app.services.get('webhooks').wake()
       return reply.code(204).send()
