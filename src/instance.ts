@@ -30,7 +30,9 @@ export async function startInstance(
   restart: ServerRestart,
 ): Promise<Instance> {
   const list = features.selectFeatures(opts)
-  const app = newApp(config)
+  const app = newApp(config, {
+    systemCollections: list.flatMap((f) => f.systemCollections ?? []),
+  })
   app.services.set('restart', restart)
   const http = await createHttp(app, opts)
   let closeFeatures = (): Promise<void> => Promise.resolve()

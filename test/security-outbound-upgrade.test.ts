@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { systemCollections } from '../src/core/collections/system.js'
+import { systemCollections, withSystemCollections } from '../src/core/collections/system.js'
+import { builtInSystemCollections } from '../src/features/index.js'
 import { silentLogger } from '../src/core/logger.js'
 import { createServer } from '../src/server.js'
 describe('older databases get the fixed rules (#32.8, system migration)', () => {
@@ -68,7 +69,9 @@ describe('older databases get the fixed rules (#32.8, system migration)', () => 
     }
 
     await (await createServer({ dataDir: dir, logger: silentLogger })).close()
-    const def = systemCollections().find((c) => c.name === '_push_subscriptions')!
+    const def = systemCollections(withSystemCollections(builtInSystemCollections())).find(
+      (c) => c.name === '_push_subscriptions',
+    )!
     const check = new Database(join(dir, 'data.db'), { readonly: true })
     try {
       const c = check

@@ -121,6 +121,6 @@ describe('createApp({ store })', () => {
     expect(read(mainFile!, 'SELECT title FROM notes')).toEqual([{ title: 'kept' }])
     expect(
       read(auxFile!, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"),
-    ).toEqual([{ name: '_llm_usage' }, { name: '_logs' }])
+    ).toEqual([{ name: '_logs' }])
   })
 })

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { systemCollections } from '../src/core/collections/system.js'
+import { systemCollections, withSystemCollections } from '../src/core/collections/system.js'
+import { builtInSystemCollections } from '../src/features/index.js'
 import { silentLogger, type Logger } from '../src/core/logger.js'
 import { createServer } from '../src/server.js'
 
@@ -67,7 +68,8 @@ function sqliteIndexes(dir: string, table: string): string[] {
   }
 }
 
-const def = (name: string) => systemCollections().find((c) => c.name === name)!
+const def = (name: string) =>
+  systemCollections(withSystemCollections(builtInSystemCollections())).find((c) => c.name === name)!
 
 /**
  * Turns a fresh database into one as an older svcbase left it: `_push_subscriptions` with its

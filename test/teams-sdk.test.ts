@@ -115,7 +115,7 @@ describe('teams through the pocketbase SDK', () => {
 })
 
 describe('teams feature disabled', () => {
-  it('keeps the collections and rules but runs no hook: no owner row, no last-owner guard', async () => {
+  it('has no team collections: the feature brings them (issue 36)', async () => {
     const t = await startServer({ disable: ['teams'] })
     try {
       const pb = await signUp(t, 'dan@example.com')
@@ -123,11 +123,14 @@ describe('teams feature disabled', () => {
         .collection('_teams')
         .create({ name: 'x' })
         .catch((e: unknown) => e)
-      // the creator gets no membership, so the create rule passes but nobody sees the team
-      expect((team as { name?: string }).name).toBe('x')
+      expect((team as { status?: number }).status).toBe(404)
       const su = new PocketBase(t.url)
       await su.collection('_superusers').authWithPassword(SU_EMAIL, SU_PASSWORD)
-      expect(await su.collection('_team_members').getFullList()).toEqual([])
+      const members = await su
+        .collection('_team_members')
+        .getFullList()
+        .catch((e: unknown) => e)
+      expect((members as { status?: number }).status).toBe(404)
     } finally {
       await t.close()
     }

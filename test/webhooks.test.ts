@@ -118,6 +118,48 @@ describe('outgoing webhooks: delivery, signatures, filters', () => {
     expect(list.body.totalItems).toBe(0)
   })
 
+  it('never answers the secret in an expand, also after the _webhooks collection changed', async () => {
+    const hook = await addWebhook(t, {
+      url: receiver.url,
+      collection: 'posts',
+      events: '',
+      enabled: false,
+    })
+    const rules = await t.api('PATCH', '/api/collections/_webhooks', {
+      token: t.suToken,
+      body: { viewRule: null, listRule: null },
+    })
+    expect(rules.status).toBe(200)
+    const refs = await t.api('POST', '/api/collections', {
+      token: t.suToken,
+      body: {
+        name: 'hook_refs',
+        type: 'base',
+        fields: [{ name: 'hook', type: 'relation', collectionId: rules.body.id, maxSelect: 1 }],
+      },
+    })
+    expect(refs.status).toBe(200)
+    const ref = await t.api('POST', '/api/collections/hook_refs/records', {
+      token: t.suToken,
+      body: { hook: hook.id },
+    })
+    expect(ref.status).toBe(200)
+    const expanded = await t.api(
+      'GET',
+      `/api/collections/hook_refs/records/${ref.body.id}?expand=hook`,
+      { token: t.suToken },
+    )
+    expect(expanded.body.expand.hook.id).toBe(hook.id)
+    expect(expanded.body.expand.hook.url).toBe(receiver.url)
+    expect(expanded.body.expand.hook).not.toHaveProperty('secret')
+    // Left as the next cases expect: no webhook, no extra collection.
+    await t.api('DELETE', '/api/collections/hook_refs', { token: t.suToken })
+    const gone = await t.api('DELETE', `/api/collections/_webhooks/records/${hook.id}`, {
+      token: t.suToken,
+    })
+    expect(gone.status).toBe(204)
+  })
+
   it('delivers create and update of the chosen collection, signed, hidden fields left out; secret never answered', async () => {
     const hook = await addWebhook(t, {
       url: receiver.url,

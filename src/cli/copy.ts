@@ -26,7 +26,8 @@ import {
   countRows,
   type CopyTable,
 } from '../core/copy-data.js'
-import { createApp, newApp } from '../core/create-app.js'
+import { newApp } from '../core/create-app.js'
+import { openApp } from './app.js'
 import { ident, join, param, sql } from '../store/sql.js'
 
 /** From this many rows on, a table's copy prints a running count every this many rows. */
@@ -224,9 +225,9 @@ export async function copyCommand(positionals: string[], ctx: CopyCommandContext
 }
 
 async function run(from: Side, to: Side, noLogs: boolean): Promise<void> {
-  const source = await createApp(from.config)
+  const source = await openApp(from.config)
   try {
-    const target = await createApp(to.config)
+    const target = await openApp(to.config)
     const tables = tablesOf(source, noLogs)
     let rows = 0
     try {

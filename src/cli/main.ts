@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import type { App } from '../core/app.js'
-import { createApp } from '../core/create-app.js'
+import { openApp } from './app.js'
 import { countSuperusers, describeError, manageSuperuser } from '../core/auth/superusers.js'
 import { automigrate, schemaCommand } from './schema.js'
 import { IpcCluster, MAX_WORKERS, notifyReady, runPrimary, workerRole } from '../cluster/index.js'
@@ -229,7 +229,7 @@ async function superuser(cl: CommandLine): Promise<void> {
     throw new UsageError(`superuser ${action} needs ${wanted}`)
   if (extra.length > 0 || (action === 'delete' && password !== undefined))
     throw new UsageError(`superuser ${action} takes only ${wanted}`)
-  const app = await createApp({
+  const app = await openApp({
     dataDir: resolve((cl.flags.dir as string | undefined) ?? './svc_data'),
     logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
     encryptionKey: encryptionKey(cl.flags),

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { join, relative, resolve } from 'node:path'
-import { createApp } from '../core/create-app.js'
+import { openApp } from './app.js'
 import type { App } from '../core/app.js'
 import { pocketbaseJSON } from '../features/hooks/pb/migrate/automigrate.js'
 import {
@@ -118,7 +118,7 @@ export async function migrateCommand(positionals: string[], ctx: MigrateContext)
   const hooksDir = resolve(ctx.hooksDir ?? './svc_hooks')
   if (action === 'create') return writeMigration(dir, snakeName(arg!), TEMPLATE, ctx.force)
 
-  const app = await createApp({
+  const app = await openApp({
     dataDir,
     logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
     encryptionKey: ctx.encryptionKey,

@@ -13,7 +13,7 @@ import {
   type ApplyResult,
   type PlanDetail,
 } from '../core/collections/apply.js'
-import { createApp } from '../core/create-app.js'
+import { openApp as openCliApp } from './app.js'
 import { ApiError, type ValidationErrors } from '../core/errors.js'
 
 /** The file `serve --automigrate` applies, relative to the working directory. */
@@ -129,7 +129,7 @@ function absent(app: App, items: Record<string, unknown>[]): string[] {
 
 /** Opens the app of `--dir` in this process, quietly. */
 function openApp(ctx: SchemaCommandContext): Promise<App> {
-  return createApp({
+  return openCliApp({
     dataDir: resolve(ctx.dir ?? './svc_data'),
     logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
     encryptionKey: ctx.encryptionKey,

@@ -5,7 +5,7 @@
 import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { generateTypes, typegenCollections } from '../core/collections/typegen.js'
-import { createApp } from '../core/create-app.js'
+import { openApp } from './app.js'
 import { defaultStoreHasData } from '../core/store-choice.js'
 
 /** What the command needs from `cli.ts`: its usage error, and the flags it already read. */
@@ -46,7 +46,7 @@ export async function typegenCommand(
     throw new Error(`no svcbase data in ${data.where} (give it with --dbSchema or --dir)`)
   if (!data.found)
     throw new Error(`no svcbase data in ${dir}: data.db is missing (give the folder with --dir)`)
-  const app = await createApp({
+  const app = await openApp({
     dataDir: dir,
     logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
     encryptionKey: ctx.encryptionKey,

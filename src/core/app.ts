@@ -12,6 +12,7 @@ import type { Filesystem } from '../tools/filesystem/types.js'
 import type { CollectionsApi } from './collections/api.js'
 import type { Collection } from './collections/model.js'
 import type { CollectionRegistry } from './collections/registry.js'
+import type { SystemCollectionSpec } from './collections/system.js'
 import type { AppCron, CronLeader } from './cron/types.js'
 import type { EventBus, EventTransport } from './events.js'
 import type { AppHooks } from './hooks.js'
@@ -112,6 +113,11 @@ export interface App {
    * `settings.registerGroup` does. Throws when the key is taken.
    */
   registerSettingsGroup<T>(group: SettingsGroup<T>): void
+  /**
+   * The system collections this app creates and keeps up to date: core's, then those of the
+   * features it was made with (`newApp(config, { systemCollections })`).
+   */
+  readonly systemCollectionSpecs: readonly SystemCollectionSpec[]
   /** Object storage for files: local disk or S3, following `settings.s3` live. */
   readonly storage: Filesystem
   /** What features offer each other (the mailer, the realtime messenger, …), typed by name. */

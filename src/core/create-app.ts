@@ -13,6 +13,7 @@ import { ClusterBridge } from './cluster-bridge.js'
 import { databaseOf, type Collection } from './collections/model.js'
 import { CollectionRegistry } from './collections/registry.js'
 import { CollectionService } from './collections/service.js'
+import { withSystemCollections, type SystemCollectionSpec } from './collections/system.js'
 import { CronScheduler } from './cron/scheduler.js'
 import type { AppCron } from './cron/types.js'
 import { EventBus, LocalTransport } from './events.js'
@@ -72,6 +73,8 @@ interface Shared {
   opened: Opened | null
   /** The settings groups, kept across bootstraps (features register theirs once). */
   settingsGroups: SettingsRegistry
+  /** Core's system collections and the features'. */
+  systemCollectionSpecs: readonly SystemCollectionSpec[]
   serving: boolean
   terminating: Promise<void> | null
   /** A first open held until `settleFirstOpen` (`AppConfig.holdFirstOpen`). */
@@ -129,6 +132,9 @@ class AppImpl implements App {
   }
   get settings(): SettingsService {
     return this.opened.settings
+  }
+  get systemCollectionSpecs(): readonly SystemCollectionSpec[] {
+    return this.shared.systemCollectionSpecs
   }
   registerSettingsGroup<T>(group: SettingsGroup<T>): void {
     // The open service shares the table, and also lays the stored value over the defaults.
@@ -340,8 +346,13 @@ class AppImpl implements App {
   }
 }
 
+/** What a composition root adds to an app beyond its config: its features' system collections. */
+export interface AppParts {
+  systemCollections?: readonly SystemCollectionSpec[]
+}
+
 /** Builds an app that is not bootstrapped yet: its hooks can be bound before it opens. */
-export function newApp(config: AppConfig): App {
+export function newApp(config: AppConfig, parts: AppParts = {}): App {
   const logger = config.logger ?? createLogger(config.dev ? 'debug' : 'info')
   const events = new EventBus(
     config.transport ??
@@ -367,6 +378,7 @@ export function newApp(config: AppConfig): App {
     opened: null,
     heldFirstOpen: null,
     settingsGroups: new SettingsRegistry(),
+    systemCollectionSpecs: withSystemCollections(parts.systemCollections ?? []),
     serving: false,
     terminating: null,
   }
@@ -377,8 +389,8 @@ export function newApp(config: AppConfig): App {
  * Builds and bootstraps an app: opens the store, migrates system tables, loads collections and
  * settings. Stop it with `close()` (or `terminate()`).
  */
-export async function createApp(config: AppConfig): Promise<App> {
-  const app = newApp(config)
+export async function createApp(config: AppConfig, parts: AppParts = {}): Promise<App> {
+  const app = newApp(config, parts)
   await app.bootstrap()
   return app
 }

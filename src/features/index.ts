@@ -3,6 +3,7 @@
  * visible: routes and request hooks are added in it (logs' `onResponse` before metrics'), and
  * feature settings groups are listed in it by `GET /api/settings`. A new feature adds one line.
  */
+import type { SystemCollectionSpec } from '../core/collections/system.js'
 import { apiKeysFeature } from './api-keys/index.js'
 import { appleFeature } from './apple/index.js'
 import { auditFeature } from './audit/index.js'
@@ -88,6 +89,14 @@ export function builtInFeatures(): Feature[] {
     dashboardFeature(),
     notBuiltFeature(),
   ]
+}
+
+/**
+ * The system collections of every built-in feature: what the CLI's apps know, so a command run
+ * on a data folder treats them as `serve` does.
+ */
+export function builtInSystemCollections(): SystemCollectionSpec[] {
+  return builtInFeatures().flatMap((f) => f.systemCollections ?? [])
 }
 
 /** The features a selection enables, in order (see {@link enabledFeatures}). */

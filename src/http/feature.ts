@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { App } from '../core/app.js'
+import type { SystemCollectionSpec } from '../core/collections/system.js'
 import type { MessageTable } from '../core/errors/catalogue.js'
 
 /** What a feature registers on: the app (not bootstrapped yet) and the HTTP instance. */
@@ -32,6 +33,12 @@ export interface Feature {
    * catalogue by declaration merging), for the catalogue's tests and docs.
    */
   readonly messages?: MessageTable
+  /**
+   * The feature's system collections (`features/<name>/collections.ts`): the composition root
+   * hands them to the app it makes (`newApp(config, { systemCollections })`), which creates them
+   * at bootstrap when missing and keeps them up to date; with the feature off they are not made.
+   */
+  readonly systemCollections?: readonly SystemCollectionSpec[]
   /** Adds the feature's routes, hooks, jobs, services and settings groups. */
   register(ctx: FeatureContext): void | Promise<void>
   /**

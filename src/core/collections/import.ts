@@ -11,7 +11,7 @@ import { applyCollectionInput, reshapeErrors, type FieldMerge, type InputShape }
 import { blankCollection } from './defaults.js'
 import { ensureAuthIndexes, keepIndexes } from './index-text.js'
 import { ruleKeys, type Collection, type CollectionType } from './model.js'
-import { defaultSystemRules } from './system.js'
+import { defaultSystemRules, type SystemCollectionSpec } from './system.js'
 import { validateCollection } from './validate.js'
 import { deriveViewFields } from './view.js'
 
@@ -152,7 +152,7 @@ export function prepareItems(
       pkLast: pkLastOnReplace && Boolean(old) && merge === 'replace',
     })
     if (hasErrors(errors)) throw fail(label, old?.id ?? id, reshapeErrors(errors, shape))
-    if (old?.system) keepDefaultSystemRules(draft, old)
+    if (old?.system) keepDefaultSystemRules(draft, old, app.systemCollectionSpecs)
     if (old) matched.add(old.id)
     items.push({ label, draft, old, shape })
   }
@@ -161,8 +161,12 @@ export function prepareItems(
 }
 
 /** PocketBase's own default rules on a system collection are "no change" (see `system.ts`). */
-function keepDefaultSystemRules(draft: Collection, old: Collection): void {
-  const defaults = defaultSystemRules(old.name)
+function keepDefaultSystemRules(
+  draft: Collection,
+  old: Collection,
+  specs: readonly SystemCollectionSpec[],
+): void {
+  const defaults = defaultSystemRules(old.name, specs)
   if (!defaults) return
   for (const key of ruleKeys) {
     if (draft[key] !== old[key] && draft[key] === defaults[key]) draft[key] = old[key]

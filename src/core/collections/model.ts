@@ -91,6 +91,13 @@ export interface Collection {
    * a system collection (`_logs` is `auxiliary`), stored with the collection, never serialised.
    */
   database?: DatabaseName
+  /**
+   * Fields whose values are written but never answered, not even to superusers (a system
+   * collection's secrets, e.g. a webhook's `secret`). Set by the definition of a system
+   * collection (`SystemCollectionSpec.writeOnly`) when the app loads it; neither stored nor
+   * serialised.
+   */
+  writeOnly?: readonly string[]
   created: string
   updated: string
 }

@@ -21,7 +21,7 @@ import { blankCollection, crc32 } from './defaults.js'
 import type { Collection, CollectionType } from './model.js'
 import { dropSchema, ensureDerivedSchema, syncSchema } from './schema-sync.js'
 import { upgradeSystemCollections } from './system-upgrade.js'
-import { systemCollections, systemDatabase } from './system.js'
+import { systemCollections, systemDatabase, type SystemCollectionSpec } from './system.js'
 import { deleteFiles, deletePrefixLater, fileNames } from '../records/files.js'
 import { recordFromRow } from '../records/serialize.js'
 import { validateCollection } from './validate.js'
@@ -46,9 +46,10 @@ interface CollectionRow {
   updated: string
 }
 
-function fromRow(r: CollectionRow): Collection {
+function fromRow(r: CollectionRow, specs: readonly SystemCollectionSpec[]): Collection {
   const options = optionsFromStored(r.type, JSON.parse(r.options) as Record<string, unknown>)
-  const database = options.database ?? systemDatabase(r.id)
+  const database = options.database ?? systemDatabase(r.id, specs)
+  const writeOnly = specs.find((s) => s.id === r.id)?.writeOnly
   return {
     id: r.id,
     name: r.name,
@@ -64,6 +65,7 @@ function fromRow(r: CollectionRow): Collection {
     ...(r.type === 'view' ? { viewQuery: options.viewQuery ?? '' } : {}),
     ...(options.authOptions ? { authOptions: options.authOptions } : {}),
     ...(database ? { database } : {}),
+    ...(writeOnly ? { writeOnly } : {}),
     created: r.created,
     updated: r.updated,
   }
@@ -79,7 +81,7 @@ export class CollectionService {
   /** Loads every stored collection into the registry. */
   async load(): Promise<void> {
     const rows = await this.app.db.all<CollectionRow>(sql`SELECT * FROM _collections`)
-    for (const r of rows) this.app.registry.put(fromRow(r))
+    for (const r of rows) this.app.registry.put(fromRow(r, this.app.systemCollectionSpecs))
   }
 
   /**
@@ -87,7 +89,9 @@ export class CollectionService {
    * definitions (`system-upgrade.ts`).
    */
   async ensureSystemCollections(): Promise<void> {
-    const missing = systemCollections().filter((c) => !this.app.registry.find(c.id))
+    const missing = systemCollections(this.app.systemCollectionSpecs).filter(
+      (c) => !this.app.registry.find(c.id),
+    )
     if (missing.length > 0) {
       await this.app.runInTransaction(async (tx) => {
         for (const c of missing) await tx.collections.save(c, undefined)

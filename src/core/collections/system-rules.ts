@@ -5,18 +5,7 @@ import type { RuleKey } from './model.js'
 export const owner = 'recordRef = @request.auth.id && collectionRef = @request.auth.collectionId'
 /** PocketBase's own owner rule on `_mfas`, `_otps`, `_externalAuths` and `_authOrigins`. */
 export const pbOwner = `@request.auth.id != '' && ${owner}`
-/**
- * "The requester has a membership of the team in `field`" (`_teams`: `id`; `_team_members`:
- * `team`, through the alias `me`, since the rows are of the same collection).
- */
-export const teamMember = (field: string, alias = ''): string => {
-  const m = `@collection._team_members${alias ? `:${alias}` : ''}`
-  return `@request.auth.id != "" && ${m}.team ?= ${field} && ${m}.recordRef ?= @request.auth.id && ${m}.collectionRef ?= @request.auth.collectionId`
-}
-/** The requester is an owner or admin of the membership's team. */
-export const teamManager = `${teamMember('team', 'me')} && @collection._team_members:me.role ?!= "member"`
-
-/** A change of default rules (see `SystemSpec.ruleChanges`). */
+/** A change of default rules (see `SystemCollectionSpec.ruleChanges`). */
 export interface RuleChange {
   version: number
   former: Partial<Record<RuleKey, (string | null)[]>>

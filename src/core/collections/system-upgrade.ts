@@ -17,6 +17,7 @@ import type { App } from '../app.js'
 import { readParam, writeParam } from '../params.js'
 import { parseIndex } from './indexes.js'
 import type { Collection, RuleKey } from './model.js'
+import type { RuleChange } from './system-rules.js'
 import { systemCollections, systemRuleChanges } from './system.js'
 
 const VERSIONS = 'svc_system_versions'
@@ -44,12 +45,13 @@ function upgraded(
   stored: Collection,
   def: Collection,
   fromVersion: number,
+  changes: readonly RuleChange[],
 ): Collection | undefined {
   const fields = def.fields.filter((f) => !stored.fields.some((s) => s.name === f.name))
   const have = new Set(stored.indexes.map((i) => indexName(i, stored)))
   const indexes = def.indexes.filter((i) => !have.has(indexName(i, def)))
   const rules: Partial<Record<RuleKey, string | null>> = {}
-  for (const change of systemRuleChanges(def.id)) {
+  for (const change of changes) {
     if (change.version <= fromVersion) continue
     for (const [key, former] of Object.entries(change.former) as [RuleKey, (string | null)[]][])
       if (former.includes(stored[key])) rules[key] = def[key]
@@ -73,12 +75,14 @@ export async function upgradeSystemCollections(
 ): Promise<void> {
   const versions = await readVersions(app)
   let changed = false
-  for (const def of systemCollections()) {
-    const latest = Math.max(0, ...systemRuleChanges(def.id).map((c) => c.version))
+  const specs = app.systemCollectionSpecs
+  for (const def of systemCollections(specs)) {
+    const changes = systemRuleChanges(def.id, specs)
+    const latest = Math.max(0, ...changes.map((c) => c.version))
     const from = fresh.has(def.id) ? latest : (versions[def.id] ?? 0)
     const stored = app.collections.find(def.id)
     if (!stored) continue
-    const next = upgraded(stored, def, from)
+    const next = upgraded(stored, def, from, changes)
     try {
       if (next) {
         await app.runInTransaction(async (tx) => {

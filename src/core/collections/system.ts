@@ -2,17 +2,15 @@ import type { DatabaseName } from '../../store/store.js'
 import { getFieldType } from '../fields/registry.js'
 import { blankCollection, defaultAuthOptions, makeField } from './defaults.js'
 import type { Collection, RuleKey } from './model.js'
-import {
-  allRules,
-  owner,
-  pbOwner,
-  teamManager,
-  teamMember,
-  type RuleChange,
-} from './system-rules.js'
-import { bool, date, json, ref, relation, select, text, type Spec } from './system-fields.js'
+import { owner, pbOwner, type RuleChange } from './system-rules.js'
+import { date, json, ref, select, text, type Spec } from './system-fields.js'
 
-interface SystemSpec {
+/**
+ * The definition of a system collection: core's own below, a feature's in its folder (its
+ * `Feature.systemCollections`, merged by the composition root: `newApp(config, {
+ * systemCollections })`), so a feature's collections exist only where the feature runs.
+ */
+export interface SystemCollectionSpec {
   id: string
   name: string
   type: 'base' | 'auth'
@@ -24,6 +22,8 @@ interface SystemSpec {
   system?: boolean
   /** The store's database of its table, when not `main`. */
   database?: DatabaseName
+  /** Fields written but never answered (`Collection.writeOnly`). */
+  writeOnly?: string[]
   /**
    * The rules this definition changed since older databases were made, each with the
    * definition version that changed them: a stored rule still equal to one of the `former`
@@ -35,8 +35,8 @@ interface SystemSpec {
 /** The users collection PocketBase creates at first start (not a system collection). */
 export const USERS_ID = '_pb_users_auth_'
 
-/** Definitions of the collections created at first start (SPEC §2.6 and PocketBase's own). */
-const specs: SystemSpec[] = [
+/** Core's system collections, created at first start (SPEC §2.6 and PocketBase's own). */
+const coreSpecs: SystemCollectionSpec[] = [
   {
     id: 'pbc_3142635823',
     name: '_superusers',
@@ -130,138 +130,6 @@ const specs: SystemSpec[] = [
     ],
   },
   {
-    id: 'svc_webhooks',
-    name: '_webhooks',
-    type: 'base',
-    fields: [
-      text('name', { required: true }),
-      { name: 'url', type: 'url', required: true },
-      text('collection', { required: true }),
-      text('events'),
-      // Write-only: the webhooks feature keeps it out of every answer.
-      text('secret', { hidden: true }),
-      bool('enabled'),
-      text('lastStatus'),
-      text('lastError'),
-      date('lastAttemptAt'),
-      { name: 'attempts', type: 'number' },
-    ],
-  },
-  // One row per pending delivery (the durable outbox); written by the webhooks feature only.
-  {
-    id: 'svc_webhook_outbox',
-    name: '_webhook_outbox',
-    type: 'base',
-    fields: [
-      text('webhook', { required: true }),
-      text('body', { options: { max: 0 } }),
-      { name: 'attempts', type: 'number' },
-      date('nextAttemptAt'),
-      // Set while one instance sends the row (features/webhooks/lease.ts).
-      date('leaseUntil'),
-    ],
-    indexes: ['CREATE INDEX `idx_webhook_outbox_due` ON `_webhook_outbox` (`nextAttemptAt`)'],
-  },
-  // Members point at any auth record by reference, so no user collection is pinned by them.
-  // The role checks rules cannot express are hooks of features/teams (docs/teams.md).
-  {
-    id: 'svc_teams',
-    name: '_teams',
-    type: 'base',
-    fields: [text('name', { required: true }), text('ownerRef'), text('ownerCollection')],
-    rules: {
-      listRule: teamMember('id'),
-      viewRule: teamMember('id'),
-      createRule: '@request.auth.id != ""',
-      // ownerRef/ownerCollection record the creator: only superusers change them.
-      updateRule: `${teamMember('id')} && @collection._team_members.role ?!= "member" && @request.body.ownerRef:isset = false && @request.body.ownerCollection:isset = false`,
-      deleteRule: `${teamMember('id')} && @collection._team_members.role ?= "owner"`,
-    },
-    // Databases made before teams had rules: every rule superuser-only.
-    ruleChanges: [{ version: 1, former: allRules(null) }],
-  },
-  {
-    id: 'svc_team_members',
-    name: '_team_members',
-    type: 'base',
-    fields: [
-      relation('team', 'svc_teams'),
-      text('recordRef', { required: true }),
-      text('collectionRef', { required: true }),
-      { ...select('role', ['owner', 'admin', 'member']), required: true },
-    ],
-    rules: {
-      listRule: teamMember('team', 'me'),
-      viewRule: teamMember('team', 'me'),
-      createRule: `${teamManager} && @collection._team_members:me.id ?!= id`,
-      updateRule: teamManager,
-      deleteRule: `(${owner}) || (${teamManager})`,
-    },
-    ruleChanges: [{ version: 1, former: allRules(null) }],
-    indexes: [
-      'CREATE UNIQUE INDEX `idx_team_members_member` ON `_team_members` (team, collectionRef, recordRef)',
-      'CREATE INDEX `idx_team_members_record` ON `_team_members` (recordRef)',
-    ],
-  },
-  {
-    id: 'svc_audit_log',
-    name: '_audit_log',
-    type: 'base',
-    fields: [
-      text('action', { required: true }),
-      text('collection'),
-      text('recordId'),
-      text('actorCollection'),
-      text('actorId'),
-      text('ip'),
-    ],
-    // Lists sort by created, and the retention prune deletes by it. No API write (features/audit).
-    indexes: ['CREATE INDEX idx_audit_log_created ON _audit_log (created)'],
-  },
-  {
-    id: 'svc_push_subscriptions',
-    name: '_push_subscriptions',
-    type: 'base',
-    fields: [
-      { ...select('platform', ['web', 'android', 'ios']), required: true },
-      text('recordRef'),
-      bool('enabled'),
-      text('endpoint'),
-      json('keys'),
-      text('token'),
-      // The owner's auth collection (filled from the requester when a create leaves it out).
-      text('collectionRef'),
-    ],
-    rules: {
-      listRule: owner,
-      viewRule: owner,
-      createRule: `@request.auth.id != "" && ${owner}`,
-      // A row cannot be handed to another record (it would receive that record's pushes).
-      updateRule: `${owner} && (@request.body.recordRef:isset = false || @request.body.recordRef = @request.auth.id) && (@request.body.collectionRef:isset = false || @request.body.collectionRef = @request.auth.collectionId)`,
-      deleteRule: owner,
-    },
-    ruleChanges: [
-      // The first update rule let a row be handed to another record.
-      { version: 1, former: { updateRule: ['recordRef = @request.auth.id'] } },
-      // Rules on recordRef alone let a record of another auth collection with the same id in.
-      {
-        version: 2,
-        former: {
-          listRule: ['recordRef = @request.auth.id'],
-          viewRule: ['recordRef = @request.auth.id'],
-          createRule: ['@request.auth.id != "" && recordRef = @request.auth.id'],
-          updateRule: [
-            'recordRef = @request.auth.id',
-            'recordRef = @request.auth.id && (@request.body.recordRef:isset = false || @request.body.recordRef = @request.auth.id)',
-          ],
-          deleteRule: ['recordRef = @request.auth.id'],
-        },
-      },
-    ],
-    // Targeted sends and triggers read the enabled rows of one recordRef.
-    indexes: ['CREATE INDEX idx_push_subscriptions_recordRef ON _push_subscriptions (recordRef)'],
-  },
-  {
     id: 'svc_cron_jobs',
     name: '_cron_jobs',
     type: 'base',
@@ -298,35 +166,6 @@ const specs: SystemSpec[] = [
     // Written in bulk and expendable: kept apart from the data (PocketBase's auxiliary.db).
     database: 'auxiliary',
   },
-  {
-    id: 'svc_payment_events',
-    name: '_payment_events',
-    type: 'base',
-    fields: [text('eventId', { required: true, unique: true }), text('type'), json('payload')],
-  },
-  {
-    // One row per LLM gateway call (features/llm): who asked, which model, the tokens counted.
-    id: 'svc_llm_usage',
-    name: '_llm_usage',
-    type: 'base',
-    fields: [
-      text('authCollection'),
-      text('authId'),
-      text('provider'),
-      text('model'),
-      { name: 'promptTokens', type: 'number' },
-      { name: 'completionTokens', type: 'number' },
-      { name: 'durationMs', type: 'number' },
-      bool('ok'),
-      text('error'),
-    ],
-    // Operators sum and prune (superusers may delete) by date and caller; expendable like logs.
-    indexes: [
-      'CREATE INDEX idx_llm_usage_created ON _llm_usage (created)',
-      'CREATE INDEX idx_llm_usage_auth ON _llm_usage (authId)',
-    ],
-    database: 'auxiliary',
-  },
 ]
 
 /**
@@ -336,6 +175,7 @@ const specs: SystemSpec[] = [
  */
 export function defaultSystemRules(
   name: string,
+  specs: readonly SystemCollectionSpec[] = coreSpecs,
 ): Partial<Record<RuleKey, string | null>> | undefined {
   const spec = specs.find((s) => s.name === name && s.system !== false)
   if (!spec) return undefined
@@ -353,17 +193,28 @@ export function defaultSystemRules(
  * The database a system collection's definition places it in, by id, or undefined (`main`).
  * For collections stored before the attribute was: their row does not carry it.
  */
-export function systemDatabase(id: string): DatabaseName | undefined {
+export function systemDatabase(
+  id: string,
+  specs: readonly SystemCollectionSpec[] = coreSpecs,
+): DatabaseName | undefined {
   return specs.find((s) => s.id === id)?.database
 }
 
 /** The rule changes of a system collection's definition, by id (oldest first). */
-export function systemRuleChanges(id: string): RuleChange[] {
+export function systemRuleChanges(
+  id: string,
+  specs: readonly SystemCollectionSpec[] = coreSpecs,
+): RuleChange[] {
   return specs.find((s) => s.id === id)?.ruleChanges ?? []
 }
 
-/** The collections to create at first start, in dependency order. */
-export function systemCollections(): Collection[] {
+/**
+ * The system collections of `specs` (core's by default) as collections, in dependency order:
+ * what the first start creates.
+ */
+export function systemCollections(
+  specs: readonly SystemCollectionSpec[] = coreSpecs,
+): Collection[] {
   return specs.map((spec) => {
     const c = blankCollection(spec.type, spec.name)
     c.id = spec.id
@@ -392,6 +243,23 @@ export function systemCollections(): Collection[] {
       }
     }
     if (spec.database) c.database = spec.database
+    if (spec.writeOnly) c.writeOnly = spec.writeOnly
     return c
   })
+}
+
+/** Core's system collections, then `extra` (the features'); throws on an id or name twice. */
+export function withSystemCollections(
+  extra: readonly SystemCollectionSpec[],
+): readonly SystemCollectionSpec[] {
+  const all = [...coreSpecs, ...extra]
+  for (const key of ['id', 'name'] as const) {
+    const seen = new Set<string>()
+    for (const spec of all) {
+      if (seen.has(spec[key]))
+        throw new Error(`two system collections have the ${key} "${spec[key]}"`)
+      seen.add(spec[key])
+    }
+  }
+  return all
 }

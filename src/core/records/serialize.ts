@@ -56,11 +56,6 @@ export function serializeRecord(
   return out
 }
 
-/** Fields of system collections that are written but never answered (secrets), by collection. */
-const WRITE_ONLY_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  _webhooks: ['secret'],
-}
-
 const COLLECTION_ID = Symbol('collectionId')
 const COLLECTION_NAME = Symbol('collectionName')
 const EXPAND = Symbol('expand')
@@ -94,7 +89,7 @@ function outputKeys(c: Collection): OutputKey[] {
     if (c.type === 'auth' && (f.name === 'tokenKey' || f.name === 'password')) continue
     // NB: write-only secrets of system collections: never serialised either (lists, views,
     // expands and realtime all pass here).
-    if (WRITE_ONLY_FIELDS[c.name]?.includes(f.name)) continue
+    if (c.writeOnly?.includes(f.name)) continue
     named.push([
       f.name,
       {

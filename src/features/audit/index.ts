@@ -15,6 +15,7 @@ import {
   type Actor,
 } from './service.js'
 import { auditMessages } from './messages.js'
+import { auditCollections } from './collections.js'
 
 export { AUDIT_CLEANUP_JOB_ID, AUDIT_LOG, AuditLog } from './service.js'
 
@@ -59,6 +60,7 @@ function changesSchemaOrSettings(method: string, route: string): boolean {
 export function auditFeature(): Feature {
   return {
     name: 'audit',
+    systemCollections: auditCollections,
     messages: auditMessages,
     register: ({ app, http }) => {
       const audit = new AuditLog(app)

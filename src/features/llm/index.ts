@@ -10,11 +10,13 @@ import type { Feature } from '../../http/feature.js'
 import { registerChat } from './routes/chat.js'
 import { llmSettings } from './settings.js'
 import { USAGE_COLLECTION, UsageLog } from './usage.js'
+import { llmCollections } from './collections.js'
 
 /** The LLM gateway feature. */
 export function llmFeature(): Feature {
   return {
     name: 'llm',
+    systemCollections: llmCollections,
     register: ({ app, http }) => {
       app.registerSettingsGroup(llmSettings)
       const usage = new UsageLog(app)

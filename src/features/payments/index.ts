@@ -3,6 +3,7 @@ import { registerWebhookRoute } from './routes/webhook.js'
 import { bindReadOnlyPaymentEvents } from './service.js'
 import { paymentsSettings } from './settings.js'
 import { paymentsMessages } from './messages.js'
+import { paymentsCollections } from './collections.js'
 
 /**
  * Payments (docs/payments.md): `POST /api/payments/webhook` takes Stripe-signed events,
@@ -13,6 +14,7 @@ import { paymentsMessages } from './messages.js'
 export function paymentsFeature(): Feature {
   return {
     name: 'payments',
+    systemCollections: paymentsCollections,
     messages: paymentsMessages,
     register: async ({ app, http }) => {
       app.registerSettingsGroup(paymentsSettings)

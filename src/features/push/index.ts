@@ -7,6 +7,7 @@ import { pushSettings } from './settings.js'
 import { backfillCollectionRefs, bindSubscriptionChecks } from './subscriptions.js'
 import { webBackend } from './web.js'
 import { pushMessages } from './messages.js'
+import { pushCollections } from './collections.js'
 
 export type { PushBackend, PushMessage, PushOutcome, PushTarget } from './backend.js'
 
@@ -26,6 +27,7 @@ declare module '../../core/services.js' {
 export function pushFeature(): Feature {
   return {
     name: 'push',
+    systemCollections: pushCollections,
     messages: pushMessages,
     register: ({ app, http }) => {
       app.registerSettingsGroup(pushSettings)

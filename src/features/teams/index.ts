@@ -1,6 +1,7 @@
 import type { Feature } from '../../http/feature.js'
 import { bindTeamsHooks } from './service.js'
 import { teamsMessages } from './messages.js'
+import { teamsCollections } from './collections.js'
 
 /**
  * The teams feature: the built-in hooks of the `_teams` and `_team_members` system collections
@@ -10,6 +11,7 @@ import { teamsMessages } from './messages.js'
 export function teamsFeature(): Feature {
   return {
     name: 'teams',
+    systemCollections: teamsCollections,
     messages: teamsMessages,
     register: ({ app }) => bindTeamsHooks(app),
   }

@@ -15,6 +15,7 @@ import {
 } from './service.js'
 import { webhooksSettings } from './settings.js'
 import { webhooksMessages } from './messages.js'
+import { webhooksCollections } from './collections.js'
 
 export { backoffDelay, BACKOFF_BASE_MS, type DelivererOptions } from './deliverer.js'
 export { signedHeaders, standardKey } from './service.js'
@@ -43,6 +44,7 @@ declare module '../../core/services.js' {
 export function webhooksFeature(options: DelivererOptions = {}): Feature {
   return {
     name: 'webhooks',
+    systemCollections: webhooksCollections,
     messages: webhooksMessages,
     register: ({ app, http }) => {
       app.registerSettingsGroup(webhooksSettings)
