@@ -21,7 +21,7 @@ import { blankCollection, crc32 } from './defaults.js'
 import type { Collection, CollectionType } from './model.js'
 import { dropSchema, ensureDerivedSchema, syncSchema } from './schema-sync.js'
 import { upgradeSystemCollections } from './system-upgrade.js'
-import { systemCollections, systemDatabase, type SystemCollectionSpec } from './system.js'
+import { systemCollections, type SystemCollectionSpec } from './system.js'
 import { deleteFiles, deletePrefixLater, fileNames } from '../records/files.js'
 import { recordFromRow } from '../records/serialize.js'
 import { validateCollection } from './validate.js'
@@ -48,8 +48,11 @@ interface CollectionRow {
 
 function fromRow(r: CollectionRow, specs: readonly SystemCollectionSpec[]): Collection {
   const options = optionsFromStored(r.type, JSON.parse(r.options) as Record<string, unknown>)
-  const database = options.database ?? systemDatabase(r.id, specs)
-  const writeOnly = specs.find((s) => s.id === r.id)?.writeOnly
+  // NB: what the definition of a system collection adds (rows stored before the `database`
+  // attribute was do not carry it).
+  const spec = specs.find((s) => s.id === r.id)
+  const database = options.database ?? spec?.database
+  const writeOnly = spec?.writeOnly
   return {
     id: r.id,
     name: r.name,

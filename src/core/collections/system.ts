@@ -189,17 +189,6 @@ export function defaultSystemRules(
   }
 }
 
-/**
- * The database a system collection's definition places it in, by id, or undefined (`main`).
- * For collections stored before the attribute was: their row does not carry it.
- */
-export function systemDatabase(
-  id: string,
-  specs: readonly SystemCollectionSpec[] = coreSpecs,
-): DatabaseName | undefined {
-  return specs.find((s) => s.id === id)?.database
-}
-
 /** The rule changes of a system collection's definition, by id (oldest first). */
 export function systemRuleChanges(
   id: string,
